@@ -1,0 +1,104 @@
+#!/usr/bin/env node
+/**
+ * The `sleds` command. Each subcommand is imported lazily: `sleds hook` and `sleds statusline` run on every
+ * prompt and tool call and must load nothing but their own few modules.
+ */
+import { fileURLToPath } from 'node:url';
+
+const USAGE = `sleds — keeps you moving when your AI seat runs out
+
+Usage:
+  sleds install                 wire sleds into Claude Code (plugin, statusline) and start musher
+  sleds uninstall               undo everything install changed
+  sleds doctor [--json]         what is wired and what is not, line by line
+  sleds status [--json]         bars, today's spend, sessions, walls
+  sleds musher [run]            run the daemon in the foreground
+  sleds musher start|stop|status
+  sleds hook <Event>            (called by the harness) forward a hook event
+  sleds statusline [--then CMD] (called by the harness) print the status line
+  sleds --version
+`;
+
+function flag(args: string[], name: string): string | null {
+  const i = args.indexOf(name);
+  if (i < 0) return null;
+  const v = args[i + 1];
+  return v === undefined ? '' : v;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  const self = fileURLToPath(import.meta.url);
+  const json = rest.includes('--json');
+  switch (command) {
+    case 'hook': {
+      const event = rest[0];
+      if (!event) {
+        process.stderr.write('sleds: which event? e.g. sleds hook UserPromptSubmit\n');
+        return 2;
+      }
+      const { runHook } = await import('../hooks/client.js');
+      return runHook(event, flag(rest, '--harness') || 'claude-code', self);
+    }
+    case 'statusline': {
+      const { runStatusline } = await import('../statusline/client.js');
+      return runStatusline(flag(rest, '--then') || null);
+    }
+    case 'musher': {
+      const sub = rest[0] ?? 'run';
+      if (sub === 'run' || sub.startsWith('--')) {
+        const { runMusher } = await import('../musher/main.js');
+        return runMusher({ background: rest.includes('--background') });
+      }
+      const control = await import('./musher-control.js');
+      if (sub === 'start') return control.start(self, json);
+      if (sub === 'stop') return control.stop(json);
+      if (sub === 'status') return control.status(json);
+      process.stderr.write(`sleds: unknown musher command '${sub}' — use run, start, stop or status\n`);
+      return 2;
+    }
+    case 'status': {
+      const { runStatus } = await import('./status.js');
+      return runStatus(json);
+    }
+    case 'install': {
+      const { runInstall } = await import('./install.js');
+      return runInstall(self, rest);
+    }
+    case 'uninstall': {
+      const { runUninstall } = await import('./install.js');
+      return runUninstall(self, rest);
+    }
+    case 'doctor': {
+      const { runDoctor } = await import('./doctor.js');
+      return runDoctor(self, json);
+    }
+    case '--version':
+    case '-v':
+    case 'version': {
+      const { readFileSync } = await import('node:fs');
+      const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+      process.stdout.write(`${pkg.version}\n`);
+      return 0;
+    }
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      process.stdout.write(USAGE);
+      return command === undefined ? 2 : 0;
+    default:
+      process.stderr.write(`sleds: unknown command '${command}' — run 'sleds help' for the list\n`);
+      return 2;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (e: Error) => {
+    process.stderr.write(`sleds: ${e.message}\n`);
+    process.exitCode = 1;
+  },
+);

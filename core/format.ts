@@ -1,0 +1,38 @@
+/** Formatting at the edge: money in micro-dollars, times in the user's zone. No imports, so thin clients can load it. */
+
+export function formatUsd(micros: number): string {
+  const dollars = micros / 1_000_000;
+  if (dollars > 0 && dollars < 0.01) return '<$0.01';
+  return `$${dollars.toFixed(2)}`;
+}
+
+function parts(ms: number, timeZone: string | undefined, opts: Intl.DateTimeFormatOptions): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const p of new Intl.DateTimeFormat('en-US', { ...opts, timeZone }).formatToParts(new Date(ms))) out[p.type] = p.value;
+  return out;
+}
+
+/** "4:10pm" */
+export function formatClock(ms: number, timeZone?: string): string {
+  const p = parts(ms, timeZone, { hour: 'numeric', minute: '2-digit', hour12: true });
+  return `${p.hour}:${p.minute}${(p.dayPeriod ?? '').toLowerCase()}`;
+}
+
+/** "4:10pm" within the next 20 hours, else "Thu 9:00am". */
+export function formatReset(resetMs: number, nowMs: number, timeZone?: string): string {
+  const clock = formatClock(resetMs, timeZone);
+  if (resetMs - nowMs < 20 * 3_600_000) return clock;
+  const p = parts(resetMs, timeZone, { weekday: 'short' });
+  return `${p.weekday} ${clock}`;
+}
+
+/** "40s", "12m", "3h", "2d" */
+export function formatAge(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s}s`;
+  const m = Math.round(s / 60);
+  if (m < 60) return `${m}m`;
+  const h = Math.round(m / 60);
+  if (h < 48) return `${h}h`;
+  return `${Math.round(h / 24)}d`;
+}

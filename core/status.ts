@@ -1,0 +1,103 @@
+import { formatAge, formatReset, formatUsd } from './format.js';
+import { STALE_AFTER_MS, windowLabel, windowOrder } from './statusline-render.js';
+
+/** What `sleds status --json` prints and the /sled status card shows. */
+export interface BarStatus {
+  provider: string;
+  window: string;
+  label: string;
+  usedPct: number;
+  resetsAt: number | null;
+  observedAt: number;
+  ageMs: number;
+  stale: boolean;
+  source: string;
+}
+
+export interface ModelSpend {
+  model: string;
+  costMicros: number;
+  unpricedRecords: number;
+  records: number;
+}
+
+export interface SessionStatus {
+  sessionId: string;
+  harness: string;
+  cwd: string | null;
+  model: string | null;
+  firstSeenAt: number;
+  lastSeenAt: number;
+  endedAt: number | null;
+  costMicros: number;
+  unpricedRecords: number;
+  usageRecords: number;
+  models: string[];
+}
+
+export interface WallStatus {
+  source: string;
+  sessionId: string;
+  at: number;
+  window: string | null;
+  resetsAt: number | null;
+  message: string;
+}
+
+export interface StatusSnapshot {
+  now: number;
+  musher: { pid: number; version: string; startedAt: number };
+  bars: BarStatus[];
+  today: { since: number; costMicros: number; unpricedRecords: number; byModel: ModelSpend[] };
+  sessions: SessionStatus[];
+  walls: WallStatus[];
+  ingest: { files: number; bytesRead: number; pendingBytes: number; backfilling: boolean };
+  /** Everything priced so far, all time. */
+  totals: { usageRecords: number; costMicros: number; unpricedRecords: number; inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number };
+  /** Hook events received, by event name. */
+  hookEvents: Record<string, number>;
+}
+
+export function barStatus(
+  bar: { provider: string; window: string; usedPct: number; resetsAt: number | null; observedAt: number; source: string },
+  nowMs: number,
+): BarStatus {
+  const ageMs = Math.max(0, nowMs - bar.observedAt);
+  return { ...bar, label: windowLabel(bar.window), ageMs, stale: ageMs > STALE_AFTER_MS };
+}
+
+/** Bars whose window has already reset say nothing about now: leave them out. */
+export function liveBars(bars: BarStatus[], nowMs: number): BarStatus[] {
+  return bars
+    .filter((b) => b.resetsAt === null || b.resetsAt > nowMs)
+    .sort((a, b) => windowOrder(a.window) - windowOrder(b.window) || a.window.localeCompare(b.window));
+}
+
+function money(costMicros: number, unpriced: number): string {
+  if (unpriced > 0 && costMicros === 0) return 'unpriced';
+  return unpriced > 0 ? `${formatUsd(costMicros)} + ${unpriced} unpriced` : formatUsd(costMicros);
+}
+
+/** The short card `/sled status` answers with, in the prompt. */
+export function renderStatusCard(s: StatusSnapshot, sessionId: string | null, timeZone?: string): string {
+  const lines: string[] = ['sleds · seat status'];
+  const bars = liveBars(s.bars, s.now);
+  if (bars.length === 0) {
+    lines.push('Bars: none reported yet (API-key sessions have no plan bars; subscribers get them after the first reply)');
+  }
+  for (const b of bars) {
+    const reset = b.resetsAt !== null ? `resets ${formatReset(b.resetsAt, s.now, timeZone)}` : 'reset unknown';
+    lines.push(`${b.label.padEnd(9)} ${`${b.usedPct}%`.padStart(6)}  ${reset} · data ${formatAge(b.ageMs)} old${b.stale ? ' (stale)' : ''}`);
+  }
+  const session = sessionId ? s.sessions.find((x) => x.sessionId === sessionId) : undefined;
+  if (session) lines.push(`This session: ${money(session.costMicros, session.unpricedRecords)} (API-equivalent)`);
+  lines.push(`Today: ${money(s.today.costMicros, s.today.unpricedRecords)} (API-equivalent)`);
+  for (const m of s.today.byModel) lines.push(`  ${m.model.padEnd(24)} ${money(m.costMicros, m.unpricedRecords)}`);
+  const wall = s.walls[0];
+  if (wall && s.now - wall.at < 24 * 3_600_000) {
+    const resets = wall.resetsAt !== null ? `, resets ${formatReset(wall.resetsAt, s.now, timeZone)}` : '';
+    lines.push(`Last wall: ${wall.window ? windowLabel(wall.window) : 'limit'} ${formatAge(s.now - wall.at)} ago${resets}`);
+  }
+  if (s.ingest.backfilling) lines.push(`(still reading history: ${Math.round(s.ingest.pendingBytes / 1e6)} MB to go)`);
+  return lines.join('\n');
+}

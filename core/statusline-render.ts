@@ -1,0 +1,108 @@
+import { formatAge, formatReset, formatUsd } from './format.js';
+
+/**
+ * The statusline, rendered from a view both musher and the degraded local path can build.
+ * Pure and import-light: the statusline client loads it on every render.
+ */
+
+export const AMBER = '\x1b[38;5;214m';
+export const RED = '\x1b[38;5;196m';
+export const RESET = '\x1b[0m';
+
+/** Any bar at or above this is amber (the policy will make it configurable). */
+export const AMBER_AT_PCT = 90;
+/** A bar's age is shown once its data is older than this. */
+export const STALE_AFTER_MS = 10 * 60_000;
+
+export interface BarView {
+  /** "5h", "wk", "wk opus", … */
+  label: string;
+  usedPct: number;
+  resetsAtMs: number | null;
+  /** How old the reading is; null when it came with this very render. */
+  ageMs: number | null;
+}
+
+export interface MoneyView {
+  costMicros: number;
+  /** Records whose model has no price: shown as such, never as $0. */
+  unpricedRecords: number;
+}
+
+export interface StatuslineView {
+  modelName: string | null;
+  /** null: the seat shows no plan bars (an API-key session, or none reported yet). */
+  bars: BarView[] | null;
+  noBarsReason: 'api-key' | 'not-yet';
+  session: MoneyView | null;
+  today: MoneyView | null;
+  musherAway: boolean;
+  nowMs: number;
+  timeZone?: string;
+  color: boolean;
+}
+
+export type Severity = 'ok' | 'amber' | 'red';
+
+export function severityOf(bars: BarView[] | null): Severity {
+  if (!bars) return 'ok';
+  const top = Math.max(...bars.map((b) => b.usedPct), 0);
+  if (top >= 100) return 'red';
+  if (top >= AMBER_AT_PCT) return 'amber';
+  return 'ok';
+}
+
+function formatPct(pct: number): string {
+  return `${Number.isInteger(pct) ? pct : pct.toFixed(1)}%`;
+}
+
+function renderBar(bar: BarView, nowMs: number, timeZone?: string): string {
+  let text = `${bar.label} ${formatPct(bar.usedPct)}`;
+  if (bar.ageMs !== null && bar.ageMs > STALE_AFTER_MS) text += ` (${formatAge(bar.ageMs)} old)`;
+  if (bar.resetsAtMs !== null) text += ` ↻${formatReset(bar.resetsAtMs, nowMs, timeZone)}`;
+  return text;
+}
+
+function renderMoney(money: MoneyView, label: string): string {
+  if (money.unpricedRecords > 0 && money.costMicros === 0) return `unpriced ${label}`;
+  const suffix = money.unpricedRecords > 0 ? ' + unpriced' : '';
+  return `${formatUsd(money.costMicros)}${suffix} ${label}`;
+}
+
+export function renderStatusline(view: StatuslineView): string {
+  const parts: string[] = [];
+  if (view.modelName) parts.push(view.modelName);
+  if (view.bars && view.bars.length > 0) {
+    for (const bar of view.bars) parts.push(renderBar(bar, view.nowMs, view.timeZone));
+  } else {
+    parts.push(view.noBarsReason === 'api-key' ? 'no plan bars (API key)' : 'no plan bars yet');
+  }
+  if (view.session) parts.push(renderMoney(view.session, 'session'));
+  if (view.today) parts.push(renderMoney(view.today, 'today'));
+  if (view.musherAway) parts.push('(musher away)');
+  const line = parts.join(' · ');
+  const severity = severityOf(view.bars);
+  if (!view.color || severity === 'ok') return line;
+  return `${severity === 'red' ? RED : AMBER}${line}${RESET}`;
+}
+
+/** The short label of a plan window as Claude Code and the usage endpoint name them. */
+export function windowLabel(window: string): string {
+  switch (window) {
+    case 'five_hour':
+      return '5h';
+    case 'seven_day':
+      return 'wk';
+    case 'seven_day_opus':
+      return 'wk opus';
+    case 'seven_day_sonnet':
+      return 'wk sonnet';
+    default:
+      return window.replace(/_/g, ' ');
+  }
+}
+
+/** Orders bars the way people read them: 5-hour first, then weekly, then the rest. */
+export function windowOrder(window: string): number {
+  return window === 'five_hour' ? 0 : window === 'seven_day' ? 1 : 2;
+}

@@ -1,0 +1,94 @@
+import { homedir } from 'node:os';
+import { resolvePaths } from '../core/paths.js';
+import type { HookAnswer } from '../core/wire.js';
+import { MusherUnreachable, requestMusher } from './musher-client.js';
+import { writeSpool, type SpoolEnvelope } from './spool.js';
+import { startMusherDetached } from './start-musher.js';
+
+/**
+ * `sleds hook <Event>`: forward stdin to musher untouched and print its answer in the harness's dialect.
+ * Fails open: when musher is away the event is spooled, musher is started, and the harness carries on.
+ */
+
+/** How long a hook waits for musher before carrying on. A typed /sled gets longer: the user is waiting for it. */
+const BUDGET_MS: Record<string, number> = { UserPromptSubmit: 2_000 };
+const DEFAULT_BUDGET_MS = 1_000;
+/** Events whose process the harness may kill as it exits: spool them before anything else (facts §3). */
+const SPOOL_FIRST = new Set(['StopFailure', 'SessionEnd']);
+
+function readStdin(): Promise<Buffer> {
+  return new Promise((resolve) => {
+    if (process.stdin.isTTY) return resolve(Buffer.alloc(0));
+    const chunks: Buffer[] = [];
+    process.stdin.on('data', (c: Buffer) => chunks.push(c));
+    process.stdin.on('end', () => resolve(Buffer.concat(chunks)));
+    process.stdin.on('error', () => resolve(Buffer.concat(chunks)));
+  });
+}
+
+/** A typed /sled must not reach the model when musher cannot answer it: block it with a line that says why. */
+function awayAnswer(event: string, raw: string): string {
+  if (event !== 'UserPromptSubmit') return '';
+  let prompt = '';
+  try {
+    prompt = String((JSON.parse(raw) as { prompt?: unknown }).prompt ?? '');
+  } catch {
+    return '';
+  }
+  if (!/^\s*\/?sled(:sled)?(\s|$)/i.test(prompt)) return '';
+  return JSON.stringify({
+    decision: 'block',
+    reason: 'sleds: musher is not running yet; it is starting now. Type the /sled command again in a moment (sleds doctor tells more).',
+    hookSpecificOutput: { hookEventName: 'UserPromptSubmit', suppressOriginalPrompt: true },
+  });
+}
+
+export async function runHook(event: string, harness: string, cliMain: string): Promise<number> {
+  const raw = (await readStdin()).toString('utf8');
+  const paths = resolvePaths(process.env, homedir());
+  const envelope: SpoolEnvelope = {
+    eventId: globalThis.crypto.randomUUID(),
+    event,
+    harness,
+    receivedAt: Date.now(),
+    raw,
+  };
+  let spooled = false;
+  const spool = (): void => {
+    if (spooled) return;
+    try {
+      writeSpool(paths.spoolDir, envelope);
+      spooled = true;
+    } catch (e) {
+      process.stderr.write(`sleds: could not spool the ${event} event: ${(e as Error).message}\n`);
+    }
+  };
+  if (SPOOL_FIRST.has(event)) spool();
+  try {
+    const res = await requestMusher(
+      paths.socketFile,
+      'POST',
+      `/v1/hook/${encodeURIComponent(event)}`,
+      raw,
+      {
+        'content-type': 'application/json',
+        'x-sleds-event-id': envelope.eventId,
+        'x-sleds-received-at': String(envelope.receivedAt),
+        'x-sleds-harness': harness,
+        'x-sleds-spooled': spooled ? '1' : '0',
+      },
+      BUDGET_MS[event] ?? DEFAULT_BUDGET_MS,
+    );
+    if (res.status !== 200) throw new Error(`musher answered HTTP ${res.status}`);
+    const answer = JSON.parse(res.body) as HookAnswer;
+    if (answer.stdout) process.stdout.write(answer.stdout);
+    return answer.exitCode;
+  } catch (e) {
+    spool();
+    // SLEDS_NO_AUTOSTART=1: the user runs musher themselves (a service manager, or tests that watch the spool).
+    if (e instanceof MusherUnreachable && !process.env.SLEDS_NO_AUTOSTART) startMusherDetached(cliMain);
+    const away = awayAnswer(event, raw);
+    if (away) process.stdout.write(away);
+    return 0;
+  }
+}

@@ -1,0 +1,289 @@
+import { HookPayload, StatuslinePayload, type HookAnswer } from '../core/wire.js';
+import { parseSledPrompt, sledUsage, SLED_HELP } from '../core/sled-command.js';
+import { barStatus, liveBars, renderStatusCard, type StatusSnapshot } from '../core/status.js';
+import { renderStatusline, type BarView, type StatuslineView } from '../core/statusline-render.js';
+import { barsFromStatuslineJson, looksLikeApiKeySession } from '../core/statusline-local.js';
+import { parseLimitText } from '../core/limit-text.js';
+import type { PriceTable } from '../core/price-table.js';
+import type { SledsPaths } from '../core/paths.js';
+import type { Clock } from './clock.js';
+import type { Log } from './log.js';
+import { openStore, type Db } from './store/db.js';
+import { HookEventStore } from './store/hook-events.js';
+import { SessionStore } from './store/sessions.js';
+import { UsageStore } from './store/usage.js';
+import { BarStore } from './store/bars.js';
+import { WallStore } from './store/walls.js';
+import { OffsetStore } from './store/offsets.js';
+import { FileFollower } from './ingest/file-follower.js';
+import { ClaudeTranscriptSource } from './ingest/claude-transcripts.js';
+import { SpoolDrain, type SpooledEvent } from './ingest/spool-drain.js';
+
+export interface MusherOptions {
+  paths: SledsPaths;
+  clock: Clock;
+  log: Log;
+  prices: PriceTable;
+  claudeConfigDir: string;
+  version: string;
+  onBackfillProgress?: (done: number, total: number) => void;
+}
+
+export interface HookDelivery extends SpooledEvent {
+  viaSpool: boolean;
+}
+
+const CARRY_ON: HookAnswer = { stdout: '', exitCode: 0 };
+const PROVIDER = 'anthropic';
+
+/** Local midnight in musher's time zone: "today" for spend. */
+function startOfLocalDay(ms: number): number {
+  const d = new Date(ms);
+  d.setHours(0, 0, 0, 0);
+  return d.getTime();
+}
+
+function blockWith(reason: string): HookAnswer {
+  return {
+    stdout: JSON.stringify({
+      decision: 'block',
+      reason,
+      hookSpecificOutput: { hookEventName: 'UserPromptSubmit', suppressOriginalPrompt: true },
+    }),
+    exitCode: 0,
+  };
+}
+
+/** musher's state and decisions, without the socket: the HTTP layer (server.ts) only routes to this. */
+export class Musher {
+  readonly db: Db;
+  readonly hookEvents: HookEventStore;
+  readonly sessions: SessionStore;
+  readonly usage: UsageStore;
+  readonly bars: BarStore;
+  readonly walls: WallStore;
+  readonly offsets: OffsetStore;
+  readonly transcripts: ClaudeTranscriptSource;
+  readonly spool: SpoolDrain;
+  readonly startedAt: number;
+
+  constructor(private readonly opts: MusherOptions) {
+    this.db = openStore(opts.paths.dbFile);
+    this.hookEvents = new HookEventStore(this.db);
+    this.sessions = new SessionStore(this.db);
+    this.usage = new UsageStore(this.db);
+    this.bars = new BarStore(this.db);
+    this.walls = new WallStore(this.db);
+    this.offsets = new OffsetStore(this.db);
+    this.startedAt = opts.clock.now();
+    this.transcripts = new ClaudeTranscriptSource({
+      projectsDir: `${opts.claudeConfigDir}/projects`,
+      follower: new FileFollower(this.db, this.offsets, opts.clock, opts.log),
+      sessions: this.sessions,
+      usage: this.usage,
+      walls: this.walls,
+      prices: opts.prices,
+      clock: opts.clock,
+      log: opts.log,
+      onProgress: opts.onBackfillProgress,
+    });
+    this.spool = new SpoolDrain(opts.paths.spoolDir, (e) => this.handleHook({ ...e, viaSpool: true }), opts.log);
+  }
+
+  /** Starts the sources. Resolves when the transcript watcher has listed what exists (reading goes on after). */
+  async start(): Promise<void> {
+    const drained = this.spool.start();
+    if (drained > 0) this.opts.log.info(`drained ${drained} spooled hook event(s)`);
+    await this.transcripts.start();
+  }
+
+  async close(): Promise<void> {
+    this.spool.stop();
+    await this.transcripts.stop();
+    this.db.close();
+  }
+
+  handleHook(d: HookDelivery): HookAnswer {
+    let json: unknown;
+    try {
+      json = JSON.parse(d.raw);
+    } catch {
+      this.opts.log.error(`hook ${d.event}: malformed JSON (${d.raw.length} bytes, starts ${JSON.stringify(d.raw.slice(0, 40))}) — ignored`);
+      return CARRY_ON;
+    }
+    const parsed = HookPayload.safeParse(json);
+    if (!parsed.success) {
+      this.opts.log.error(`hook ${d.event}: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'payload'} ${i.message}`).join('; ')} — ignored`);
+      return CARRY_ON;
+    }
+    const p = parsed.data;
+    const fresh = this.hookEvents.record({
+      eventId: d.eventId,
+      event: d.event,
+      sessionId: p.session_id,
+      receivedAt: d.receivedAt,
+      viaSpool: d.viaSpool,
+      payload: d.raw,
+    });
+    if (!fresh) return CARRY_ON; // delivered before: a spooled copy
+    this.sessions.touch({
+      sessionId: p.session_id,
+      harness: d.harness,
+      at: d.receivedAt,
+      cwd: p.cwd ?? null,
+      transcriptPath: p.transcript_path ?? null,
+      model: d.event === 'SessionStart' ? (p.model ?? null) : null,
+    });
+    if (p.transcript_path) this.transcripts.kick(p.transcript_path);
+    switch (d.event) {
+      case 'UserPromptSubmit':
+        return d.viaSpool ? CARRY_ON : this.answerPrompt(p.prompt ?? '', p.session_id);
+      case 'StopFailure':
+        if (p.error === 'rate_limit') this.recordStopFailureWall(d, p);
+        return CARRY_ON;
+      case 'SessionEnd':
+        this.sessions.end(p.session_id, p.reason ?? 'other', d.receivedAt);
+        return CARRY_ON;
+      default:
+        return CARRY_ON;
+    }
+  }
+
+  private answerPrompt(prompt: string, sessionId: string): HookAnswer {
+    const command = parseSledPrompt(prompt);
+    if (!command) return CARRY_ON;
+    switch (command.verb) {
+      case 'status':
+        return blockWith(renderStatusCard(this.status(), sessionId));
+      case 'help':
+        return blockWith(SLED_HELP);
+      case 'unknown':
+        return blockWith(sledUsage(command.word));
+    }
+  }
+
+  private recordStopFailureWall(d: HookDelivery, p: HookPayload): void {
+    const text = p.last_assistant_message ?? '';
+    const limit = parseLimitText(text, d.receivedAt);
+    this.walls.record({
+      source: 'hook:StopFailure',
+      dedupKey: `hook:${d.eventId}`,
+      sessionId: p.session_id,
+      timestampMs: d.receivedAt,
+      window: limit.window,
+      resetsAtMs: limit.resetsAtMs,
+      message: text || 'rate_limit',
+    });
+    this.opts.log.warn(`wall: session ${p.session_id} hit ${limit.window ?? 'a usage limit'} (StopFailure)`);
+  }
+
+  renderStatusline(raw: string, color: boolean): string {
+    const now = this.opts.clock.now();
+    let json: Record<string, unknown> = {};
+    try {
+      const parsed = StatuslinePayload.safeParse(JSON.parse(raw));
+      if (parsed.success) json = parsed.data;
+      else this.opts.log.error(`statusline: ${parsed.error.issues[0]?.message ?? 'invalid payload'} — rendered what was there`);
+    } catch {
+      this.opts.log.error(`statusline: malformed JSON (${raw.length} bytes) — rendered without it`);
+    }
+    const sessionId = typeof json.session_id === 'string' ? json.session_id : null;
+    const model = json.model as { id?: string; display_name?: string } | undefined;
+    if (sessionId) {
+      this.sessions.touch({
+        sessionId,
+        harness: 'claude-code',
+        at: now,
+        cwd: typeof json.cwd === 'string' ? json.cwd : null,
+        transcriptPath: typeof json.transcript_path === 'string' ? json.transcript_path : null,
+        model: model?.id ?? null,
+      });
+      if (typeof json.transcript_path === 'string') this.transcripts.kick(json.transcript_path);
+    }
+    this.recordStatuslineBars(json, sessionId, now);
+    let bars: BarView[] | null = barsFromStatuslineJson(json);
+    if (!bars) {
+      // A fresh Claude Code process has no rate_limits until its first reply: show what musher last saw, aged.
+      const stored = liveBars(this.bars.all().filter((b) => b.provider === PROVIDER).map((b) => barStatus(b, now)), now);
+      if (stored.length > 0) bars = stored.map((b) => ({ label: b.label, usedPct: b.usedPct, resetsAtMs: b.resetsAt, ageMs: b.ageMs }));
+    }
+    const today = this.usage.spendByModel(startOfLocalDay(now), now + 86_400_000);
+    const view: StatuslineView = {
+      modelName: model?.display_name ?? model?.id ?? null,
+      bars,
+      noBarsReason: looksLikeApiKeySession(json) ? 'api-key' : 'not-yet',
+      session: sessionId ? this.usage.sessionSpend(sessionId) : null,
+      today: {
+        costMicros: today.reduce((a, m) => a + m.costMicros, 0),
+        unpricedRecords: today.reduce((a, m) => a + m.unpricedRecords, 0),
+      },
+      musherAway: false,
+      nowMs: now,
+      color,
+    };
+    return renderStatusline(view);
+  }
+
+  private recordStatuslineBars(json: Record<string, unknown>, sessionId: string | null, now: number): void {
+    const limits = json.rate_limits as Record<string, { used_percentage: number; resets_at?: number | null }> | undefined;
+    if (!limits) return;
+    for (const [window, w] of Object.entries(limits)) {
+      this.bars.record({
+        provider: PROVIDER,
+        window,
+        usedPct: w.used_percentage,
+        resetsAt: typeof w.resets_at === 'number' ? w.resets_at * 1000 : null,
+        observedAt: now,
+        source: 'statusline',
+        sessionId,
+      });
+    }
+  }
+
+  status(): StatusSnapshot {
+    const now = this.opts.clock.now();
+    const since = startOfLocalDay(now);
+    const byModel = this.usage.spendByModel(since, now + 86_400_000);
+    const spendBySession = new Map(this.usage.recentSessions(200).map((s) => [s.sessionId, s]));
+    const offsets = this.offsets.summary();
+    const progress = this.transcripts.progress();
+    return {
+      now,
+      musher: { pid: process.pid, version: this.opts.version, startedAt: this.startedAt },
+      bars: liveBars(this.bars.all().map((b) => barStatus(b, now)), now),
+      today: {
+        since,
+        costMicros: byModel.reduce((a, m) => a + m.costMicros, 0),
+        unpricedRecords: byModel.reduce((a, m) => a + m.unpricedRecords, 0),
+        byModel,
+      },
+      sessions: this.sessions.recent(50).map((s) => {
+        const spend = spendBySession.get(s.sessionId) ?? this.usage.sessionSpend(s.sessionId);
+        return {
+          sessionId: s.sessionId,
+          harness: s.harness,
+          cwd: s.cwd,
+          model: s.model,
+          firstSeenAt: s.firstSeenAt,
+          lastSeenAt: s.lastSeenAt,
+          endedAt: s.endedAt,
+          costMicros: spend.costMicros,
+          unpricedRecords: spend.unpricedRecords,
+          usageRecords: spend.records,
+          models: spend.models,
+        };
+      }),
+      walls: this.walls.recent(20).map((w) => ({
+        source: w.source,
+        sessionId: w.sessionId,
+        at: w.timestampMs,
+        window: w.window,
+        resetsAt: w.resetsAtMs,
+        message: w.message,
+      })),
+      ingest: { files: offsets.files, bytesRead: offsets.bytes, pendingBytes: progress.pendingBytes, backfilling: progress.backfilling },
+      totals: (({ records, ...rest }) => ({ usageRecords: records, ...rest }))(this.usage.totals()),
+      hookEvents: this.hookEvents.countsByEvent(),
+    };
+  }
+}

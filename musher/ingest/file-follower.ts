@@ -1,0 +1,121 @@
+import { open, stat } from 'node:fs/promises';
+import type { Db } from '../store/db.js';
+import type { OffsetStore } from '../store/offsets.js';
+import type { Clock } from '../clock.js';
+import type { Log } from '../log.js';
+
+/**
+ * Reads only the new, complete lines of an append-only file (a transcript, a rollout), from the byte offset
+ * stored for it. Each chunk's records and its new offset are committed in one transaction, so a crash at any
+ * point neither loses a line nor counts one twice.
+ */
+export interface Line {
+  text: string;
+  /** Byte offset of the line's start in the file. */
+  offset: number;
+}
+
+const CHUNK_BYTES = 4 * 1024 * 1024;
+/** A line longer than this is skipped with one error: no real record is that big, and it must not pin memory. */
+export const MAX_LINE_BYTES = 8 * 1024 * 1024;
+
+export interface FollowOutcome {
+  bytesRead: number;
+  lines: number;
+}
+
+export class FileFollower {
+  constructor(
+    private readonly db: Db,
+    private readonly offsets: OffsetStore,
+    private readonly clock: Clock,
+    private readonly log: Log,
+  ) {}
+
+  /** Bytes of `path` not yet read (for progress); 0 when the file is gone. */
+  async pendingBytes(path: string): Promise<number> {
+    try {
+      const s = await stat(path);
+      const stored = this.offsets.get(path);
+      if (!stored || stored.inode !== s.ino || stored.offset > s.size) return s.size;
+      return s.size - stored.offset;
+    } catch {
+      return 0;
+    }
+  }
+
+  async follow(
+    path: string,
+    record: (lines: Line[]) => void,
+    onProgress: (bytes: number) => void = () => undefined,
+  ): Promise<FollowOutcome> {
+    let handle;
+    try {
+      handle = await open(path, 'r');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') this.log.warn(`cannot open ${path}: ${(e as Error).message}`);
+      return { bytesRead: 0, lines: 0 };
+    }
+    try {
+      const s = await handle.stat();
+      const stored = this.offsets.get(path);
+      // A new inode or a shorter file means it was replaced: read it again (dedup keys keep totals right).
+      let position = stored && stored.inode === s.ino && stored.offset <= s.size ? stored.offset : 0;
+      const start = position;
+      let carry: Buffer = Buffer.alloc(0);
+      let carryStart = position;
+      let skipping = false;
+      let lines = 0;
+      const buf = Buffer.allocUnsafe(CHUNK_BYTES);
+      for (;;) {
+        const { bytesRead } = await handle.read(buf, 0, CHUNK_BYTES, position);
+        if (bytesRead === 0) break;
+        const chunk = buf.subarray(0, bytesRead);
+        const complete: Line[] = [];
+        let lineStart = 0;
+        let committedTo = -1;
+        for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) {
+          const piece = chunk.subarray(lineStart, i);
+          if (skipping) {
+            skipping = false;
+          } else {
+            const whole = carry.length ? Buffer.concat([carry, piece]) : piece;
+            if (whole.length > MAX_LINE_BYTES) {
+              this.log.error(`${path}: line at byte ${carryStart} is ${(whole.length / 1e6).toFixed(1)} MB, over the ${MAX_LINE_BYTES / 1e6} MB limit — skipped`);
+            } else if (whole.length > 0) {
+              complete.push({ text: whole.toString('utf8'), offset: carryStart });
+            }
+          }
+          carry = Buffer.alloc(0);
+          lineStart = i + 1;
+          carryStart = position + lineStart;
+          committedTo = position + lineStart;
+        }
+        const tail = chunk.subarray(lineStart);
+        if (!skipping) {
+          carry = carry.length ? Buffer.concat([carry, tail]) : Buffer.from(tail);
+          if (carry.length > MAX_LINE_BYTES) {
+            this.log.error(`${path}: line at byte ${carryStart} is over the ${MAX_LINE_BYTES / 1e6} MB limit — skipped`);
+            carry = Buffer.alloc(0);
+            skipping = true;
+          }
+        }
+        position += bytesRead;
+        if (committedTo >= 0) {
+          const to = committedTo;
+          this.db.transaction(() => {
+            if (complete.length) record(complete);
+            this.offsets.set(path, to, s.ino, this.clock.now());
+          })();
+          lines += complete.length;
+        }
+        onProgress(bytesRead);
+        // Let hooks and the statusline through between chunks: a big backfill must not starve them.
+        await new Promise((r) => setImmediate(r));
+      }
+      return { bytesRead: position - start, lines };
+    } finally {
+      await handle.close();
+    }
+  }
+}

@@ -1,0 +1,92 @@
+import { existsSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { claudeConfigDir, resolvePaths } from '../core/paths.js';
+import { Musher } from './app.js';
+import { systemClock } from './clock.js';
+import { acquireLock } from './lock.js';
+import { fileLog } from './log.js';
+import { packageRoot } from './package-root.js';
+import { loadPriceTable } from './prices.js';
+import { startServer } from './server.js';
+import { requestMusher } from '../hooks/musher-client.js';
+
+/** `sleds musher run`: the daemon itself, in the foreground (the background start runs this detached). */
+export async function runMusher(opts: { background: boolean }): Promise<number> {
+  const paths = resolvePaths(process.env, homedir());
+  for (const dir of [paths.configDir, paths.dataDir, paths.runtimeDir, paths.stateDir, paths.spoolDir]) {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  }
+  const lock = acquireLock(paths.lockFile);
+  if (!lock.acquired) {
+    if (!opts.background) process.stderr.write(`sleds: musher is already running (pid ${lock.ownerPid}) — 'sleds musher stop' stops it\n`);
+    return opts.background ? 0 : 1;
+  }
+  // The lock is ours; a socket that still answers belongs to a musher that lost its lock file: leave it be.
+  if (existsSync(paths.socketFile)) {
+    try {
+      await requestMusher(paths.socketFile, 'GET', '/v1/health', null, {}, 500);
+      lock.release();
+      if (!opts.background) process.stderr.write('sleds: another musher answers on the socket — not starting a second one\n');
+      return opts.background ? 0 : 1;
+    } catch {
+      unlinkSync(paths.socketFile);
+    }
+  }
+  const interactive = !opts.background && process.stderr.isTTY;
+  const log = fileLog(paths.logFile, systemClock, opts.background ? null : (line) => process.stderr.write(line));
+  const root = packageRoot();
+  const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
+  let lastDraw = 0;
+  const musher = new Musher({
+    paths,
+    clock: systemClock,
+    log,
+    prices: loadPriceTable(root),
+    claudeConfigDir: claudeConfigDir(process.env, homedir()),
+    version,
+    onBackfillProgress: interactive
+      ? (done, total) => {
+          const now = Date.now();
+          if (now - lastDraw < 250 && done < total) return;
+          lastDraw = now;
+          const pct = total > 0 ? Math.floor((done / total) * 100) : 100;
+          process.stderr.write(`\rsleds: reading Claude Code history ${(done / 1e6).toFixed(0)} of ${(total / 1e6).toFixed(0)} MB (${pct}%)  `);
+        }
+      : undefined,
+  });
+  let stopping = false;
+  let resolveStopped: () => void = () => undefined;
+  const stopped = new Promise<void>((r) => (resolveStopped = r));
+  const shutdown = async (): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    log.info('musher stopping');
+    await server.close();
+    await musher.close();
+    try {
+      unlinkSync(paths.socketFile);
+    } catch {
+      // gone already
+    }
+    try {
+      unlinkSync(paths.pidFile);
+    } catch {
+      // gone already
+    }
+    lock.release();
+    resolveStopped();
+  };
+  const server = await startServer(musher, paths.socketFile, log, () => void shutdown());
+  writeFileSync(paths.pidFile, String(process.pid), { mode: 0o600 });
+  process.on('SIGTERM', () => void shutdown());
+  process.on('SIGINT', () => void shutdown());
+  process.on('SIGHUP', () => void shutdown());
+  log.info(`musher ${version} listening on ${paths.socketFile} (pid ${process.pid})`);
+  await musher.start();
+  if (interactive) {
+    void musher.transcripts.idle().then(() => process.stderr.write('\nsleds: history read; musher is ready\n'));
+  }
+  await stopped;
+  return 0;
+}

@@ -1,0 +1,102 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { chmodSync } from 'node:fs';
+import type { Musher } from './app.js';
+import type { Log } from './log.js';
+
+/** musher's API: HTTP/1.1 + JSON over a Unix socket that only its user can open (0600). */
+const MAX_BODY_BYTES = 64 * 1024 * 1024;
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_BODY_BYTES) {
+        reject(new Error(`body over ${MAX_BODY_BYTES} bytes`));
+        req.destroy();
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function send(res: ServerResponse, status: number, body: string, type = 'application/json'): void {
+  const buf = Buffer.from(body);
+  res.writeHead(status, { 'content-type': type, 'content-length': buf.length });
+  res.end(buf);
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+export interface MusherServer {
+  server: Server;
+  close(): Promise<void>;
+}
+
+export function startServer(musher: Musher, socketPath: string, log: Log, onShutdown: () => void): Promise<MusherServer> {
+  const server = createServer(async (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://musher');
+    try {
+      if (req.method === 'POST' && url.pathname.startsWith('/v1/hook/')) {
+        const event = decodeURIComponent(url.pathname.slice('/v1/hook/'.length));
+        const raw = await readBody(req);
+        const answer = musher.handleHook({
+          eventId: header(req, 'x-sleds-event-id') ?? globalThis.crypto.randomUUID(),
+          event,
+          harness: header(req, 'x-sleds-harness') ?? 'claude-code',
+          receivedAt: Number(header(req, 'x-sleds-received-at')) || Date.now(),
+          raw,
+          viaSpool: false,
+        });
+        return send(res, 200, JSON.stringify(answer));
+      }
+      if (req.method === 'POST' && url.pathname === '/v1/statusline') {
+        const raw = await readBody(req);
+        return send(res, 200, musher.renderStatusline(raw, header(req, 'x-sleds-color') !== '0'), 'text/plain; charset=utf-8');
+      }
+      if (req.method === 'GET' && url.pathname === '/v1/status') {
+        return send(res, 200, JSON.stringify(musher.status()));
+      }
+      if (req.method === 'GET' && url.pathname === '/v1/health') {
+        return send(res, 200, JSON.stringify({ ok: true, pid: process.pid, startedAt: musher.startedAt }));
+      }
+      if (req.method === 'POST' && url.pathname === '/v1/shutdown') {
+        send(res, 200, JSON.stringify({ ok: true }));
+        setImmediate(onShutdown);
+        return;
+      }
+      return send(res, 404, JSON.stringify({ error: `no route ${req.method} ${url.pathname}` }));
+    } catch (e) {
+      log.error(`api ${req.method} ${url.pathname}: ${(e as Error).message}`);
+      if (!res.headersSent) send(res, 500, JSON.stringify({ error: (e as Error).message }));
+    }
+  });
+  server.keepAliveTimeout = 1000;
+  return new Promise((resolve, reject) => {
+    // The socket is born 0600: no window in which another user could connect.
+    const previous = process.umask(0o177);
+    server.once('error', (e) => {
+      process.umask(previous);
+      reject(e);
+    });
+    server.listen(socketPath, () => {
+      process.umask(previous);
+      chmodSync(socketPath, 0o600);
+      resolve({
+        server,
+        close: () =>
+          new Promise<void>((r) => {
+            server.close(() => r());
+            server.closeAllConnections();
+          }),
+      });
+    });
+  });
+}

@@ -1,0 +1,91 @@
+import type { Db } from './db.js';
+
+export interface BarReading {
+  provider: string;
+  window: string;
+  usedPct: number;
+  /** Epoch ms, or null when the source does not say. */
+  resetsAt: number | null;
+  observedAt: number;
+  source: string;
+  sessionId?: string | null;
+}
+
+export interface BarRow {
+  provider: string;
+  window: string;
+  usedPct: number;
+  resetsAt: number | null;
+  /** When this value was first seen. */
+  changedAt: number;
+  /** When a source last reported it: the data's age is measured from here. */
+  observedAt: number;
+  source: string;
+}
+
+/** A sample is kept when the value moves, and at least every few minutes while it holds (for forecasting). */
+const HOLD_SAMPLE_EVERY_MS = 5 * 60_000;
+
+/** The plan bars (5-hour, weekly, …): the latest reading per window and the trail of samples. */
+export class BarStore {
+  private readonly getStmt;
+  private readonly upsert;
+  private readonly insertSample;
+  private readonly lastSampleStmt;
+  private readonly allStmt;
+  private readonly samplesStmt;
+  constructor(private readonly db: Db) {
+    this.getStmt = db.prepare(`SELECT * FROM bars WHERE provider = ? AND window = ?`);
+    this.upsert = db.prepare(
+      `INSERT INTO bars (provider, window, used_pct, resets_at, changed_at, observed_at, source)
+       VALUES (@provider, @window, @usedPct, @resetsAt, @changedAt, @observedAt, @source)
+       ON CONFLICT(provider, window) DO UPDATE SET used_pct = excluded.used_pct, resets_at = excluded.resets_at,
+         changed_at = excluded.changed_at, observed_at = excluded.observed_at, source = excluded.source`,
+    );
+    this.insertSample = db.prepare(
+      `INSERT INTO bar_samples (provider, window, used_pct, resets_at, observed_at, source, session_id)
+       VALUES (@provider, @window, @usedPct, @resetsAt, @observedAt, @source, @sessionId)`,
+    );
+    this.lastSampleStmt = db.prepare(
+      `SELECT observed_at FROM bar_samples WHERE provider = ? AND window = ? ORDER BY observed_at DESC LIMIT 1`,
+    );
+    this.allStmt = db.prepare(`SELECT * FROM bars ORDER BY provider, window`);
+    this.samplesStmt = db.prepare(
+      `SELECT * FROM bar_samples WHERE provider = ? AND window = ? AND observed_at >= ? ORDER BY observed_at`,
+    );
+  }
+
+  record(reading: BarReading): void {
+    this.db.transaction(() => {
+      const current = this.getStmt.get(reading.provider, reading.window) as Record<string, number | string | null> | undefined;
+      const same = current && current.used_pct === reading.usedPct && current.resets_at === reading.resetsAt;
+      if (current && (current.observed_at as number) > reading.observedAt) return; // an older reading arriving late
+      const changedAt = same ? (current!.changed_at as number) : reading.observedAt;
+      this.upsert.run({ ...reading, changedAt });
+      const last = this.lastSampleStmt.get(reading.provider, reading.window) as { observed_at: number } | undefined;
+      if (!same || !last || reading.observedAt - last.observed_at >= HOLD_SAMPLE_EVERY_MS) {
+        this.insertSample.run({ ...reading, sessionId: reading.sessionId ?? null });
+      }
+    })();
+  }
+
+  all(): BarRow[] {
+    return (this.allStmt.all() as Array<Record<string, unknown>>).map((r) => ({
+      provider: r.provider as string,
+      window: r.window as string,
+      usedPct: r.used_pct as number,
+      resetsAt: (r.resets_at as number | null) ?? null,
+      changedAt: r.changed_at as number,
+      observedAt: r.observed_at as number,
+      source: r.source as string,
+    }));
+  }
+
+  samples(provider: string, window: string, sinceMs: number): Array<{ usedPct: number; resetsAt: number | null; observedAt: number }> {
+    return (this.samplesStmt.all(provider, window, sinceMs) as Array<Record<string, unknown>>).map((r) => ({
+      usedPct: r.used_pct as number,
+      resetsAt: (r.resets_at as number | null) ?? null,
+      observedAt: r.observed_at as number,
+    }));
+  }
+}

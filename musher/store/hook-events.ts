@@ -1,0 +1,34 @@
+import type { Db } from './db.js';
+
+export interface HookEventRow {
+  eventId: string;
+  event: string;
+  sessionId: string | null;
+  receivedAt: number;
+  viaSpool: boolean;
+  payload: string;
+}
+
+/** The append-only log of every hook event musher received (directly or from the spool). */
+export class HookEventStore {
+  private readonly insert;
+  private readonly countStmt;
+  constructor(private readonly db: Db) {
+    this.insert = db.prepare(
+      `INSERT OR IGNORE INTO hook_events (event_id, event, session_id, received_at, via_spool, payload)
+       VALUES (@eventId, @event, @sessionId, @receivedAt, @viaSpool, @payload)`,
+    );
+    this.countStmt = db.prepare(`SELECT event, COUNT(*) AS n FROM hook_events GROUP BY event`);
+  }
+
+  /** False when this event id was already recorded (a spooled copy of a delivered event). */
+  record(row: HookEventRow): boolean {
+    return this.insert.run({ ...row, viaSpool: row.viaSpool ? 1 : 0 }).changes > 0;
+  }
+
+  countsByEvent(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const r of this.countStmt.all() as Array<{ event: string; n: number }>) out[r.event] = r.n;
+    return out;
+  }
+}

@@ -1,0 +1,109 @@
+import type { Db } from './db.js';
+import type { PricedCost, UsageRecord } from '../../core/usage.js';
+
+export interface SpendByModel {
+  model: string;
+  costMicros: number;
+  unpricedRecords: number;
+  records: number;
+}
+
+export interface SessionSpend {
+  sessionId: string;
+  costMicros: number;
+  unpricedRecords: number;
+  records: number;
+  models: string[];
+}
+
+/** Priced usage records. The dedup key makes every insert idempotent: re-reading a file never counts twice. */
+export class UsageStore {
+  private readonly insert;
+  private readonly sessionStmt;
+  private readonly rangeStmt;
+  private readonly sessionsStmt;
+  private readonly totalsStmt;
+  constructor(db: Db) {
+    // One record per content block repeats the usage; a later block may carry the final output count.
+    this.insert = db.prepare(
+      `INSERT INTO usage_records (dedup_key, source, session_id, model, ts, input_tokens, output_tokens,
+         cache_write_5m, cache_write_1h, cache_read, web_searches, service_tier, inference_geo, cost_micros, unpriced_reason)
+       VALUES (@dedupKey, @source, @sessionId, @model, @timestampMs, @inputTokens, @outputTokens,
+         @cacheWrite5mTokens, @cacheWrite1hTokens, @cacheReadTokens, @webSearchRequests, @serviceTier, @inferenceGeo,
+         @costMicros, @unpricedReason)
+       ON CONFLICT(dedup_key) DO UPDATE SET
+         output_tokens = excluded.output_tokens, cost_micros = excluded.cost_micros
+       WHERE excluded.output_tokens > usage_records.output_tokens`,
+    );
+    this.sessionStmt = db.prepare(
+      `SELECT COALESCE(SUM(cost_micros), 0) AS cost, SUM(cost_micros IS NULL) AS unpriced, COUNT(*) AS n,
+              GROUP_CONCAT(DISTINCT model) AS models
+       FROM usage_records WHERE session_id = ?`,
+    );
+    this.rangeStmt = db.prepare(
+      `SELECT model, COALESCE(SUM(cost_micros), 0) AS cost, SUM(cost_micros IS NULL) AS unpriced, COUNT(*) AS n
+       FROM usage_records WHERE ts >= ? AND ts < ? GROUP BY model ORDER BY cost DESC`,
+    );
+    this.sessionsStmt = db.prepare(
+      `SELECT session_id, COALESCE(SUM(cost_micros), 0) AS cost, SUM(cost_micros IS NULL) AS unpriced, COUNT(*) AS n,
+              GROUP_CONCAT(DISTINCT model) AS models
+       FROM usage_records GROUP BY session_id ORDER BY MAX(ts) DESC LIMIT ?`,
+    );
+    this.totalsStmt = db.prepare(
+      `SELECT COALESCE(SUM(cost_micros), 0) AS cost, COUNT(*) AS n, SUM(cost_micros IS NULL) AS unpriced,
+              COALESCE(SUM(input_tokens), 0) AS input, COALESCE(SUM(output_tokens), 0) AS output,
+              COALESCE(SUM(cache_read), 0) AS cacheRead, COALESCE(SUM(cache_write_5m + cache_write_1h), 0) AS cacheWrite
+       FROM usage_records`,
+    );
+  }
+
+  record(usage: UsageRecord, cost: PricedCost): void {
+    this.insert.run({
+      ...usage,
+      costMicros: cost.priced ? cost.costMicros : null,
+      unpricedReason: cost.priced ? null : cost.reason,
+    });
+  }
+
+  sessionSpend(sessionId: string): SessionSpend {
+    const r = this.sessionStmt.get(sessionId) as { cost: number; unpriced: number | null; n: number; models: string | null };
+    return {
+      sessionId,
+      costMicros: r.cost,
+      unpricedRecords: r.unpriced ?? 0,
+      records: r.n,
+      models: r.models ? r.models.split(',') : [],
+    };
+  }
+
+  spendByModel(fromMs: number, toMs: number): SpendByModel[] {
+    return (this.rangeStmt.all(fromMs, toMs) as Array<{ model: string; cost: number; unpriced: number; n: number }>).map(
+      (r) => ({ model: r.model, costMicros: r.cost, unpricedRecords: r.unpriced, records: r.n }),
+    );
+  }
+
+  recentSessions(limit = 50): SessionSpend[] {
+    return (
+      this.sessionsStmt.all(limit) as Array<{ session_id: string; cost: number; unpriced: number; n: number; models: string | null }>
+    ).map((r) => ({
+      sessionId: r.session_id,
+      costMicros: r.cost,
+      unpricedRecords: r.unpriced,
+      records: r.n,
+      models: r.models ? r.models.split(',') : [],
+    }));
+  }
+
+  totals(): { costMicros: number; records: number; unpricedRecords: number; inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number } {
+    const r = this.totalsStmt.get() as { cost: number; n: number; unpriced: number | null; input: number; output: number; cacheRead: number; cacheWrite: number };
+    return {
+      costMicros: r.cost,
+      records: r.n,
+      unpricedRecords: r.unpriced ?? 0,
+      inputTokens: r.input,
+      outputTokens: r.output,
+      cacheReadTokens: r.cacheRead,
+      cacheWriteTokens: r.cacheWrite,
+    };
+  }
+}

@@ -1,0 +1,31 @@
+import type { Db } from './db.js';
+import type { WallRecord } from '../../core/usage.js';
+
+/** Every sign that a bar hit 100%: the limit record in a transcript, a StopFailure rate_limit hook, … */
+export class WallStore {
+  private readonly insert;
+  private readonly recentStmt;
+  constructor(db: Db) {
+    this.insert = db.prepare(
+      `INSERT OR IGNORE INTO wall_signals (dedup_key, source, session_id, ts, window, resets_at, message)
+       VALUES (@dedupKey, @source, @sessionId, @timestampMs, @window, @resetsAtMs, @message)`,
+    );
+    this.recentStmt = db.prepare(`SELECT * FROM wall_signals ORDER BY ts DESC LIMIT ?`);
+  }
+
+  record(wall: WallRecord): boolean {
+    return this.insert.run(wall).changes > 0;
+  }
+
+  recent(limit = 20): WallRecord[] {
+    return (this.recentStmt.all(limit) as Array<Record<string, unknown>>).map((r) => ({
+      dedupKey: r.dedup_key as string,
+      source: r.source as string,
+      sessionId: (r.session_id as string | null) ?? '',
+      timestampMs: r.ts as number,
+      window: (r.window as string | null) ?? null,
+      resetsAtMs: (r.resets_at as number | null) ?? null,
+      message: r.message as string,
+    }));
+  }
+}

@@ -1,0 +1,214 @@
+/**
+ * Self-test of the e2e harness: drives the REAL Claude Code binary (pinned in
+ * harness/claude-binary.ts) against the fake Anthropic API on 127.0.0.1.
+ * The first run installs the binary into .cache/ (about 10 s), hence the
+ * generous hook timeout; each test is fast after that.
+ */
+import { rm } from 'node:fs/promises';
+
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+
+import { CLAUDE_CODE_VERSION, ensureClaudeBinary } from './harness/claude-binary.js';
+import {
+  TEST_API_KEY,
+  TEST_OAUTH_TOKEN,
+  makeClaudeHome,
+  makeProjectDir,
+  runClaudePrint,
+  writeStatuslineRecorder,
+} from './harness/claude-env.js';
+import { lastUserPrompt, messageTexts, startFakeAnthropic, type RecordedRequest } from './harness/fake-anthropic.js';
+import { startTmux } from './harness/tmux.js';
+import { waitFor } from './harness/wait.js';
+
+/** Parses an SSE body into {event, data} pairs, checking the framing on the way. */
+function parseSse(text: string): Array<{ event: string; data: any }> {
+  expect(text.endsWith('\n\n')).toBe(true);
+  return text
+    .slice(0, -2)
+    .split('\n\n')
+    .map((frame) => {
+      const lines = frame.split('\n');
+      expect(lines).toHaveLength(2);
+      expect(lines[0]).toMatch(/^event: \w+$/);
+      expect(lines[1]).toMatch(/^data: \{.*\}$/);
+      const event = lines[0]!.slice('event: '.length);
+      const data = JSON.parse(lines[1]!.slice('data: '.length));
+      expect(data.type).toBe(event);
+      return { event, data };
+    });
+}
+
+describe('e2e harness self-test', { timeout: 60_000 }, () => {
+  let bin: string;
+  const cleanups: Array<() => Promise<unknown>> = [];
+  const later = (fn: () => Promise<unknown>) => cleanups.push(fn);
+
+  beforeAll(async () => {
+    bin = await ensureClaudeBinary();
+  }, 600_000);
+
+  afterEach(async () => {
+    for (const fn of cleanups.splice(0).reverse()) await fn();
+  });
+
+  async function project(): Promise<string> {
+    const dir = await makeProjectDir();
+    later(() => rm(dir, { recursive: true, force: true, maxRetries: 5 }));
+    return dir;
+  }
+
+  it('fake API streams the real SSE framing and answers the other routes', async () => {
+    const fake = await startFakeAnthropic({
+      reply: 'A reply long enough to be split into several text deltas.',
+      usage: { input_tokens: 10, cache_creation_input_tokens: 7, cache_read_input_tokens: 3, output_tokens: 5 },
+    });
+    later(() => fake.close());
+
+    const res = await fetch(`${fake.url}/v1/messages?beta=true`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({ model: 'claude-test-1', max_tokens: 50, stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    expect(res.headers.get('request-id')).toMatch(/^req_/);
+    const events = parseSse(await res.text());
+    const names = events.map((e) => e.event).filter((n) => n !== 'ping');
+    expect(names[0]).toBe('message_start');
+    expect(names.slice(-3)).toEqual(['content_block_stop', 'message_delta', 'message_stop']);
+    const start = events[0]!.data.message;
+    expect(start.model).toBe('claude-test-1');
+    expect(start.usage).toMatchObject({
+      input_tokens: 10,
+      cache_creation_input_tokens: 7,
+      cache_read_input_tokens: 3,
+      cache_creation: { ephemeral_5m_input_tokens: 7, ephemeral_1h_input_tokens: 0 },
+      output_tokens: 1,
+    });
+    const text = events
+      .filter((e) => e.event === 'content_block_delta')
+      .map((e) => e.data.delta.text)
+      .join('');
+    expect(text).toBe('A reply long enough to be split into several text deltas.');
+    const delta = events.find((e) => e.event === 'message_delta')!.data;
+    expect(delta.delta.stop_reason).toBe('end_turn');
+    expect(delta.usage).toEqual({ input_tokens: 10, cache_creation_input_tokens: 7, cache_read_input_tokens: 3, output_tokens: 5 });
+
+    const plain = await fetch(`${fake.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'claude-test-2', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(plain.status).toBe(200);
+    const msg = (await plain.json()) as any;
+    expect(msg).toMatchObject({ type: 'message', role: 'assistant', model: 'claude-test-2', stop_reason: 'end_turn' });
+    expect(msg.content).toEqual([{ type: 'text', text: 'A reply long enough to be split into several text deltas.' }]);
+
+    expect((await fetch(`${fake.url}/api/hello`, { method: 'HEAD' })).status).toBe(200);
+    const missing = await fetch(`${fake.url}/v1/models`);
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toMatchObject({ type: 'error', error: { type: 'not_found_error' } });
+    expect(fake.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+      'POST /v1/messages?beta=true 200',
+      'POST /v1/messages 200',
+      'HEAD /api/hello 200',
+      'GET /v1/models 404',
+    ]);
+  });
+
+  it('claude -p (API key) prints the fake reply after exactly one POST /v1/messages', async () => {
+    const reply = 'Hello from the fake API, test run 4242.';
+    const fake = await startFakeAnthropic({ reply });
+    later(() => fake.close());
+    const cwd = await project();
+    const home = await makeClaudeHome({ mode: 'apiKey', fakeUrl: fake.url, cwd });
+    later(() => home.cleanup());
+
+    const r = await runClaudePrint(bin, ['-p', 'hello'], { env: home.env, cwd: home.cwd, timeoutMs: 30_000 });
+
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(`${reply}\n`);
+    expect(fake.requests.map((q) => `${q.method} ${q.path}`)).toEqual(['POST /v1/messages?beta=true']);
+    const req = fake.requests[0]! satisfies RecordedRequest;
+    expect(req.headers['x-api-key']).toBe(TEST_API_KEY);
+    expect(req.headers.authorization).toBeUndefined();
+    expect(req.headers['anthropic-version']).toBe('2023-06-01');
+    expect(req.headers['user-agent']).toContain(`claude-cli/${CLAUDE_CODE_VERSION}`);
+    expect(req.body.stream).toBe(true);
+    expect(typeof req.body.model).toBe('string');
+    expect(lastUserPrompt(req)).toBe('hello');
+    // Claude Code appends a role:"system" message (environment) after the user turn.
+    expect(messageTexts(req).map((m) => m.role)).toEqual(['user', 'system']);
+  });
+
+  it('interactive subscriber session under tmux: reply on screen, statusline gets rate_limits', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const fiveHourReset = now + 3 * 3600;
+    const reply = 'Pong from the fake API for the statusline test.';
+    const fake = await startFakeAnthropic({
+      reply,
+      rateLimits: {
+        fiveHour: { utilization: 0.91, resetsAt: fiveHourReset },
+        sevenDay: { utilization: 0.17, resetsAt: now + 4 * 86400 },
+      },
+    });
+    later(() => fake.close());
+    const cwd = await project();
+    const recorder = await writeStatuslineRecorder(cwd, 'SLEDS-E2E-STATUS');
+    const home = await makeClaudeHome({
+      mode: 'subscriber',
+      fakeUrl: fake.url,
+      cwd,
+      settings: { statusLine: { type: 'command', command: recorder.command, padding: 0 } },
+    });
+    later(() => home.cleanup());
+
+    const tmux = await startTmux({ argv: [bin], env: home.env, cwd: home.cwd });
+    later(() => tmux.kill());
+
+    // Ready: the empty input prompt is drawn (no onboarding/trust/theme dialog in between).
+    await tmux.waitForScreen((s) => /^❯\s*$/m.test(s), 20_000, 'the input prompt');
+    await tmux.sendText('ping the fake please');
+    await tmux.sendKeys('Enter');
+    await tmux.waitForText(reply, 20_000);
+
+    const data = await waitFor(
+      async () => {
+        const d = await recorder.read();
+        return d?.rate_limits?.five_hour?.used_percentage === 91 ? d : undefined;
+      },
+      { timeoutMs: 15_000, description: 'statusline stdin with five_hour.used_percentage 91', onTimeout: async () => JSON.stringify(await recorder.read()) },
+    );
+    expect(data.rate_limits).toEqual({
+      five_hour: { used_percentage: 91, resets_at: fiveHourReset },
+      seven_day: { used_percentage: 17, resets_at: now + 4 * 86400 },
+    });
+    expect(data.cwd).toBe(home.cwd);
+    await tmux.waitForText('SLEDS-E2E-STATUS 5h=91 7d=17', 15_000);
+
+    const reqs = fake.messageRequests();
+    expect(reqs).toHaveLength(1);
+    expect(reqs[0]!.headers.authorization).toBe(`Bearer ${TEST_OAUTH_TOKEN}`);
+    expect(String(reqs[0]!.headers['anthropic-beta'])).toContain('oauth-2025-04-20');
+    expect(lastUserPrompt(reqs[0]!)).toBe('ping the fake please');
+  });
+
+  it('claude -p (subscriber) on a usage-limit 429 prints the 5-hour limit message and exits 1', async () => {
+    const fake = await startFakeAnthropic({
+      usageLimitRejection: { claim: 'five_hour', resetsAt: Math.floor(Date.now() / 1000) + 1800 },
+    });
+    later(() => fake.close());
+    const cwd = await project();
+    const home = await makeClaudeHome({ mode: 'subscriber', fakeUrl: fake.url, cwd });
+    later(() => home.cleanup());
+
+    const r = await runClaudePrint(bin, ['-p', 'hello'], { env: home.env, cwd: home.cwd, timeoutMs: 30_000 });
+
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain("You've hit your 5-hour limit");
+    // A usage-limit rejection is not retried.
+    expect(fake.requests.map((q) => `${q.method} ${q.path} ${q.status}`)).toEqual(['POST /v1/messages?beta=true 429']);
+  });
+});

@@ -1,0 +1,505 @@
+/**
+ * A fake Anthropic Messages API on 127.0.0.1 for driving the real Claude Code
+ * binary in end-to-end tests. It speaks the real wire format (see
+ * shared/facts/model-apis.md §1 and §4, shared/facts/claude-code.md §2-§3):
+ *
+ *  - POST /v1/messages[?beta=true]          streamed SSE (or a Message JSON when stream is not true)
+ *  - POST /v1/messages/count_tokens         {"input_tokens": n}
+ *  - HEAD|GET /api/hello                    200
+ *  - anything else                          404 with the standard error envelope
+ *
+ * Every request is recorded. Behaviour (reply text, usage, subscriber rate-limit
+ * headers, a usage-limit 429) can be changed between requests with setBehaviour().
+ */
+import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import { waitFor } from './wait.js';
+
+// ---------------------------------------------------------------------------
+// Types
+
+export interface RecordedRequest {
+  /** 0-based order of arrival. */
+  index: number;
+  method: string;
+  /** Path including the query string, e.g. "/v1/messages?beta=true". */
+  path: string;
+  /** Path without the query string. */
+  pathname: string;
+  query: Record<string, string>;
+  headers: http.IncomingHttpHeaders;
+  rawBody: string;
+  /** Parsed JSON body, or undefined when the body is empty or not JSON. */
+  body: any;
+  receivedAt: number;
+  /** HTTP status the fake answered with. */
+  status?: number;
+  /** The request-id header the fake sent back. */
+  requestId?: string;
+}
+
+/** Usage numbers reported for a successful message (input side in message_start, cumulative in message_delta). */
+export interface FakeUsage {
+  input_tokens: number;
+  cache_creation_input_tokens: number;
+  cache_read_input_tokens: number;
+  /** The 5m/1h split of cache_creation_input_tokens (message_start only, as in the real API). */
+  cache_creation: { ephemeral_5m_input_tokens: number; ephemeral_1h_input_tokens: number };
+  output_tokens: number;
+  service_tier: string;
+}
+
+export type RateLimitStatus = 'allowed' | 'allowed_warning' | 'rejected';
+export type RateLimitClaim = 'five_hour' | 'seven_day';
+
+export interface RateLimitWindow {
+  /** 0..1 (0.91 means 91 %). */
+  utilization: number;
+  /** Epoch SECONDS. */
+  resetsAt: number;
+  /** Per-window status; default "allowed" ("rejected" when utilization >= 1). */
+  status?: RateLimitStatus;
+}
+
+/** Subscriber ("unified") rate-limit headers sent on successful responses. */
+export interface RateLimitsBehaviour {
+  fiveHour?: RateLimitWindow;
+  sevenDay?: RateLimitWindow;
+  /** anthropic-ratelimit-unified-status; default "allowed". */
+  status?: RateLimitStatus;
+  /** anthropic-ratelimit-unified-representative-claim; default: the window with the higher utilization. */
+  representativeClaim?: RateLimitClaim;
+}
+
+/** Answer every /v1/messages with the subscriber quota 429. */
+export interface UsageLimitRejection {
+  claim: RateLimitClaim;
+  /** Epoch SECONDS when the claimed window resets. */
+  resetsAt: number;
+  /**
+   * Sent as anthropic-ratelimit-unified-overage-status: rejected plus
+   * …-overage-disabled-reason (default "org_level_disabled", as seen on real
+   * subscriber accounts without extra usage). null sends no overage headers.
+   */
+  overageDisabledReason?: string | null;
+}
+
+export type FakeContentBlock =
+  | { type: 'text'; text: string }
+  | { type: 'tool_use'; id?: string; name: string; input: Record<string, unknown> };
+
+/** What to answer: a text, or explicit content blocks (text / tool_use). */
+export type FakeReply = string | FakeContentBlock[];
+
+export interface FakeBehaviour {
+  /** Reply text/blocks, or a function of the request (e.g. echo the user's text). Default "OK from fake API". */
+  reply: FakeReply | ((req: RecordedRequest) => FakeReply);
+  /** Model reported in the message; default: echo the request's model. */
+  model?: string;
+  /** Usage numbers; output_tokens defaults to a rough count of the reply. */
+  usage: Partial<FakeUsage>;
+  /** Subscriber rate-limit headers on successful responses; null/undefined sends none. */
+  rateLimits?: RateLimitsBehaviour | null;
+  /** When set, every /v1/messages gets the usage-limit 429 instead of an answer. */
+  usageLimitRejection?: UsageLimitRejection | null;
+}
+
+export interface FakeAnthropic {
+  /** Base URL to put in ANTHROPIC_BASE_URL, e.g. "http://127.0.0.1:43121". */
+  url: string;
+  port: number;
+  /** Every request received, in order. */
+  requests: RecordedRequest[];
+  /** Only the POST /v1/messages requests (not count_tokens). */
+  messageRequests(): RecordedRequest[];
+  /** Merge into the current behaviour (applies to the next request on). */
+  setBehaviour(b: Partial<FakeBehaviour>): void;
+  readonly behaviour: FakeBehaviour;
+  /** Resolve once at least `n` POST /v1/messages requests have been answered. */
+  waitForMessageRequests(n: number, timeoutMs?: number): Promise<RecordedRequest[]>;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_REPLY_TEXT = 'OK from fake API';
+
+const DEFAULT_USAGE: FakeUsage = {
+  input_tokens: 3091,
+  cache_creation_input_tokens: 100,
+  cache_read_input_tokens: 2000,
+  cache_creation: { ephemeral_5m_input_tokens: 100, ephemeral_1h_input_tokens: 0 },
+  output_tokens: 12,
+  service_tier: 'standard',
+};
+
+// ---------------------------------------------------------------------------
+// Helpers to read recorded requests
+
+/** Plain text of one message's content (string, or text / tool_result blocks joined with "\n"). */
+export function contentText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  const parts: string[] = [];
+  for (const block of content) {
+    if (!block || typeof block !== 'object') continue;
+    const b = block as Record<string, unknown>;
+    if (b.type === 'text' && typeof b.text === 'string') parts.push(b.text);
+    else if (b.type === 'tool_result') parts.push(contentText(b.content));
+    else if (b.type === 'tool_use') parts.push(JSON.stringify(b.input ?? {}));
+  }
+  return parts.join('\n');
+}
+
+/** Role and text of every message in a recorded /v1/messages request, in order. */
+export function messageTexts(req: RecordedRequest): Array<{ role: string; text: string }> {
+  const messages: unknown = req.body?.messages;
+  if (!Array.isArray(messages)) return [];
+  return messages.map((m: any) => ({ role: String(m?.role ?? ''), text: contentText(m?.content) }));
+}
+
+/** All message texts of a request joined with "\n" (handy for `toContain`). */
+export function conversationText(req: RecordedRequest): string {
+  return messageTexts(req)
+    .map((m) => m.text)
+    .join('\n');
+}
+
+/**
+ * Text of the LAST role:"user" message. Claude Code appends role:"system"
+ * messages after the user turn, so "the last message" is not the user's.
+ */
+export function lastUserText(req: RecordedRequest): string {
+  const all = messageTexts(req);
+  for (let i = all.length - 1; i >= 0; i--) if (all[i]!.role === 'user') return all[i]!.text;
+  return '';
+}
+
+/**
+ * What the user typed in the last role:"user" message: its text blocks minus
+ * the `<system-reminder>` blocks Claude Code prepends (e.g. "hello").
+ */
+export function lastUserPrompt(req: RecordedRequest): string {
+  const messages: unknown = req.body?.messages;
+  if (!Array.isArray(messages)) return '';
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i] as { role?: unknown; content?: unknown };
+    if (m?.role !== 'user') continue;
+    if (typeof m.content === 'string') return m.content;
+    if (!Array.isArray(m.content)) return '';
+    return m.content
+      .filter((b: any) => b?.type === 'text' && typeof b.text === 'string' && !b.text.trimStart().startsWith('<system-reminder>'))
+      .map((b: any) => b.text as string)
+      .join('\n');
+  }
+  return '';
+}
+
+/** The system prompt of a request as text. */
+export function systemText(req: RecordedRequest): string {
+  return contentText(req.body?.system);
+}
+
+// ---------------------------------------------------------------------------
+// Wire helpers
+
+function newId(prefix: string): string {
+  return `${prefix}${randomBytes(12).toString('base64url')}`;
+}
+
+function sse(event: string, data: unknown): string {
+  return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+function chunks(text: string, size: number): string[] {
+  if (text.length === 0) return [''];
+  const out: string[] = [];
+  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
+  return out;
+}
+
+function errorEnvelope(type: string, message: string, requestId: string): string {
+  return JSON.stringify({ type: 'error', error: { type, message }, request_id: requestId });
+}
+
+const WINDOW_HEADER: Record<RateLimitClaim, string> = { five_hour: '5h', seven_day: '7d' };
+
+function windowHeaders(prefix: string, w: RateLimitWindow): Record<string, string> {
+  const status = w.status ?? (w.utilization >= 1 ? 'rejected' : 'allowed');
+  return {
+    [`anthropic-ratelimit-unified-${prefix}-utilization`]: String(w.utilization),
+    [`anthropic-ratelimit-unified-${prefix}-reset`]: String(Math.floor(w.resetsAt)),
+    [`anthropic-ratelimit-unified-${prefix}-status`]: status,
+  };
+}
+
+/** The subscriber "unified" rate-limit headers for a set of windows. */
+export function unifiedRateLimitHeaders(rl: RateLimitsBehaviour): Record<string, string> {
+  const windows: Array<[RateLimitClaim, RateLimitWindow]> = [];
+  if (rl.fiveHour) windows.push(['five_hour', rl.fiveHour]);
+  if (rl.sevenDay) windows.push(['seven_day', rl.sevenDay]);
+  if (windows.length === 0) return {};
+  let claim = rl.representativeClaim;
+  if (!claim) {
+    claim = windows.reduce((a, b) => (b[1].utilization > a[1].utilization ? b : a))[0];
+  }
+  const rep = windows.find(([c]) => c === claim)?.[1] ?? windows[0]![1];
+  const headers: Record<string, string> = {
+    'anthropic-ratelimit-unified-status': rl.status ?? 'allowed',
+    'anthropic-ratelimit-unified-reset': String(Math.floor(rep.resetsAt)),
+    'anthropic-ratelimit-unified-representative-claim': claim,
+  };
+  for (const [c, w] of windows) Object.assign(headers, windowHeaders(WINDOW_HEADER[c], w));
+  return headers;
+}
+
+// ---------------------------------------------------------------------------
+// Server
+
+export interface StartFakeAnthropicOptions extends Partial<FakeBehaviour> {
+  /** Port to bind on 127.0.0.1; default 0 (any free port). */
+  port?: number;
+}
+
+export async function startFakeAnthropic(opts: StartFakeAnthropicOptions = {}): Promise<FakeAnthropic> {
+  const { port: wantedPort = 0, ...initial } = opts;
+  let behaviour: FakeBehaviour = { reply: DEFAULT_REPLY_TEXT, usage: {}, ...initial };
+  const requests: RecordedRequest[] = [];
+
+  const server = http.createServer((req, res) => {
+    const bodyChunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => bodyChunks.push(c));
+    req.on('end', () => {
+      const rawBody = Buffer.concat(bodyChunks).toString('utf8');
+      let body: any;
+      if (rawBody.length > 0) {
+        try {
+          body = JSON.parse(rawBody);
+        } catch {
+          body = undefined;
+        }
+      }
+      const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+      const rec: RecordedRequest = {
+        index: requests.length,
+        method: req.method ?? 'GET',
+        path: req.url ?? '/',
+        pathname: url.pathname,
+        query: Object.fromEntries(url.searchParams),
+        headers: req.headers,
+        rawBody,
+        body,
+        receivedAt: Date.now(),
+      };
+      requests.push(rec);
+      try {
+        handle(rec, res, behaviour);
+      } catch (err) {
+        const requestId = newId('req_fake_');
+        rec.status = 500;
+        rec.requestId = requestId;
+        if (!res.headersSent) {
+          res.writeHead(500, { 'content-type': 'application/json', 'request-id': requestId });
+        }
+        res.end(errorEnvelope('api_error', `fake server error: ${String(err)}`, requestId));
+      }
+    });
+    // A client that goes away mid-stream is not an error for the fake.
+    res.on('error', () => undefined);
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(wantedPort, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+
+  const messageRequests = () => requests.filter((r) => r.method === 'POST' && r.pathname === '/v1/messages');
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    requests,
+    messageRequests,
+    setBehaviour(b: Partial<FakeBehaviour>) {
+      behaviour = { ...behaviour, ...b };
+    },
+    get behaviour() {
+      return behaviour;
+    },
+    waitForMessageRequests(n: number, timeoutMs = 15_000) {
+      return waitFor(
+        () => {
+          const done = messageRequests().filter((r) => r.status !== undefined);
+          return done.length >= n ? done : undefined;
+        },
+        {
+          timeoutMs,
+          description: `${n} POST /v1/messages request(s)`,
+          onTimeout: () => `requests so far: ${requests.map((r) => `${r.method} ${r.path} -> ${r.status}`).join(', ') || '(none)'}`,
+        },
+      );
+    },
+    close() {
+      return new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}
+
+function handle(rec: RecordedRequest, res: http.ServerResponse, b: FakeBehaviour): void {
+  const requestId = newId('req_fake_');
+  rec.requestId = requestId;
+  const baseHeaders = { 'request-id': requestId, 'anthropic-organization-id': '00000000-0000-4000-8000-000000000000' };
+  const send = (status: number, headers: Record<string, string>, body: string) => {
+    rec.status = status;
+    res.writeHead(status, { ...baseHeaders, ...headers });
+    res.end(body);
+  };
+
+  if (rec.pathname === '/api/hello' && (rec.method === 'HEAD' || rec.method === 'GET')) {
+    send(200, { 'content-type': 'application/json' }, rec.method === 'HEAD' ? '' : JSON.stringify({ message: 'hello' }));
+    return;
+  }
+
+  if (rec.pathname === '/v1/messages/count_tokens' && rec.method === 'POST') {
+    const n = Math.max(1, Math.ceil(rec.rawBody.length / 4));
+    send(200, { 'content-type': 'application/json' }, JSON.stringify({ input_tokens: n }));
+    return;
+  }
+
+  if (rec.pathname !== '/v1/messages' || rec.method !== 'POST') {
+    send(404, { 'content-type': 'application/json' }, errorEnvelope('not_found_error', `Not found: ${rec.method} ${rec.pathname}`, requestId));
+    return;
+  }
+
+  if (!rec.body || typeof rec.body !== 'object' || !Array.isArray(rec.body.messages)) {
+    send(400, { 'content-type': 'application/json' }, errorEnvelope('invalid_request_error', 'messages: Field required', requestId));
+    return;
+  }
+
+  if (b.usageLimitRejection) {
+    const { claim, resetsAt, overageDisabledReason = 'org_level_disabled' } = b.usageLimitRejection;
+    const rl: RateLimitsBehaviour = { ...(b.rateLimits ?? {}), status: 'rejected', representativeClaim: claim };
+    const rejected: RateLimitWindow = { utilization: 1, resetsAt, status: 'rejected' };
+    if (claim === 'five_hour') rl.fiveHour = rejected;
+    else rl.sevenDay = rejected;
+    send(
+      429,
+      {
+        'content-type': 'application/json',
+        ...unifiedRateLimitHeaders(rl),
+        ...(overageDisabledReason === null
+          ? {}
+          : {
+              'anthropic-ratelimit-unified-overage-status': 'rejected',
+              'anthropic-ratelimit-unified-overage-disabled-reason': overageDisabledReason,
+            }),
+      },
+      errorEnvelope('rate_limit_error', 'This request would exceed your account\'s rate limit. Please try again later.', requestId),
+    );
+    return;
+  }
+
+  const reply = typeof b.reply === 'function' ? b.reply(rec) : b.reply;
+  const blocks: FakeContentBlock[] = typeof reply === 'string' ? [{ type: 'text', text: reply }] : reply;
+  const content = blocks.map((blk) => (blk.type === 'tool_use' ? { ...blk, id: blk.id ?? newId('toolu_fake_') } : blk));
+  const stopReason = content.some((blk) => blk.type === 'tool_use') ? 'tool_use' : 'end_turn';
+  const model = b.model ?? (typeof rec.body.model === 'string' ? rec.body.model : 'claude-sonnet-4-6');
+  const approxOut = Math.max(1, Math.ceil(content.reduce((n, blk) => n + JSON.stringify(blk).length, 0) / 4));
+  const cacheWrite = b.usage.cache_creation_input_tokens ?? DEFAULT_USAGE.cache_creation_input_tokens;
+  const usage: FakeUsage = {
+    ...DEFAULT_USAGE,
+    output_tokens: approxOut,
+    ...b.usage,
+    // Without an explicit split, all cache writes are 5-minute writes.
+    cache_creation: b.usage.cache_creation ?? { ephemeral_5m_input_tokens: cacheWrite, ephemeral_1h_input_tokens: 0 },
+  };
+  const messageId = newId('msg_fake_');
+  const rlHeaders = b.rateLimits ? unifiedRateLimitHeaders(b.rateLimits) : {};
+
+  if (rec.body.stream !== true) {
+    send(
+      200,
+      { 'content-type': 'application/json', ...rlHeaders },
+      JSON.stringify({
+        id: messageId,
+        type: 'message',
+        role: 'assistant',
+        model,
+        content,
+        stop_reason: stopReason,
+        stop_sequence: null,
+        usage: { ...usage, inference_geo: 'global' },
+      }),
+    );
+    return;
+  }
+
+  rec.status = 200;
+  res.writeHead(200, {
+    ...baseHeaders,
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    ...rlHeaders,
+  });
+  let out = sse('message_start', {
+    type: 'message_start',
+    message: {
+      id: messageId,
+      type: 'message',
+      role: 'assistant',
+      model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: {
+        input_tokens: usage.input_tokens,
+        cache_creation_input_tokens: usage.cache_creation_input_tokens,
+        cache_read_input_tokens: usage.cache_read_input_tokens,
+        cache_creation: usage.cache_creation,
+        output_tokens: 1,
+        service_tier: usage.service_tier,
+        inference_geo: 'global',
+      },
+    },
+  });
+  content.forEach((blk, index) => {
+    if (blk.type === 'text') {
+      out += sse('content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
+      if (index === 0) out += sse('ping', { type: 'ping' });
+      for (const piece of chunks(blk.text, 24)) {
+        out += sse('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } });
+      }
+    } else {
+      out += sse('content_block_start', {
+        type: 'content_block_start',
+        index,
+        content_block: { type: 'tool_use', id: blk.id, name: blk.name, input: {} },
+      });
+      if (index === 0) out += sse('ping', { type: 'ping' });
+      out += sse('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: '' } });
+      for (const piece of chunks(JSON.stringify(blk.input), 24)) {
+        out += sse('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: piece } });
+      }
+    }
+    out += sse('content_block_stop', { type: 'content_block_stop', index });
+  });
+  out += sse('message_delta', {
+    type: 'message_delta',
+    delta: { stop_reason: stopReason, stop_sequence: null },
+    usage: {
+      input_tokens: usage.input_tokens,
+      cache_creation_input_tokens: usage.cache_creation_input_tokens,
+      cache_read_input_tokens: usage.cache_read_input_tokens,
+      output_tokens: usage.output_tokens,
+    },
+  });
+  out += sse('message_stop', { type: 'message_stop' });
+  res.end(out);
+}

@@ -1,0 +1,89 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+/** A private sleds world for one test: its own HOME, SLEDS_HOME and Claude config dir, and the compiled CLI. */
+export const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
+export const CLI = join(REPO_ROOT, 'dist', 'cli', 'main.js');
+
+export interface SledsWorld {
+  home: string;
+  sledsHome: string;
+  claudeDir: string;
+  env: NodeJS.ProcessEnv;
+  socket: string;
+  logFile: string;
+  spoolDir: string;
+}
+
+export function makeWorld(extraEnv: NodeJS.ProcessEnv = {}): SledsWorld {
+  // Short paths: a Unix socket path must stay under ~100 bytes.
+  const root = mkdtempSync(join(tmpdir(), 'sl-'));
+  const home = join(root, 'h');
+  const sledsHome = join(root, 's');
+  const claudeDir = join(home, '.claude');
+  mkdirSync(join(claudeDir, 'projects'), { recursive: true });
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: home, SLEDS_HOME: sledsHome, TZ: 'UTC', LANG: 'C.UTF-8', ...extraEnv };
+  return {
+    home,
+    sledsHome,
+    claudeDir,
+    env,
+    socket: join(sledsHome, 'run', 'musher.sock'),
+    logFile: join(sledsHome, 'state', 'musher.log'),
+    spoolDir: join(sledsHome, 'state', 'spool'),
+  };
+}
+
+export interface RunResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export function sleds(world: SledsWorld, args: string[], input?: string, env: NodeJS.ProcessEnv = {}): Promise<RunResult> {
+  return new Promise((resolveRun) => {
+    const child = execFile(process.execPath, [CLI, ...args], { env: { ...world.env, ...env }, timeout: 60_000 }, (err, stdout, stderr) => {
+      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : 1) : 0;
+      resolveRun({ code, stdout, stderr });
+    });
+    child.stdin?.end(input ?? '');
+  });
+}
+
+/** musher in the foreground as a child of the test, so a test can SIGKILL it. */
+export function spawnMusher(world: SledsWorld): ChildProcess {
+  return spawn(process.execPath, [CLI, 'musher', 'run', '--background'], { env: world.env, stdio: 'ignore' });
+}
+
+/** Polls `check` every 20 ms until it returns a value, or fails with `what` after the deadline. */
+export async function waitFor<T>(what: string, check: () => Promise<T | null | undefined | false> | T | null | undefined | false, timeoutMs = 20_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await check();
+      if (v) return v;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+export async function status(world: SledsWorld): Promise<import('../../core/status.js').StatusSnapshot> {
+  const r = await sleds(world, ['status', '--json']);
+  if (r.code !== 0) throw new Error(`sleds status failed: ${r.stderr}`);
+  return JSON.parse(r.stdout);
+}
+
+export async function startMusher(world: SledsWorld): Promise<void> {
+  const r = await sleds(world, ['musher', 'start']);
+  if (r.code !== 0) throw new Error(`musher did not start: ${r.stderr}`);
+}
+
+export async function stopMusher(world: SledsWorld): Promise<void> {
+  await sleds(world, ['musher', 'stop']);
+}

@@ -1,0 +1,101 @@
+import { describe, expect, it } from 'vitest';
+import { AMBER, RED, RESET, renderStatusline, severityOf, type StatuslineView } from '../../core/statusline-render.js';
+import { renderLocalStatusline } from '../../core/statusline-local.js';
+
+const NOW = Date.UTC(2026, 10, 29, 14, 0); // Sun 29 Nov 2026, 14:00 UTC
+
+function view(over: Partial<StatuslineView>): StatuslineView {
+  return {
+    modelName: 'Opus 5.5',
+    bars: [
+      { label: '5h', usedPct: 62, resetsAtMs: Date.UTC(2026, 10, 29, 16, 10), ageMs: null },
+      { label: 'wk', usedPct: 41, resetsAtMs: Date.UTC(2026, 11, 3, 9, 0), ageMs: null },
+    ],
+    noBarsReason: 'not-yet',
+    session: { costMicros: 3_210_000, unpricedRecords: 0 },
+    today: { costMicros: 18_400_000, unpricedRecords: 0 },
+    musherAway: false,
+    nowMs: NOW,
+    timeZone: 'UTC',
+    color: true,
+    ...over,
+  };
+}
+
+describe('renderStatusline', () => {
+  it('shows the seat at a glance', () => {
+    expect(renderStatusline(view({}))).toBe('Opus 5.5 · 5h 62% ↻4:10pm · wk 41% ↻Thu 9:00am · $3.21 session · $18.40 today');
+  });
+
+  it.each([
+    [40, 'ok'],
+    [89.9, 'ok'],
+    [90, 'amber'],
+    [91.5, 'amber'],
+    [99.9, 'amber'],
+    [100, 'red'],
+  ] as const)('a bar at %s%% is %s', (pct, severity) => {
+    const bars = [{ label: '5h', usedPct: pct, resetsAtMs: null, ageMs: null }];
+    expect(severityOf(bars)).toBe(severity);
+    const line = renderStatusline(view({ bars }));
+    expect(line.startsWith(AMBER)).toBe(severity === 'amber');
+    expect(line.startsWith(RED)).toBe(severity === 'red');
+    if (severity !== 'ok') expect(line.endsWith(RESET)).toBe(true);
+  });
+
+  it('the worst bar decides the colour', () => {
+    const bars = [
+      { label: '5h', usedPct: 20, resetsAtMs: null, ageMs: null },
+      { label: 'wk', usedPct: 100, resetsAtMs: null, ageMs: null },
+    ];
+    expect(renderStatusline(view({ bars })).startsWith(RED)).toBe(true);
+  });
+
+  it('honours NO_COLOR (color: false) even at the wall', () => {
+    const line = renderStatusline(view({ color: false, bars: [{ label: '5h', usedPct: 100, resetsAtMs: null, ageMs: null }] }));
+    expect(line).not.toContain('\x1b[');
+  });
+
+  it('says there are no plan bars instead of inventing numbers', () => {
+    expect(renderStatusline(view({ bars: null, noBarsReason: 'api-key' }))).toBe('Opus 5.5 · no plan bars (API key) · $3.21 session · $18.40 today');
+    expect(renderStatusline(view({ bars: null, noBarsReason: 'not-yet' }))).toContain('no plan bars yet');
+  });
+
+  it('shows a stale bar with its age', () => {
+    const bars = [{ label: '5h', usedPct: 62, resetsAtMs: null, ageMs: 25 * 60_000 }];
+    expect(renderStatusline(view({ bars }))).toContain('5h 62% (25m old)');
+    expect(renderStatusline(view({ bars: [{ ...bars[0]!, ageMs: 60_000 }] }))).not.toContain('old');
+  });
+
+  it('shows unpriced usage as unpriced, never as $0', () => {
+    expect(renderStatusline(view({ session: { costMicros: 0, unpricedRecords: 3 } }))).toContain('unpriced session');
+    expect(renderStatusline(view({ session: { costMicros: 1_500_000, unpricedRecords: 1 } }))).toContain('$1.50 + unpriced session');
+  });
+});
+
+describe('renderLocalStatusline (musher away)', () => {
+  const json = (extra: object) =>
+    JSON.stringify({ session_id: 's', model: { id: 'claude-opus-5-5', display_name: 'Opus 5.5' }, cost: { total_cost_usd: 0.0269 }, ...extra });
+
+  it('renders the bars from the JSON alone and says musher is away', () => {
+    const line = renderLocalStatusline(
+      json({ rate_limits: { five_hour: { used_percentage: 91.5, resets_at: 1795989234 }, seven_day: { used_percentage: 17, resets_at: 1796241234 } } }),
+      NOW,
+      true,
+    );
+    expect(line.startsWith(AMBER)).toBe(true);
+    expect(line).toContain('5h 91.5%');
+    expect(line).toContain('wk 17%');
+    expect(line).toContain('(musher away)');
+  });
+
+  it('an API-key session (a reply came, no rate_limits) has no plan bars', () => {
+    const line = renderLocalStatusline(json({ context_window: { current_usage: { input_tokens: 3 } } }), NOW, false);
+    expect(line).toContain('no plan bars (API key)');
+    expect(line).toContain('$0.03 session');
+  });
+
+  it('still prints a line for garbage input', () => {
+    expect(renderLocalStatusline('{not json', NOW, true)).toBe('no plan bars yet · (musher away)');
+  });
+});
