@@ -271,7 +271,7 @@ export function buildPriceTable(files: ReadonlyArray<PriceFile>): PriceTable {
     if (rows === undefined) return null;
     let found: PriceRow | null = null;
     for (const row of rows) {
-      if (row.effectiveFrom >= day) break;
+      if (row.effectiveFrom > day) break;
       found = row;
     }
     if (found !== null && provider !== null && found.provider !== provider) return null;

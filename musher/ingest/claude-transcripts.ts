@@ -130,6 +130,10 @@ export class ClaudeTranscriptSource {
   private record(path: string, lines: Line[]): void {
     const seenSessions = new Set<string>();
     for (const line of lines) {
+      if (!line.text.trimEnd().endsWith('}')) {
+        this.deps.log.error(`${path}:${line.offset}: truncated or malformed record (${line.text.length} bytes) — skipped`);
+        continue;
+      }
       if (!mayMatter(line.text)) continue;
       const parsed = parseClaudeTranscriptLine(line.text, { filePath: path });
       switch (parsed.kind) {
@@ -156,7 +160,7 @@ export class ClaudeTranscriptSource {
           }
           break;
         case 'error':
-          this.deps.log.error(`${path}:${line.offset}: ${parsed.message}`);
+          this.deps.log.error(`${parsed.message} (at byte ${line.offset})`);
           break;
         case 'ignored':
           break;

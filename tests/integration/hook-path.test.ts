@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
-import { makeWorld, sleds, startMusher, status, stopMusher, waitFor, type SledsWorld } from '../support/sleds-env.js';
+import { makeWorld, sleds, startMusher, status, stopMusher, disposeWorld, waitFor, type SledsWorld } from '../support/sleds-env.js';
 
 const worlds: SledsWorld[] = [];
 function world(env: NodeJS.ProcessEnv = {}): SledsWorld {
@@ -9,7 +9,7 @@ function world(env: NodeJS.ProcessEnv = {}): SledsWorld {
   return w;
 }
 afterEach(async () => {
-  await Promise.all(worlds.splice(0).map((w) => stopMusher(w)));
+  await Promise.all(worlds.splice(0).map((w) => disposeWorld(w)));
 });
 
 const prompt = (text: string, session = 'sess-1') =>

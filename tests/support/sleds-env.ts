@@ -1,5 +1,5 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -8,6 +8,7 @@ export const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
 export const CLI = join(REPO_ROOT, 'dist', 'cli', 'main.js');
 
 export interface SledsWorld {
+  root: string;
   home: string;
   sledsHome: string;
   claudeDir: string;
@@ -26,6 +27,7 @@ export function makeWorld(extraEnv: NodeJS.ProcessEnv = {}): SledsWorld {
   mkdirSync(join(claudeDir, 'projects'), { recursive: true });
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: home, SLEDS_HOME: sledsHome, TZ: 'UTC', LANG: 'C.UTF-8', ...extraEnv };
   return {
+    root,
     home,
     sledsHome,
     claudeDir,
@@ -86,4 +88,10 @@ export async function startMusher(world: SledsWorld): Promise<void> {
 
 export async function stopMusher(world: SledsWorld): Promise<void> {
   await sleds(world, ['musher', 'stop']);
+}
+
+/** Stops the world's musher and removes its folders. */
+export async function disposeWorld(world: SledsWorld): Promise<void> {
+  await stopMusher(world);
+  rmSync(world.root, { recursive: true, force: true });
 }
