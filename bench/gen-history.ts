@@ -16,6 +16,8 @@ export interface HistorySpec {
   startMs: number;
   seed?: number;
   models?: string[];
+  /** Time between turns (default one minute). */
+  stepMs?: number;
 }
 
 export interface HistoryWritten {
@@ -71,7 +73,7 @@ export function writeHistory(spec: HistorySpec): HistoryWritten {
       lines++;
     };
     while (lines < perSession && out.bytes < spec.targetBytes) {
-      t += 60_000;
+      t += spec.stepMs ?? 60_000;
       const userUuid = uuid(r);
       write({ ...base, parentUuid: parent, promptId: uuid(r), type: 'user', message: { role: 'user', content: `Please fix the failing test number ${Math.floor(r() * 1000)}. ${FILLER.repeat(1 + Math.floor(r() * 6))}` }, uuid: userUuid, timestamp: new Date(t).toISOString(), permissionMode: 'default' });
       const msgId = `msg_${uuid(r).replace(/-/g, '')}`;

@@ -4,6 +4,7 @@ import type { HookAnswer } from '../core/wire.js';
 import { MusherUnreachable, requestMusher } from './musher-client.js';
 import { writeSpool, type SpoolEnvelope } from './spool.js';
 import { startMusherDetached } from './start-musher.js';
+import { newEventId, readStdinSync, writeStdoutSync } from './stdin.js';
 
 /**
  * `sleds hook <Event>`: forward stdin to musher untouched and print its answer in the harness's dialect.
@@ -15,16 +16,6 @@ const BUDGET_MS: Record<string, number> = { UserPromptSubmit: 2_000 };
 const DEFAULT_BUDGET_MS = 1_000;
 /** Events whose process the harness may kill as it exits: spool them before anything else (facts §3). */
 const SPOOL_FIRST = new Set(['StopFailure', 'SessionEnd']);
-
-function readStdin(): Promise<Buffer> {
-  return new Promise((resolve) => {
-    if (process.stdin.isTTY) return resolve(Buffer.alloc(0));
-    const chunks: Buffer[] = [];
-    process.stdin.on('data', (c: Buffer) => chunks.push(c));
-    process.stdin.on('end', () => resolve(Buffer.concat(chunks)));
-    process.stdin.on('error', () => resolve(Buffer.concat(chunks)));
-  });
-}
 
 /** A typed /sled must not reach the model when musher cannot answer it: block it with a line that says why. */
 function awayAnswer(event: string, raw: string): string {
@@ -44,10 +35,10 @@ function awayAnswer(event: string, raw: string): string {
 }
 
 export async function runHook(event: string, harness: string, cliMain: string): Promise<number> {
-  const raw = (await readStdin()).toString('utf8');
+  const raw = readStdinSync().toString('utf8');
   const paths = resolvePaths(process.env, homedir());
   const envelope: SpoolEnvelope = {
-    eventId: globalThis.crypto.randomUUID(),
+    eventId: newEventId(),
     event,
     harness,
     receivedAt: Date.now(),
@@ -81,14 +72,14 @@ export async function runHook(event: string, harness: string, cliMain: string): 
     );
     if (res.status !== 200) throw new Error(`musher answered HTTP ${res.status}`);
     const answer = JSON.parse(res.body) as HookAnswer;
-    if (answer.stdout) process.stdout.write(answer.stdout);
+    if (answer.stdout) writeStdoutSync(answer.stdout);
     return answer.exitCode;
   } catch (e) {
     spool();
     // SLEDS_NO_AUTOSTART=1: the user runs musher themselves (a service manager, or tests that watch the spool).
-    if (e instanceof MusherUnreachable && !process.env.SLEDS_NO_AUTOSTART) startMusherDetached(cliMain);
+    if (e instanceof MusherUnreachable && !process.env.SLEDS_NO_AUTOSTART) await startMusherDetached(cliMain);
     const away = awayAnswer(event, raw);
-    if (away) process.stdout.write(away);
+    if (away) writeStdoutSync(away);
     return 0;
   }
 }

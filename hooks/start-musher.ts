@@ -1,8 +1,10 @@
-import { spawn } from 'node:child_process';
-
-/** Starts musher in the background, detached from the harness, and returns at once. */
-export function startMusherDetached(cliMain: string): void {
+/**
+ * Starts musher in the background, detached from the harness. child_process is imported only here, lazily: the
+ * hook loads it only on the rare run that finds musher away.
+ */
+export async function startMusherDetached(cliMain: string): Promise<void> {
   try {
+    const { spawn } = await import('node:child_process');
     const child = spawn(process.execPath, [cliMain, 'musher', 'run', '--background'], {
       detached: true,
       stdio: 'ignore',

@@ -66,9 +66,10 @@ export class FileFollower {
       let carryStart = position;
       let skipping = false;
       let lines = 0;
-      const buf = Buffer.allocUnsafe(CHUNK_BYTES);
+      // Sized to what is there: a one-line append should not cost a 4 MB allocation.
+      const buf = Buffer.allocUnsafe(Math.max(1, Math.min(CHUNK_BYTES, s.size - position + 64 * 1024)));
       for (;;) {
-        const { bytesRead } = await handle.read(buf, 0, CHUNK_BYTES, position);
+        const { bytesRead } = await handle.read(buf, 0, buf.length, position);
         if (bytesRead === 0) break;
         const chunk = buf.subarray(0, bytesRead);
         const complete: Line[] = [];

@@ -4,7 +4,7 @@
  * The first run installs the binary into .cache/ (about 10 s), hence the
  * generous hook timeout; each test is fast after that.
  */
-import { rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 
@@ -117,6 +117,43 @@ describe('e2e harness self-test', { timeout: 60_000 }, () => {
     ]);
   });
 
+  it('makeClaudeHome writes the config files and a clean environment', async () => {
+    const cwd = await project();
+    const inherited = { ANTHROPIC_MODEL: 'leaked', CLAUDE_CONFIG_DIR: '/leaked', CLAUDECODE: '1' };
+    const saved = Object.fromEntries(Object.keys(inherited).map((k) => [k, process.env[k]]));
+    Object.assign(process.env, inherited);
+    let home: Awaited<ReturnType<typeof makeClaudeHome>>;
+    try {
+      home = await makeClaudeHome({ mode: 'apiKey', fakeUrl: 'http://127.0.0.1:9', cwd, settings: { theme: 'light' } });
+    } finally {
+      for (const [k, v] of Object.entries(saved)) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    }
+    later(() => home.cleanup());
+    expect(Object.keys(home.env).sort()).toEqual(
+      [
+        'ANTHROPIC_API_KEY',
+        'ANTHROPIC_BASE_URL',
+        'CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC',
+        'CLAUDE_CODE_MAX_RETRIES',
+        'HOME',
+        'IS_SANDBOX',
+        'LANG',
+        'PATH',
+        'TERM',
+        'TMPDIR',
+      ].sort(),
+    );
+    expect(home.env.HOME).toBe(home.home);
+    const claudeJson = JSON.parse(await readFile(home.claudeJsonPath, 'utf8'));
+    expect(claudeJson.hasCompletedOnboarding).toBe(true);
+    expect(claudeJson.projects[home.cwd].hasTrustDialogAccepted).toBe(true);
+    expect(claudeJson.customApiKeyResponses.approved).toEqual([TEST_API_KEY.slice(-20)]);
+    expect(JSON.parse(await readFile(home.settingsPath, 'utf8'))).toEqual({ theme: 'light' });
+  });
+
   it('claude -p (API key) prints the fake reply after exactly one POST /v1/messages', async () => {
     const reply = 'Hello from the fake API, test run 4242.';
     const fake = await startFakeAnthropic({ reply });
@@ -127,11 +164,10 @@ describe('e2e harness self-test', { timeout: 60_000 }, () => {
 
     const r = await runClaudePrint(bin, ['-p', 'hello'], { env: home.env, cwd: home.cwd, timeoutMs: 30_000 });
 
-    expect(r.stderr).toBe('');
-    expect(r.code).toBe(0);
+    expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toBe(`${reply}\n`);
     expect(fake.requests.map((q) => `${q.method} ${q.path}`)).toEqual(['POST /v1/messages?beta=true']);
-    const req = fake.requests[0]! satisfies RecordedRequest;
+    const req: RecordedRequest = fake.requests[0]!;
     expect(req.headers['x-api-key']).toBe(TEST_API_KEY);
     expect(req.headers.authorization).toBeUndefined();
     expect(req.headers['anthropic-version']).toBe('2023-06-01');

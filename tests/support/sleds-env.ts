@@ -38,6 +38,21 @@ export function makeWorld(extraEnv: NodeJS.ProcessEnv = {}): SledsWorld {
   };
 }
 
+/** A sleds world inside an existing HOME (the e2e tests' Claude home), sharing its environment. */
+export function worldIn(home: string, env: NodeJS.ProcessEnv): SledsWorld {
+  const sledsHome = env.SLEDS_HOME!;
+  return {
+    root: sledsHome,
+    home,
+    sledsHome,
+    claudeDir: join(home, '.claude'),
+    env,
+    socket: join(sledsHome, 'run', 'musher.sock'),
+    logFile: join(sledsHome, 'state', 'musher.log'),
+    spoolDir: join(sledsHome, 'state', 'spool'),
+  };
+}
+
 export interface RunResult {
   code: number;
   stdout: string;

@@ -38,6 +38,8 @@ export interface ClaudeHome {
   claudeDir: string;
   /** ~/.claude/settings.json (may not exist) */
   settingsPath: string;
+  /** $TMPDIR of the claude process (<home>/tmp). */
+  tmpDir: string;
   /** The realpath of the project dir, as written into the trust entry. */
   cwd: string;
   /** Removes the temp HOME. */
@@ -69,6 +71,10 @@ export async function makeClaudeHome(opts: MakeClaudeHomeOptions): Promise<Claud
   const home = await mkdtemp(path.join(os.tmpdir(), 'sleds-e2e-home-'));
   const claudeDir = path.join(home, '.claude');
   await mkdir(claudeDir, { recursive: true });
+  // Claude Code puts its scratch files (claude-<uid>/, fswatch probes) and its
+  // messaging sockets (cc-socks/<pid>.sock) under $TMPDIR: keep them per test.
+  const tmpDir = path.join(home, 'tmp');
+  await mkdir(tmpDir);
   const cwd = await realpath(opts.cwd);
 
   const claudeJson: Record<string, unknown> = {
@@ -98,6 +104,7 @@ export async function makeClaudeHome(opts: MakeClaudeHomeOptions): Promise<Claud
 
   const env: Record<string, string> = {
     ...cleanBaseEnv(home),
+    TMPDIR: tmpDir,
     ANTHROPIC_BASE_URL: opts.fakeUrl,
     // No HEAD /api/hello, no telemetry, no attempts to reach other hosts.
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
@@ -116,6 +123,7 @@ export async function makeClaudeHome(opts: MakeClaudeHomeOptions): Promise<Claud
     claudeJsonPath,
     claudeDir,
     settingsPath,
+    tmpDir,
     cwd,
     cleanup: () => rm(home, { recursive: true, force: true, maxRetries: 5 }),
   };

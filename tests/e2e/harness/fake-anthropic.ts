@@ -61,6 +61,8 @@ export interface RateLimitWindow {
   resetsAt: number;
   /** Per-window status; default "allowed" ("rejected" when utilization >= 1). */
   status?: RateLimitStatus;
+  /** Sent as …-<window>-surpassed-threshold when given (e.g. 0.9). */
+  surpassedThreshold?: number;
 }
 
 /** Subscriber ("unified") rate-limit headers sent on successful responses. */
@@ -226,11 +228,15 @@ const WINDOW_HEADER: Record<RateLimitClaim, string> = { five_hour: '5h', seven_d
 
 function windowHeaders(prefix: string, w: RateLimitWindow): Record<string, string> {
   const status = w.status ?? (w.utilization >= 1 ? 'rejected' : 'allowed');
-  return {
+  const headers: Record<string, string> = {
     [`anthropic-ratelimit-unified-${prefix}-utilization`]: String(w.utilization),
     [`anthropic-ratelimit-unified-${prefix}-reset`]: String(Math.floor(w.resetsAt)),
     [`anthropic-ratelimit-unified-${prefix}-status`]: status,
   };
+  if (w.surpassedThreshold !== undefined) {
+    headers[`anthropic-ratelimit-unified-${prefix}-surpassed-threshold`] = String(w.surpassedThreshold);
+  }
+  return headers;
 }
 
 /** The subscriber "unified" rate-limit headers for a set of windows. */

@@ -10,6 +10,7 @@
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { rm } from 'node:fs/promises';
 import { promisify } from 'node:util';
 
 import { waitFor } from './wait.js';
@@ -32,6 +33,8 @@ export interface StartTmuxOptions {
 export interface TmuxSession {
   /** The private socket name (tmux -L). */
   socket: string;
+  /** PID of the program in the pane. */
+  panePid: number;
   /** Target for tmux commands ("main:0.0"). */
   target: string;
   /** Sends tmux key names or strings as keys, e.g. sendKeys('Enter'), sendKeys('C-c'). */
@@ -51,7 +54,10 @@ export interface TmuxSession {
   isDead(): Promise<boolean>;
   /** Exit status of the program once dead, else null. */
   exitStatus(): Promise<number | null>;
-  /** Kills the tmux server (and the program). Safe to call twice. */
+  /**
+   * Ends the program (SIGTERM, then SIGKILL after 5 s), waits until it has
+   * exited, then kills the tmux server and removes its socket. Safe to call twice.
+   */
   kill(): Promise<void>;
 }
 
@@ -92,12 +98,23 @@ export async function startTmux(opts: StartTmuxOptions): Promise<TmuxSession> {
     ...argv,
   ]);
 
+  let info: string;
+  try {
+    info = await tmux(['display-message', '-p', '-t', target, '#{pane_pid}\t#{socket_path}']);
+  } catch (err) {
+    await tmux(['kill-server']).catch(() => undefined);
+    throw err;
+  }
+  const [panePidText, socketPath] = info.trim().split('\t');
+  const panePid = Number(panePidText);
+
   let killed = false;
   const capture = (withEscapes = false) => tmux(['capture-pane', '-p', ...(withEscapes ? ['-e'] : []), '-t', target]);
   const display = async (fmt: string) => (await tmux(['display-message', '-p', '-t', target, fmt])).trim();
 
   const self: TmuxSession = {
     socket,
+    panePid,
     target,
     async sendKeys(...keys: string[]) {
       await tmux(['send-keys', '-t', target, ...keys]);
@@ -134,11 +151,34 @@ export async function startTmux(opts: StartTmuxOptions): Promise<TmuxSession> {
     async kill() {
       if (killed) return;
       killed = true;
+      // Stop the program first and wait until tmux has reaped it, so it cannot
+      // write into its (about to be removed) HOME after kill() resolves.
+      // remain-on-exit keeps the pane, so #{pane_dead} reliably says when.
+      try {
+        for (const [signal, waitMs] of [['SIGTERM', 5_000], ['SIGKILL', 5_000]] as const) {
+          if (await self.isDead()) break;
+          try {
+            process.kill(panePid, signal);
+          } catch {
+            break; // no such process
+          }
+          try {
+            await waitFor(() => self.isDead(), { timeoutMs: waitMs, intervalMs: 50 });
+            break;
+          } catch {
+            // escalate
+          }
+        }
+      } catch {
+        // the server is already gone
+      }
       try {
         await tmux(['kill-server']);
       } catch {
         // already gone
       }
+      // tmux leaves its socket file behind.
+      if (socketPath) await rm(socketPath, { force: true });
     },
   };
   return self;

@@ -1,0 +1,154 @@
+import { spawnSync, spawn } from 'node:child_process';
+import { appendFileSync, mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { writeHistory } from './gen-history.js';
+
+/**
+ * `npm run bench [-- --gb 1 --runs 30 --json]`: the hook and the statusline against a bare node start, measured
+ * in the same run, plus ingestion throughput and the statusline's cost on a large history.
+ */
+const args = process.argv.slice(2);
+const opt = (name: string, fallback: number): number => {
+  const i = args.indexOf(name);
+  return i >= 0 ? Number(args[i + 1]) : fallback;
+};
+const GB = opt('--gb', 1);
+const RUNS = opt('--runs', 30);
+const JSON_OUT = args.includes('--json');
+const CLI = resolve(import.meta.dirname, '..', 'cli', 'main.js');
+// The entries the harness runs (plugin/hooks/hooks.json, the installed statusLine).
+const HOOK = resolve(import.meta.dirname, '..', 'hook.cjs');
+const STATUSLINE = resolve(import.meta.dirname, '..', 'statusline.cjs');
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+function timeRun(argv: string[], env: NodeJS.ProcessEnv, input: string): number {
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync(process.execPath, argv, { env, input, stdio: ['pipe', 'ignore', 'ignore'] });
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  if (r.status !== 0) throw new Error(`${argv.join(' ')} exited ${r.status}`);
+  return ms;
+}
+
+/** Interleaves the runs of each case so that machine noise hits them alike. */
+function measure(cases: Record<string, () => number>, runs: number): Record<string, number> {
+  const samples: Record<string, number[]> = {};
+  for (const name of Object.keys(cases)) samples[name] = [];
+  for (const fn of Object.values(cases)) fn(); // warm the page cache
+  for (let i = 0; i < runs; i++) for (const [name, fn] of Object.entries(cases)) samples[name]!.push(fn());
+  return Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)]));
+}
+
+function world() {
+  const root = mkdtempSync(join(tmpdir(), 'slb-'));
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: join(root, 'h'), SLEDS_HOME: join(root, 's'), TZ: process.env.TZ ?? 'UTC' };
+  mkdirSync(join(root, 'h', '.claude', 'projects'), { recursive: true });
+  return { root, env, projects: join(root, 'h', '.claude', 'projects') };
+}
+
+async function musherStatus(env: NodeJS.ProcessEnv): Promise<{ ingest: { backfilling: boolean; bytesRead: number }; totals: { usageRecords: number } }> {
+  const r = spawnSync(process.execPath, [CLI, 'status', '--json'], { env, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`sleds status: ${r.stderr}`);
+  return JSON.parse(r.stdout);
+}
+
+function startMusher(env: NodeJS.ProcessEnv): void {
+  const r = spawnSync(process.execPath, [CLI, 'musher', 'start'], { env, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`musher start: ${r.stderr}`);
+}
+
+function stopMusher(env: NodeJS.ProcessEnv): void {
+  spawnSync(process.execPath, [CLI, 'musher', 'stop'], { env });
+}
+
+const results: Record<string, number | string> = {};
+const lines: string[] = [];
+const say = (s: string): void => {
+  lines.push(s);
+  if (!JSON_OUT) process.stdout.write(`${s}\n`);
+};
+
+async function main(): Promise<void> {
+  // 1. Hot paths against a bare node start, on a small history.
+  const small = world();
+  startMusher(small.env);
+  const hookInput = JSON.stringify({ session_id: 'bench', transcript_path: '/nowhere.jsonl', cwd: '/tmp', hook_event_name: 'PostToolUse', tool_name: 'Bash' });
+  const slInput = JSON.stringify({ session_id: 'bench', model: { id: 'claude-opus-5-5', display_name: 'Opus 5.5' }, rate_limits: { five_hour: { used_percentage: 62, resets_at: Math.floor(Date.now() / 1000) + 3600 } } });
+  const away = { ...small.env, SLEDS_HOME: join(small.root, 'away'), SLEDS_NO_AUTOSTART: '1' };
+  const hot = measure(
+    {
+      node: () => timeRun(['-e', '0'], small.env, ''),
+      hook: () => timeRun([HOOK, 'PostToolUse'], small.env, hookInput),
+      statusline: () => timeRun([STATUSLINE], small.env, slInput),
+      hookAway: () => timeRun([HOOK, 'UserPromptSubmit'], away, hookInput),
+    },
+    RUNS,
+  );
+  stopMusher(small.env);
+  results.nodeMs = hot.node!;
+  results.hookMs = hot.hook!;
+  results.statuslineMs = hot.statusline!;
+  results.hookAwayMs = hot.hookAway!;
+  results.hookRatio = hot.hook! / hot.node!;
+  results.statuslineRatio = hot.statusline! / hot.node!;
+  say(`bare node -e 0            ${hot.node!.toFixed(1)} ms (median of ${RUNS})`);
+  say(`hook round trip           ${hot.hook!.toFixed(1)} ms  = ${(hot.hook! / hot.node!).toFixed(2)}× node`);
+  say(`statusline render         ${hot.statusline!.toFixed(1)} ms  = ${(hot.statusline! / hot.node!).toFixed(2)}× node`);
+  say(`hook, musher away         ${hot.hookAway!.toFixed(1)} ms  = ${(hot.hookAway! / hot.node!).toFixed(2)}× node (spooled)`);
+  rmSync(small.root, { recursive: true, force: true });
+
+  // 2. Ingestion throughput on a generated history.
+  const big = world();
+  const t0 = Date.now();
+  // About 4.4 KB per turn: spread the turns so the whole history falls in the last 30 days, today included.
+  const turns = (GB * 1024 ** 3) / 4400;
+  const written = writeHistory({ projectsDir: big.projects, targetBytes: GB * 1024 ** 3, startMs: Date.now() - 30 * 86_400_000, linesPerSession: 2000, stepMs: Math.floor((30 * 86_400_000) / turns) });
+  say(`generated history         ${(written.bytes / 1e9).toFixed(2)} GB in ${written.files.length} files (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+  const t1 = process.hrtime.bigint();
+  startMusher(big.env);
+  for (;;) {
+    const s = await musherStatus(big.env);
+    if (!s.ingest.backfilling && s.ingest.bytesRead >= written.bytes) {
+      if (s.totals.usageRecords !== written.messages) throw new Error(`counted ${s.totals.usageRecords} messages, expected ${written.messages}`);
+      break;
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const ingestS = Number(process.hrtime.bigint() - t1) / 1e9;
+  results.ingestMBps = written.bytes / 1e6 / ingestS;
+  say(`ingestion                 ${(written.bytes / 1e6 / ingestS).toFixed(0)} MB/s (${ingestS.toFixed(1)} s for ${(written.bytes / 1e6).toFixed(0)} MB, ${written.messages} messages)`);
+
+  // 3. The statusline right after a new transcript line lands, on that history.
+  const file = written.files[written.files.length - 1]!;
+  const sessionId = file.slice(file.lastIndexOf('/') + 1, -'.jsonl'.length);
+  let n = 0;
+  const line = () =>
+    `${JSON.stringify({ type: 'assistant', sessionId, cwd: '/tmp', timestamp: new Date().toISOString(), requestId: `req_b${n}`, uuid: `b${n}`, message: { id: `msg_b${n++}`, model: 'claude-opus-5-5', role: 'assistant', content: [{ type: 'text', text: 'x' }], usage: { input_tokens: 10, output_tokens: 10 } } })}\n`;
+  const slBig = JSON.stringify({ session_id: sessionId, transcript_path: file, model: { id: 'claude-opus-5-5', display_name: 'Opus 5.5' } });
+  const after = measure(
+    {
+      node: () => timeRun(['-e', '0'], big.env, ''),
+      statuslineAfterLine: () => {
+        appendFileSync(file, line());
+        return timeRun([STATUSLINE], big.env, slBig);
+      },
+    },
+    RUNS,
+  );
+  stopMusher(big.env);
+  results.statuslineBigMs = after.statuslineAfterLine!;
+  results.statuslineBigRatio = after.statuslineAfterLine! / after.node!;
+  say(`statusline after new line ${after.statuslineAfterLine!.toFixed(1)} ms  = ${(after.statuslineAfterLine! / after.node!).toFixed(2)}× node (on the ${(written.bytes / 1e9).toFixed(2)} GB history)`);
+  rmSync(big.root, { recursive: true, force: true });
+  if (JSON_OUT) process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
+}
+
+main().catch((e: Error) => {
+  process.stderr.write(`bench: ${e.message}\n`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,145 @@
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { claudeConfigDir, resolvePaths } from '../core/paths.js';
+import { packageRoot } from '../musher/package-root.js';
+import {
+  PLUGIN_ID,
+  MARKETPLACE_NAME,
+  SettingsError,
+  isObject,
+  marketplacePath,
+  parseSledsStatusLine,
+  pluginEnabled,
+  readSettings,
+  samePath,
+  type SettingsFile,
+} from './claude-settings.js';
+import { claudeVersion, findClaude } from './install-claude.js';
+import { musherHealth } from './install-musher.js';
+import { Reporter } from './install-report.js';
+import { readState, stateFile } from './install-state.js';
+
+/**
+ * `sleds doctor [--json]`: what is wired and what is not, one line each, every failing line with what to do.
+ * Reads only; changes nothing. Exit 0 when all is well, 1 otherwise.
+ */
+
+const MIN_NODE = 20;
+
+function errorMessage(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+export async function runDoctor(cliMain: string, json: boolean): Promise<number> {
+  const rep = new Reporter(json);
+  const env = process.env;
+  const home = homedir();
+  const paths = resolvePaths(env, home);
+
+  // node
+  const nodeMajor = Number(process.versions.node.split('.')[0]);
+  if (nodeMajor >= MIN_NODE) rep.ok('node', `node ${process.versions.node} (${process.execPath})`, { version: process.versions.node, path: process.execPath });
+  else rep.fail('node', `node ${process.versions.node} is too old`, `sleds needs node ${MIN_NODE} or newer — upgrade node, then run sleds install again`);
+
+  // claude
+  const lookup = findClaude(env, home);
+  if (lookup.bin) {
+    const v = await claudeVersion(lookup.bin, env);
+    if (v) rep.ok('claude', `claude ${v} (${lookup.bin})`, { version: v, path: lookup.bin });
+    else rep.fail('claude', `claude at ${lookup.bin} did not answer --version`, `run '${lookup.bin} --version' to see why, or reinstall Claude Code`, { path: lookup.bin });
+  } else rep.fail('claude', `claude not found (${lookup.how})`, 'install Claude Code, or set SLEDS_CLAUDE_BIN to the claude binary');
+
+  // this package's build
+  let root: string | null = null;
+  try {
+    root = packageRoot();
+  } catch (e) {
+    rep.fail('build', errorMessage(e), 'reinstall sleds');
+  }
+  if (root) {
+    const built = join(root, 'dist', 'cli', 'main.js');
+    if (existsSync(built)) rep.ok('build', `${built} is built`, { path: built });
+    else rep.fail('build', `${built} is missing`, `run 'npm run build' in ${root}`);
+  }
+
+  // settings.json
+  const settingsPath = join(claudeConfigDir(env, home), 'settings.json');
+  let settings: SettingsFile | null = null;
+  try {
+    settings = readSettings(settingsPath);
+    if (!settings.exists) rep.fail('settings', `${settingsPath} does not exist`, 'run sleds install');
+  } catch (e) {
+    rep.fail('settings', errorMessage(e), e instanceof SettingsError ? e.fix : 'fix it');
+  }
+
+  if (settings?.exists) {
+    // plugin
+    const enabled = pluginEnabled(settings.data);
+    if (enabled === true) rep.ok('plugin', `plugin ${PLUGIN_ID} enabled`);
+    else if (enabled === false) rep.fail('plugin', `plugin ${PLUGIN_ID} is disabled`, `run 'claude plugin enable ${PLUGIN_ID}' (or sleds install)`);
+    else rep.fail('plugin', `plugin ${PLUGIN_ID} is not enabled`, 'run sleds install');
+
+    // marketplace
+    const market = marketplacePath(settings.data);
+    if (market === null) rep.fail('marketplace', `marketplace ${MARKETPLACE_NAME} is not declared in ${settingsPath}`, 'run sleds install');
+    else if (!existsSync(join(market, 'plugin', 'hooks', 'hooks.json'))) {
+      rep.fail('marketplace', `marketplace ${MARKETPLACE_NAME} points at ${market}, which holds no plugin/hooks/hooks.json`, 'run sleds install from the sleds you want to use');
+    } else if (!existsSync(join(market, 'dist', 'cli', 'main.js'))) {
+      rep.fail('marketplace', `the plugin's hooks run ${join(market, 'dist', 'cli', 'main.js')}, which is missing`, `run 'npm run build' in ${market}`);
+    } else if (root && !samePath(market, root)) {
+      rep.warn('marketplace', `marketplace ${MARKETPLACE_NAME} → ${market}, another sleds than this one (${root})`, 'run sleds install from this copy to use it instead', { path: market });
+    } else rep.ok('marketplace', `marketplace ${MARKETPLACE_NAME} → ${market}`, { path: market });
+
+    // statusLine
+    const sl = settings.data.statusLine;
+    const command = isObject(sl) && typeof sl.command === 'string' ? sl.command : null;
+    const ours = parseSledsStatusLine(command, cliMain);
+    if (ours) {
+      const missing = ours.runner.filter((p) => p.startsWith('/') && !existsSync(p));
+      const chain = ours.then ? `, then runs: ${ours.then}` : '';
+      if (missing.length) rep.fail('statusline', `statusLine runs sleds through ${missing[0]}, which no longer exists`, 'run sleds install again', { command, chained: ours.then });
+      else rep.ok('statusline', `statusLine runs sleds${chain}`, { command, chained: ours.then });
+    } else if (sl === undefined) rep.fail('statusline', 'no statusLine is set', 'run sleds install');
+    else {
+      const what = command ? `something else (${command.length > 80 ? `${command.slice(0, 79)}…` : command})` : 'no command';
+      rep.fail('statusline', `statusLine runs ${what}`, 'run sleds install (it keeps yours and runs it after sleds)', { command });
+    }
+  }
+
+  // install state
+  const st = readState(paths);
+  if (st.error) rep.warn('state', st.error, `run sleds install again to rewrite it`);
+  else if (st.state) rep.info('state', `installed ${st.state.installedAt.slice(0, 10)} (plugin via ${st.state.plugin.method === 'claude' ? "'claude plugin'" : 'settings keys'}); state in ${stateFile(paths)}`, { method: st.state.plugin.method });
+  else rep.info('state', `no install state (${stateFile(paths)}): sleds install was not run for this config`);
+
+  // musher
+  const health = await musherHealth(paths.socketFile);
+  if (health) rep.ok('musher', `musher running (pid ${health.pid}) on ${paths.socketFile}`, { pid: health.pid, socket: paths.socketFile });
+  else rep.fail('musher', `musher is not running (no answer on ${paths.socketFile})`, `start it with 'sleds musher start' (see ${paths.logFile} if it will not start)`);
+  try {
+    const st2 = statSync(paths.socketFile);
+    const mode = st2.mode & 0o777;
+    if (!st2.isSocket()) rep.fail('socket', `${paths.socketFile} is not a socket`, `stop musher, delete ${paths.socketFile}, then 'sleds musher start'`);
+    else if (mode === 0o600) rep.ok('socket', `socket mode 0600`);
+    else rep.fail('socket', `socket mode is 0${mode.toString(8)}, not 0600`, `restart musher: 'sleds musher stop' then 'sleds musher start'`);
+  } catch {
+    if (health) rep.fail('socket', `${paths.socketFile} is missing`, `restart musher: 'sleds musher stop' then 'sleds musher start'`);
+  }
+
+  // spool
+  let waiting = 0;
+  try {
+    waiting = readdirSync(paths.spoolDir).filter((n) => !n.startsWith('.')).length;
+  } catch {
+    waiting = 0;
+  }
+  if (waiting === 0) rep.ok('spool', 'spool is empty', { waiting, dir: paths.spoolDir });
+  else if (health) rep.warn('spool', `${waiting} event${waiting > 1 ? 's wait' : ' waits'} in ${paths.spoolDir}`, 'musher takes them in as it goes; if the number stays, see the log', { waiting, dir: paths.spoolDir });
+  else rep.warn('spool', `${waiting} event${waiting > 1 ? 's wait' : ' waits'} in ${paths.spoolDir}`, 'they are taken in when musher starts', { waiting, dir: paths.spoolDir });
+
+  // log
+  rep.info('log', `log: ${paths.logFile}${existsSync(paths.logFile) ? '' : ' (not written yet)'}`, { path: paths.logFile });
+
+  return rep.finish();
+}

@@ -1,0 +1,22 @@
+import { dirname, join } from 'node:path';
+import { runHook } from './client.js';
+
+/**
+ * The hook's own entry, bundled into dist/hook.cjs: one file, CommonJS, node builtins only, so Claude Code pays
+ * for little more than a bare node start on every prompt and tool call. `sleds hook <Event>` runs the same code.
+ */
+const args = process.argv.slice(2);
+const event = args[0];
+const harnessAt = args.indexOf('--harness');
+const harness = harnessAt >= 0 ? (args[harnessAt + 1] ?? 'claude-code') : 'claude-code';
+const cliMain = join(dirname(process.argv[1] ?? '.'), 'cli', 'main.js');
+
+if (!event) {
+  process.stderr.write('sleds: which event? e.g. node dist/hook.cjs UserPromptSubmit\n');
+  process.exitCode = 2;
+} else {
+  runHook(event, harness, cliMain).then(
+    (code) => (process.exitCode = code),
+    () => (process.exitCode = 0), // never break the harness
+  );
+}

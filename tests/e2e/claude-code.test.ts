@@ -1,0 +1,124 @@
+/**
+ * sleds end to end with the REAL Claude Code (pinned in harness/claude-binary.ts) against the fake Anthropic API:
+ * the plugin's hooks reach musher, /sled is answered without a model call, the statusline shows the bars the
+ * API's headers produced, and a usage-limit rejection is recorded as a wall.
+ */
+import { join } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ensureClaudeBinary } from './harness/claude-binary.js';
+import { makeClaudeHome, makeProjectDir, runClaudePrint } from './harness/claude-env.js';
+import { startFakeAnthropic } from './harness/fake-anthropic.js';
+import { startTmux } from './harness/tmux.js';
+import { AMBER } from '../../core/statusline-render.js';
+import { REPO_ROOT, sleds, startMusher, status, stopMusher, waitFor, worldIn, type SledsWorld } from '../support/sleds-env.js';
+import { rm } from 'node:fs/promises';
+
+const PLUGIN_DIR = join(REPO_ROOT, 'plugin');
+const STATUSLINE = `node ${join(REPO_ROOT, 'dist', 'statusline.cjs')}`;
+
+describe('sleds in the real Claude Code', { timeout: 90_000 }, () => {
+  let bin: string;
+  const cleanups: Array<() => Promise<unknown>> = [];
+  const later = (fn: () => Promise<unknown>) => cleanups.push(fn);
+
+  beforeAll(async () => {
+    bin = await ensureClaudeBinary();
+  }, 600_000);
+
+  afterEach(async () => {
+    for (const fn of cleanups.splice(0).reverse()) await fn().catch(() => undefined);
+  });
+
+  async function setUp(mode: 'apiKey' | 'subscriber', fakeOpts: Parameters<typeof startFakeAnthropic>[0], settings?: object) {
+    const fake = await startFakeAnthropic(fakeOpts);
+    later(() => fake.close());
+    const cwd = await makeProjectDir();
+    later(() => rm(cwd, { recursive: true, force: true }));
+    const home = await makeClaudeHome({ mode, fakeUrl: fake.url, cwd, settings, extraEnv: { SLEDS_HOME: '' } });
+    later(() => home.cleanup());
+    home.env.SLEDS_HOME = join(home.home, '.sleds');
+    const world: SledsWorld = worldIn(home.home, home.env);
+    later(() => stopMusher(world));
+    await startMusher(world);
+    return { fake, home, world };
+  }
+
+  it('claude -p with the plugin: the hooks reach musher and the session is priced from its transcript', async () => {
+    const { fake, home, world } = await setUp('apiKey', { reply: 'Done: the tests pass.', usage: { input_tokens: 2000, output_tokens: 300, cache_read_input_tokens: 10_000, cache_creation_input_tokens: 500 } });
+    const r = await runClaudePrint(bin, ['-p', 'make the tests pass', '--plugin-dir', PLUGIN_DIR], { env: home.env, cwd: home.cwd, timeoutMs: 30_000 });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('Done: the tests pass.');
+    expect(fake.messageRequests()).toHaveLength(1);
+    const model = String(fake.messageRequests()[0]!.body.model);
+
+    const s = await waitFor('the session, priced, and its hooks', async () => {
+      const st = await status(world);
+      const priced = st.sessions.find((x) => x.usageRecords > 0);
+      return priced && st.hookEvents.Stop ? st : null;
+    });
+    expect(s.hookEvents.SessionStart).toBeGreaterThanOrEqual(1);
+    expect(s.hookEvents.UserPromptSubmit).toBe(1);
+    const session = s.sessions.find((x) => x.usageRecords > 0)!;
+    expect(session).toMatchObject({ harness: 'claude-code', cwd: home.cwd, usageRecords: 1, unpricedRecords: 0, models: [model] });
+    expect(session.costMicros).toBeGreaterThan(0);
+    expect(s.today.byModel.map((m) => m.model)).toContain(model);
+  });
+
+  it('/sled status is answered by the hook with zero requests to the model API', async () => {
+    const { fake, home } = await setUp('apiKey', { reply: 'should never be sent' });
+    const r = await runClaudePrint(bin, ['-p', '/sled status', '--plugin-dir', PLUGIN_DIR], { env: home.env, cwd: home.cwd, timeoutMs: 30_000 });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('sleds · seat status');
+    expect(r.stdout).toContain('Today: $0.00');
+    const unknown = await runClaudePrint(bin, ['-p', '/sled frobnicate', '--plugin-dir', PLUGIN_DIR], { env: home.env, cwd: home.cwd, timeoutMs: 30_000 });
+    expect(unknown.stdout).toContain("sled: unknown verb 'frobnicate'");
+    expect(fake.messageRequests()).toHaveLength(0);
+  });
+
+  it('interactive, subscriber: the statusline shows the bars from the API headers, amber at 91%, and /sled status answers in place', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const { fake, home } = await setUp(
+      'subscriber',
+      {
+        reply: 'Pong from the fake API.',
+        rateLimits: { fiveHour: { utilization: 0.91, resetsAt: now + 3 * 3600 }, sevenDay: { utilization: 0.41, resetsAt: now + 4 * 86400 } },
+      },
+      { statusLine: { type: 'command', command: STATUSLINE, padding: 0 } },
+    );
+    const tmux = await startTmux({ argv: [bin, '--plugin-dir', PLUGIN_DIR], env: home.env, cwd: home.cwd });
+    later(() => tmux.kill());
+    await tmux.waitForScreen((s) => /^❯\s*$/m.test(s), 20_000, 'the input prompt');
+    await tmux.sendText('ping the fake please');
+    await tmux.sendKeys('Enter');
+    await tmux.waitForText('Pong from the fake API.', 20_000);
+    const screen = await tmux.waitForScreen((s) => /5h 91%.*wk 41%/.test(s) && !s.includes('musher away'), 20_000, 'our statusline with the bars');
+    expect(screen).toMatch(/5h 91% ↻\S+ · wk 41% ↻/);
+    const colored = await tmux.capture(true);
+    const line = colored.split('\n').find((l) => l.includes('5h 91%'))!;
+    expect(line).toContain(AMBER.slice(2, -1)); // 38;5;214
+    expect(fake.messageRequests()).toHaveLength(1);
+
+    await tmux.sendText('/sled status');
+    await tmux.sendKeys('Enter');
+    const card = await tmux.waitForScreen((s) => s.includes('seat status') && /5h\s+91%\s+resets/.test(s), 20_000, 'the /sled status card');
+    expect(card).toMatch(/wk\s+41%\s+resets/);
+    expect(fake.messageRequests()).toHaveLength(1); // answered without a model call
+  });
+
+  it('a usage-limit 429 (subscriber) is recorded as a wall', async () => {
+    const resetsAt = Math.floor(Date.now() / 1000) + 1800;
+    const { fake, home, world } = await setUp('subscriber', { usageLimitRejection: { claim: 'five_hour', resetsAt } });
+    const r = await runClaudePrint(bin, ['-p', 'hello', '--plugin-dir', PLUGIN_DIR], { env: home.env, cwd: home.cwd, timeoutMs: 30_000 });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain("You've hit your 5-hour limit");
+    expect(fake.messageRequests()).toHaveLength(1);
+    const s = await waitFor('the wall', async () => {
+      const st = await status(world);
+      return st.walls.some((w) => w.source === 'claude-transcript') && st.walls.some((w) => w.source === 'hook:StopFailure') ? st : null;
+    });
+    const fromTranscript = s.walls.find((w) => w.source === 'claude-transcript')!;
+    expect(fromTranscript).toMatchObject({ window: 'five_hour', resetsAt: resetsAt * 1000 });
+    const fromHook = s.walls.find((w) => w.source === 'hook:StopFailure')!;
+    expect(fromHook.window).toBe('five_hour');
+  });
+});
