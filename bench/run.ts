@@ -111,6 +111,15 @@ async function main(): Promise<void> {
   say(`generated history         ${(written.bytes / 1e9).toFixed(2)} GB in ${written.files.length} files (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
   const t1 = process.hrtime.bigint();
   startMusher(big.env);
+  // Hooks while the first backfill runs: musher must keep answering them.
+  const during = measure(
+    {
+      node: () => timeRun(['-e', '0'], big.env, ''),
+      hookDuringBackfill: () => timeRun([HOOK, 'PostToolUse'], big.env, hookInput),
+    },
+    Math.min(RUNS, 15),
+  );
+  const stillBackfilling = (await musherStatus(big.env)).ingest.backfilling;
   for (;;) {
     const s = await musherStatus(big.env);
     if (!s.ingest.backfilling && s.ingest.bytesRead >= written.bytes) {
@@ -120,6 +129,9 @@ async function main(): Promise<void> {
     await new Promise((r) => setTimeout(r, 200));
   }
   const ingestS = Number(process.hrtime.bigint() - t1) / 1e9;
+  results.hookDuringBackfillMs = during.hookDuringBackfill!;
+  results.hookDuringBackfillRatio = during.hookDuringBackfill! / during.node!;
+  say(`hook during backfill      ${during.hookDuringBackfill!.toFixed(1)} ms  = ${(during.hookDuringBackfill! / during.node!).toFixed(2)}× node${stillBackfilling ? '' : ' (backfill ended before the runs did)'}`);
   results.ingestMBps = written.bytes / 1e6 / ingestS;
   say(`ingestion                 ${(written.bytes / 1e6 / ingestS).toFixed(0)} MB/s (${ingestS.toFixed(1)} s for ${(written.bytes / 1e6).toFixed(0)} MB, ${written.messages} messages)`);
 

@@ -355,3 +355,36 @@ export function sledsStatusLine(nodePath: string, cliMain: string, then: string 
   if (isObject(previous) && typeof previous.refreshInterval === 'number') out.refreshInterval = previous.refreshInterval;
   return out;
 }
+
+/**
+ * The files the plugin's hooks run, read from <marketplace>/plugin/hooks/hooks.json with ${CLAUDE_PLUGIN_ROOT}
+ * standing for <marketplace>/plugin (a directory marketplace is read in place), and those that are missing.
+ */
+export function pluginHookFiles(marketRoot: string): { files: string[]; missing: string[]; error: string | null } {
+  const pluginRoot = join(marketRoot, 'plugin');
+  let text: string;
+  try {
+    text = readFileSync(join(pluginRoot, 'hooks', 'hooks.json'), 'utf8');
+  } catch {
+    return { files: [], missing: [], error: `${join(pluginRoot, 'hooks', 'hooks.json')} is missing` };
+  }
+  let hooks: unknown;
+  try {
+    hooks = JSON.parse(text);
+  } catch (e) {
+    return { files: [], missing: [], error: `${join(pluginRoot, 'hooks', 'hooks.json')} is not valid JSON (${(e as Error).message})` };
+  }
+  const files = new Set<string>();
+  const walk = (v: unknown): void => {
+    if (Array.isArray(v)) v.forEach(walk);
+    else if (isObject(v)) {
+      if (typeof v.command === 'string') {
+        for (const m of v.command.matchAll(/\$\{CLAUDE_PLUGIN_ROOT\}([^"'\s]*)/g)) files.add(resolve(pluginRoot + (m[1] ?? '')));
+      }
+      Object.values(v).forEach(walk);
+    }
+  };
+  walk(hooks);
+  const list = [...files];
+  return { files: list, missing: list.filter((f) => !existsSync(f)), error: null };
+}

@@ -11,6 +11,7 @@ import {
   marketplacePath,
   parseSledsStatusLine,
   pluginEnabled,
+  pluginHookFiles,
   readSettings,
   samePath,
   type SettingsFile,
@@ -73,6 +74,11 @@ export async function runDoctor(cliMain: string, json: boolean): Promise<number>
     rep.fail('settings', errorMessage(e), e instanceof SettingsError ? e.fix : 'fix it');
   }
 
+  const hookCache = new Map<string, ReturnType<typeof pluginHookFiles>>();
+  const hooks = (market: string): ReturnType<typeof pluginHookFiles> => {
+    if (!hookCache.has(market)) hookCache.set(market, pluginHookFiles(market));
+    return hookCache.get(market)!;
+  };
   if (settings?.exists) {
     // plugin
     const enabled = pluginEnabled(settings.data);
@@ -85,8 +91,10 @@ export async function runDoctor(cliMain: string, json: boolean): Promise<number>
     if (market === null) rep.fail('marketplace', `marketplace ${MARKETPLACE_NAME} is not declared in ${settingsPath}`, 'run sleds install');
     else if (!existsSync(join(market, 'plugin', 'hooks', 'hooks.json'))) {
       rep.fail('marketplace', `marketplace ${MARKETPLACE_NAME} points at ${market}, which holds no plugin/hooks/hooks.json`, 'run sleds install from the sleds you want to use');
-    } else if (!existsSync(join(market, 'dist', 'cli', 'main.js'))) {
-      rep.fail('marketplace', `the plugin's hooks run ${join(market, 'dist', 'cli', 'main.js')}, which is missing`, `run 'npm run build' in ${market}`);
+    } else if (hooks(market).error) {
+      rep.fail('marketplace', hooks(market).error!, 'reinstall sleds, then run sleds install again');
+    } else if (hooks(market).missing.length) {
+      rep.fail('marketplace', `the plugin's hooks run ${hooks(market).missing[0]}, which is missing`, `run 'npm run build' in ${market}`);
     } else if (root && !samePath(market, root)) {
       rep.warn('marketplace', `marketplace ${MARKETPLACE_NAME} → ${market}, another sleds than this one (${root})`, 'run sleds install from this copy to use it instead', { path: market });
     } else rep.ok('marketplace', `marketplace ${MARKETPLACE_NAME} → ${market}`, { path: market });

@@ -16,6 +16,7 @@ import {
   orderKeysLike,
   parseSledsStatusLine,
   pluginEnabled,
+  pluginHookFiles,
   readSettings,
   removePluginKeys,
   samePath,
@@ -112,8 +113,14 @@ export async function runInstall(cliMainArg: string, args: string[]): Promise<nu
   }
   const needed = [join(root, '.claude-plugin', 'marketplace.json'), join(root, 'plugin', '.claude-plugin', 'plugin.json'), join(root, 'plugin', 'hooks', 'hooks.json'), cliMain];
   const missing = needed.filter((p) => !existsSync(p));
+  const hookFiles = pluginHookFiles(root);
+  if (!missing.length && hookFiles.error) {
+    rep.fail('package', hookFiles.error, 'reinstall sleds');
+    return rep.finish();
+  }
+  missing.push(...hookFiles.missing);
   if (missing.length) {
-    rep.fail('package', `this sleds package is incomplete: ${missing[0]} is missing`, `reinstall sleds (or run 'npm run build' in ${root})`);
+    rep.fail('package', `this sleds package is incomplete: ${missing[0]} is missing`, `run 'npm run build' in ${root} (or reinstall sleds)`);
     return rep.finish();
   }
   if (/\/_npx\//.test(root)) {
@@ -201,10 +208,12 @@ export async function runInstall(cliMainArg: string, args: string[]): Promise<nu
   const claudeVer = lookup.bin ? await claudeVersion(lookup.bin, claudeEnv) : null;
   state.claude = lookup.bin ? { bin: lookup.bin, version: claudeVer } : null;
 
+  let written: InstallState | null = prior.state;
   const persist = (): void => {
-    if (prior.state && deepEqual(sansTimes(state), sansTimes(prior.state)) && existsSync(stateFile(paths))) return;
+    if (written && deepEqual(sansTimes(state), sansTimes(written)) && existsSync(stateFile(paths))) return;
     state.updatedAt = new Date().toISOString();
     writeState(paths, state);
+    written = JSON.parse(JSON.stringify(state)) as InstallState;
   };
   try {
     persist();
@@ -220,7 +229,23 @@ export async function runInstall(cliMainArg: string, args: string[]): Promise<nu
     if (state.settings.backups.length === 0 && state.settings.existedBefore) state.settings.backupPath = backupPath;
     state.settings.backups.push(backupPath);
     persist();
-    rep.info('backup', `backed up ${settingsPath} to ${backupPath}`, { path: backupPath });
+  };
+  /** A backup taken before a claude command that in the end changed nothing is not worth keeping. */
+  const keepBackupOnlyIfChanged = (): void => {
+    if (!backupPath) return;
+    let same = false;
+    try {
+      same = readFileSync(backupPath, 'utf8') === readFileSync(settingsPath, 'utf8');
+    } catch {
+      same = false;
+    }
+    if (same) {
+      unlinkSync(backupPath);
+      state.settings.backups = state.settings.backups.filter((b) => b !== backupPath);
+      if (state.settings.backupPath === backupPath) state.settings.backupPath = null;
+      backupPath = null;
+      persist();
+    } else rep.info('backup', `backed up ${settingsPath} to ${backupPath}`, { path: backupPath });
   };
 
   // 4. The plugin, through claude when there is one.
@@ -263,8 +288,8 @@ export async function runInstall(cliMainArg: string, args: string[]): Promise<nu
   }
   const slChanged = !deepEqual(next.statusLine, desiredSL);
   if (slChanged) next.statusLine = desiredSL;
-  const directChanged =
-    method === 'direct' && (pluginEnabled(after.data) !== true || !deepEqual(marketplacePath(after.data) === null ? null : (after.data.extraKnownMarketplaces as JsonObject)[MARKETPLACE_NAME], marketplaceEntry(root)));
+  const marketBefore = isObject(after.data.extraKnownMarketplaces) ? after.data.extraKnownMarketplaces[MARKETPLACE_NAME] : undefined;
+  const directChanged = method === 'direct' && (pluginEnabled(after.data) !== true || !deepEqual(marketBefore, marketplaceEntry(root)));
   if (!deepEqual(next, after.data)) {
     try {
       backup();
@@ -290,6 +315,7 @@ export async function runInstall(cliMainArg: string, args: string[]): Promise<nu
     { changed: slChanged, command: desiredSL.command, chained: then },
   );
 
+  keepBackupOnlyIfChanged();
   state.plugin = { method, note: method === 'direct' ? claudeProblem : null };
   try {
     persist();
@@ -426,7 +452,7 @@ export async function runUninstall(cliMainArg: string, args: string[]): Promise<
           const cmd = isObject(restored) && typeof restored.command === 'string' ? `: ${short(restored.command)}` : '';
           rep.ok('statusline', `statusline given back to your own${cmd}`);
         }
-      } else if (sl !== undefined) rep.ok('statusline', `statusline is not sleds' — left as it is`);
+      } else if (sl !== undefined) rep.ok('statusline', `statusline is not sleds' (left as it is)`);
       else rep.ok('statusline', 'no statusline to undo');
 
       try {

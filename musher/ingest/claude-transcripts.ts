@@ -41,6 +41,8 @@ export class ClaudeTranscriptSource {
   private doneBytes = 0;
   private idleWaiters: Array<() => void> = [];
   private readonly unpricedLogged = new Set<string>();
+  /** The session each file was last seen to belong to. */
+  private readonly knownSessions = new Map<string, string>();
 
   constructor(private readonly deps: ClaudeTranscriptDeps) {}
 
@@ -135,6 +137,11 @@ export class ClaudeTranscriptSource {
         continue;
       }
       if (!mayMatter(line.text)) continue;
+      // User records only tell us the session; once it is known, skip them unparsed (most of a history's bytes).
+      if (!line.text.includes('"usage"') && !line.text.includes('"apiError"')) {
+        const id = sessionIdOf(line.text);
+        if (id && (seenSessions.has(id) || this.knownSessions.get(path) === id)) continue;
+      }
       const parsed = parseClaudeTranscriptLine(line.text, { filePath: path });
       switch (parsed.kind) {
         case 'usage': {
@@ -156,6 +163,7 @@ export class ClaudeTranscriptSource {
         case 'session':
           if (!seenSessions.has(parsed.sessionId)) {
             seenSessions.add(parsed.sessionId);
+            this.knownSessions.set(path, parsed.sessionId);
             this.deps.sessions.touch({ sessionId: parsed.sessionId, harness: 'claude-code', at: parsed.timestampMs, cwd: parsed.cwd, transcriptPath: path });
           }
           break;
@@ -167,6 +175,15 @@ export class ClaudeTranscriptSource {
       }
     }
   }
+}
+
+/** The record's sessionId, found without parsing the whole line. */
+function sessionIdOf(text: string): string | null {
+  const at = text.lastIndexOf('"sessionId":"');
+  if (at < 0) return null;
+  const start = at + '"sessionId":"'.length;
+  const end = text.indexOf('"', start);
+  return end > start ? text.slice(start, end) : null;
 }
 
 function safeSize(path: string): number {

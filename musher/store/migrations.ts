@@ -90,6 +90,13 @@ const MIGRATIONS: ReadonlyArray<string> = [
     updated_at INTEGER NOT NULL
   );
   `,
+  // 2: covering indexes, so the statusline's "this session" and "today" sums never touch the table itself.
+  `
+  DROP INDEX usage_session;
+  DROP INDEX usage_ts;
+  CREATE INDEX usage_session_cost ON usage_records(session_id, model, cost_micros, ts);
+  CREATE INDEX usage_ts_cost ON usage_records(ts, model, cost_micros);
+  `,
 ];
 
 export function migrate(db: Database.Database): number {

@@ -147,6 +147,21 @@ describe('transcript ingestion', () => {
   }, 180_000);
 });
 
+describe('a big first backfill', () => {
+  it('does not stop musher from answering hooks meanwhile', async () => {
+    const w = world();
+    const written = writeHistory({ projectsDir: join(w.claudeDir, 'projects'), targetBytes: 80 * 1024 * 1024, startMs: START, seed: 3 });
+    await startMusher(w);
+    const card = JSON.parse((await sleds(w, ['hook', 'UserPromptSubmit'], JSON.stringify({ session_id: 'busy', prompt: '/sled status' }))).stdout);
+    expect(card.decision).toBe('block');
+    const s = await status(w);
+    // Answered while the history was still being read.
+    expect(s.ingest.bytesRead).toBeLessThan(written.bytes);
+    expect(card.reason).toMatch(/still reading history: \d+ MB to go/);
+    await idle(w, written.bytes);
+  }, 120_000);
+});
+
 describe('sleds status', () => {
   it('says how to start musher when it is down', async () => {
     const w = world();

@@ -125,12 +125,14 @@ describe('sleds install with the real claude', () => {
 
     // install again: nothing changes, no second backup.
     const bytes = readFileSync(settingsPath);
+    const stateBytes = readFileSync(stateFile);
     const second = await sleds(w, ['install']);
     expect(second.code, second.stdout + second.stderr).toBe(0);
     expect(second.stdout).toMatch(/^✓ plugin sled@sleds-local already installed and enabled/m);
     expect(second.stdout).toMatch(/^✓ statusline already runs sleds/m);
     expect(second.stdout).toMatch(/^✓ musher already running/m);
     expect(readFileSync(settingsPath).equals(bytes)).toBe(true);
+    expect(readFileSync(stateFile).equals(stateBytes)).toBe(true);
     expect(backups(w.claudeDir)).toHaveLength(1);
 
     // doctor: all good.

@@ -78,6 +78,20 @@ describe.each([
   });
 });
 
+describe('sleds statusline --then', () => {
+  it("shows the user's own statusline after ours, fed the same JSON", async () => {
+    const w = world();
+    await startMusher(w);
+    const theirs = `node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>console.log('THEIRS '+JSON.parse(s).session_id))"`;
+    const r = await sleds(w, ['statusline', '--then', theirs], payload(40));
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toContain('5h 40%');
+    expect(lines[1]).toBe('THEIRS sl-1');
+  });
+});
+
 describe('the statusline through musher', () => {
   it('records the bars, prices the session from its transcript, and shows the bars to /sled status', async () => {
     const w = world();
