@@ -17,7 +17,7 @@ import {
   type SettingsFile,
 } from './claude-settings.js';
 import { claudeVersion, findClaude } from './install-claude.js';
-import { musherHealth } from './install-musher.js';
+import { musherHealth } from './musher-lifecycle.js';
 import { Reporter } from './install-report.js';
 import { readState, stateFile } from './install-state.js';
 

@@ -29,10 +29,9 @@ import {
   type SettingsFile,
 } from './claude-settings.js';
 import { claudeVersion, findClaude, findInstalledPlugin, findMarketplace, runFile } from './install-claude.js';
-import { stopMusherQuietly } from './install-musher.js';
+import { ensureStarted, stopMusherQuietly } from './musher-lifecycle.js';
 import { Reporter, type Step } from './install-report.js';
 import { readState, removeState, stateFile, writeState, type InstallState } from './install-state.js';
-import { ensureStarted } from './musher-control.js';
 
 /**
  * `sleds install` / `sleds uninstall`.

@@ -177,7 +177,11 @@ export class Musher {
     this.opts.log.warn(`wall: session ${p.session_id} hit ${limit.window ?? 'a usage limit'} (StopFailure)`);
   }
 
-  renderStatusline(raw: string, color: boolean): string {
+  /**
+   * Renders the statusline. The line is built from reads alone and returned with the bookkeeping (session,
+   * bar samples, reading the transcript's new lines) to run once it has been sent: the harness waits for the line.
+   */
+  statusline(raw: string, color: boolean): { line: string; record: () => void } {
     const now = this.opts.clock.now();
     let json: Record<string, unknown> = {};
     try {
@@ -189,18 +193,6 @@ export class Musher {
     }
     const sessionId = typeof json.session_id === 'string' ? json.session_id : null;
     const model = json.model as { id?: string; display_name?: string } | undefined;
-    if (sessionId) {
-      this.sessions.touch({
-        sessionId,
-        harness: 'claude-code',
-        at: now,
-        cwd: typeof json.cwd === 'string' ? json.cwd : null,
-        transcriptPath: typeof json.transcript_path === 'string' ? json.transcript_path : null,
-        model: model?.id ?? null,
-      });
-      if (typeof json.transcript_path === 'string') this.transcripts.kick(json.transcript_path);
-    }
-    this.recordStatuslineBars(json, sessionId, now);
     let bars: BarView[] | null = barsFromStatuslineJson(json);
     if (!bars) {
       // A fresh Claude Code process has no rate_limits until its first reply: show what musher last saw, aged.
@@ -221,7 +213,21 @@ export class Musher {
       nowMs: now,
       color,
     };
-    return renderStatusline(view);
+    const record = (): void => {
+      if (sessionId) {
+        this.sessions.touch({
+          sessionId,
+          harness: 'claude-code',
+          at: now,
+          cwd: typeof json.cwd === 'string' ? json.cwd : null,
+          transcriptPath: typeof json.transcript_path === 'string' ? json.transcript_path : null,
+          model: model?.id ?? null,
+        });
+        if (typeof json.transcript_path === 'string') this.transcripts.kick(json.transcript_path);
+      }
+      this.recordStatuslineBars(json, sessionId, now);
+    };
+    return { line: renderStatusline(view), record };
   }
 
   private recordStatuslineBars(json: Record<string, unknown>, sessionId: string | null, now: number): void {
@@ -244,7 +250,6 @@ export class Musher {
     const now = this.opts.clock.now();
     const since = startOfLocalDay(now);
     const byModel = this.usage.spendByModel(since, now + 86_400_000);
-    const spendBySession = new Map(this.usage.recentSessions(200).map((s) => [s.sessionId, s]));
     const offsets = this.offsets.summary();
     const progress = this.transcripts.progress();
     return {
@@ -258,7 +263,7 @@ export class Musher {
         byModel,
       },
       sessions: this.sessions.recent(50).map((s) => {
-        const spend = spendBySession.get(s.sessionId) ?? this.usage.sessionSpend(s.sessionId);
+        const spend = this.usage.sessionSpend(s.sessionId);
         return {
           sessionId: s.sessionId,
           harness: s.harness,

@@ -65,12 +65,7 @@ export async function runMusher(opts: { background: boolean }): Promise<number> 
     await server.close();
     await musher.close();
     try {
-      unlinkSync(paths.socketFile);
-    } catch {
-      // gone already
-    }
-    try {
-      unlinkSync(paths.pidFile);
+      if (readFileSync(paths.pidFile, 'utf8') === String(process.pid)) unlinkSync(paths.pidFile);
     } catch {
       // gone already
     }

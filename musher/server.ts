@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { chmodSync } from 'node:fs';
+import { chmodSync, statSync, unlinkSync } from 'node:fs';
 import type { Musher } from './app.js';
 import type { Log } from './log.js';
 
@@ -59,7 +59,16 @@ export function startServer(musher: Musher, socketPath: string, log: Log, onShut
       }
       if (req.method === 'POST' && url.pathname === '/v1/statusline') {
         const raw = await readBody(req);
-        return send(res, 200, musher.renderStatusline(raw, header(req, 'x-sleds-color') !== '0'), 'text/plain; charset=utf-8');
+        const { line, record } = musher.statusline(raw, header(req, 'x-sleds-color') !== '0');
+        send(res, 200, line, 'text/plain; charset=utf-8');
+        setImmediate(() => {
+          try {
+            record();
+          } catch (e) {
+            log.error(`statusline bookkeeping: ${(e as Error).message}`);
+          }
+        });
+        return;
       }
       if (req.method === 'GET' && url.pathname === '/v1/status') {
         return send(res, 200, JSON.stringify(musher.status()));
@@ -89,11 +98,20 @@ export function startServer(musher: Musher, socketPath: string, log: Log, onShut
     server.listen(socketPath, () => {
       process.umask(previous);
       chmodSync(socketPath, 0o600);
+      const ours = statSync(socketPath).ino;
       resolve({
         server,
         close: () =>
           new Promise<void>((r) => {
-            server.close(() => r());
+            server.close(() => {
+              // Remove the socket file only if it is still ours: a musher started after us may own the path now.
+              try {
+                if (statSync(socketPath).ino === ours) unlinkSync(socketPath);
+              } catch {
+                // already gone
+              }
+              r();
+            });
             server.closeAllConnections();
           }),
       });

@@ -41,6 +41,7 @@ export class ClaudeTranscriptSource {
   private doneBytes = 0;
   private idleWaiters: Array<() => void> = [];
   private readonly unpricedLogged = new Set<string>();
+  private readonly stopping = new AbortController();
   /** The session each file was last seen to belong to. */
   private readonly knownSessions = new Map<string, string>();
 
@@ -71,7 +72,10 @@ export class ClaudeTranscriptSource {
     });
   }
 
+  /** Stops watching and reading; resolves after the chunk in hand is committed (offsets make the rest resumable). */
   async stop(): Promise<void> {
+    this.stopping.abort();
+    this.dirty.clear();
     await this.watcher?.close();
     this.watcher = null;
     await this.running;
@@ -79,7 +83,7 @@ export class ClaudeTranscriptSource {
 
   /** Reads a file's new lines soon (a hook says a turn ended, or the watcher saw a change). */
   kick(path: string, knownSize?: number): void {
-    if (!path.endsWith('.jsonl')) return;
+    if (!path.endsWith('.jsonl') || this.stopping.signal.aborted) return;
     if (!this.dirty.has(path)) {
       this.dirty.add(path);
       if (!this.ready) this.totalBytes += knownSize ?? safeSize(path);
@@ -122,6 +126,7 @@ export class ClaudeTranscriptSource {
             this.doneBytes += bytes;
             this.deps.onProgress?.(this.doneBytes, Math.max(this.totalBytes, this.doneBytes));
           },
+          this.stopping.signal,
         );
       } catch (e) {
         this.deps.log.error(`reading ${path}: ${(e as Error).message}`);

@@ -16,7 +16,7 @@ export interface Line {
 }
 
 /** Small enough that one chunk's parse and commit keeps musher away from a waiting hook for only milliseconds. */
-const CHUNK_BYTES = 512 * 1024;
+const CHUNK_BYTES = 128 * 1024;
 /** A line longer than this is skipped with one error: no real record is that big, and it must not pin memory. */
 export const MAX_LINE_BYTES = 8 * 1024 * 1024;
 
@@ -49,6 +49,7 @@ export class FileFollower {
     path: string,
     record: (lines: Line[]) => void,
     onProgress: (bytes: number) => void = () => undefined,
+    signal?: AbortSignal,
   ): Promise<FollowOutcome> {
     let handle;
     try {
@@ -70,6 +71,7 @@ export class FileFollower {
       // Sized to what is there: a one-line append should not cost a 4 MB allocation.
       const buf = Buffer.allocUnsafe(Math.max(1, Math.min(CHUNK_BYTES, s.size - position + 64 * 1024)));
       for (;;) {
+        if (signal?.aborted) break; // everything up to here is committed: the next start resumes from it
         const { bytesRead } = await handle.read(buf, 0, buf.length, position);
         if (bytesRead === 0) break;
         const chunk = buf.subarray(0, bytesRead);

@@ -97,6 +97,42 @@ const MIGRATIONS: ReadonlyArray<string> = [
   CREATE INDEX usage_session_cost ON usage_records(session_id, model, cost_micros, ts);
   CREATE INDEX usage_ts_cost ON usage_records(ts, model, cost_micros);
   `,
+  // 3: spend and tokens per quarter hour and model, kept by triggers, so "today" (from local midnight, which falls
+  // on a quarter hour in every time zone) and all-time totals are sums of a few rows however big the history is.
+  `
+  CREATE TABLE usage_quarter_hours (
+    bucket          INTEGER NOT NULL,
+    model           TEXT NOT NULL,
+    cost_micros     INTEGER NOT NULL,
+    unpriced        INTEGER NOT NULL,
+    records         INTEGER NOT NULL,
+    input_tokens    INTEGER NOT NULL,
+    output_tokens   INTEGER NOT NULL,
+    cache_read      INTEGER NOT NULL,
+    cache_write     INTEGER NOT NULL,
+    PRIMARY KEY (bucket, model)
+  ) WITHOUT ROWID;
+  INSERT INTO usage_quarter_hours
+    SELECT ts / 900000, model, COALESCE(SUM(cost_micros), 0), SUM(cost_micros IS NULL), COUNT(*),
+      SUM(input_tokens), SUM(output_tokens), SUM(cache_read), SUM(cache_write_5m + cache_write_1h)
+    FROM usage_records GROUP BY ts / 900000, model;
+  CREATE TRIGGER usage_quarter_hours_insert AFTER INSERT ON usage_records BEGIN
+    INSERT INTO usage_quarter_hours
+    VALUES (NEW.ts / 900000, NEW.model, COALESCE(NEW.cost_micros, 0), NEW.cost_micros IS NULL, 1,
+      NEW.input_tokens, NEW.output_tokens, NEW.cache_read, NEW.cache_write_5m + NEW.cache_write_1h)
+    ON CONFLICT(bucket, model) DO UPDATE SET cost_micros = cost_micros + excluded.cost_micros,
+      unpriced = unpriced + excluded.unpriced, records = records + 1,
+      input_tokens = input_tokens + excluded.input_tokens, output_tokens = output_tokens + excluded.output_tokens,
+      cache_read = cache_read + excluded.cache_read, cache_write = cache_write + excluded.cache_write;
+  END;
+  CREATE TRIGGER usage_quarter_hours_update AFTER UPDATE OF cost_micros, output_tokens ON usage_records BEGIN
+    UPDATE usage_quarter_hours
+    SET cost_micros = cost_micros - COALESCE(OLD.cost_micros, 0) + COALESCE(NEW.cost_micros, 0),
+        unpriced = unpriced - (OLD.cost_micros IS NULL) + (NEW.cost_micros IS NULL),
+        output_tokens = output_tokens - OLD.output_tokens + NEW.output_tokens
+    WHERE bucket = NEW.ts / 900000 AND model = NEW.model;
+  END;
+  `,
 ];
 
 export function migrate(db: Database.Database): number {

@@ -21,7 +21,6 @@ export class UsageStore {
   private readonly insert;
   private readonly sessionStmt;
   private readonly rangeStmt;
-  private readonly sessionsStmt;
   private readonly totalsStmt;
   constructor(db: Db) {
     // One record per content block repeats the usage; a later block may carry the final output count.
@@ -40,20 +39,16 @@ export class UsageStore {
               GROUP_CONCAT(DISTINCT model) AS models
        FROM usage_records WHERE session_id = ?`,
     );
+    // usage_quarter_hours is this store's own derived table, kept by triggers (migration 3).
     this.rangeStmt = db.prepare(
-      `SELECT model, COALESCE(SUM(cost_micros), 0) AS cost, SUM(cost_micros IS NULL) AS unpriced, COUNT(*) AS n
-       FROM usage_records WHERE ts >= ? AND ts < ? GROUP BY model ORDER BY cost DESC`,
-    );
-    this.sessionsStmt = db.prepare(
-      `SELECT session_id, COALESCE(SUM(cost_micros), 0) AS cost, SUM(cost_micros IS NULL) AS unpriced, COUNT(*) AS n,
-              GROUP_CONCAT(DISTINCT model) AS models
-       FROM usage_records GROUP BY session_id ORDER BY MAX(ts) DESC LIMIT ?`,
+      `SELECT model, SUM(cost_micros) AS cost, SUM(unpriced) AS unpriced, SUM(records) AS n
+       FROM usage_quarter_hours WHERE bucket >= ? / 900000 AND bucket < ? / 900000 GROUP BY model ORDER BY cost DESC`,
     );
     this.totalsStmt = db.prepare(
-      `SELECT COALESCE(SUM(cost_micros), 0) AS cost, COUNT(*) AS n, SUM(cost_micros IS NULL) AS unpriced,
+      `SELECT COALESCE(SUM(cost_micros), 0) AS cost, COALESCE(SUM(records), 0) AS n, COALESCE(SUM(unpriced), 0) AS unpriced,
               COALESCE(SUM(input_tokens), 0) AS input, COALESCE(SUM(output_tokens), 0) AS output,
-              COALESCE(SUM(cache_read), 0) AS cacheRead, COALESCE(SUM(cache_write_5m + cache_write_1h), 0) AS cacheWrite
-       FROM usage_records`,
+              COALESCE(SUM(cache_read), 0) AS cacheRead, COALESCE(SUM(cache_write), 0) AS cacheWrite
+       FROM usage_quarter_hours`,
     );
   }
 
@@ -76,22 +71,11 @@ export class UsageStore {
     };
   }
 
+  /** Spend per model between two quarter-hour boundaries (local midnights are). */
   spendByModel(fromMs: number, toMs: number): SpendByModel[] {
     return (this.rangeStmt.all(fromMs, toMs) as Array<{ model: string; cost: number; unpriced: number; n: number }>).map(
       (r) => ({ model: r.model, costMicros: r.cost, unpricedRecords: r.unpriced, records: r.n }),
     );
-  }
-
-  recentSessions(limit = 50): SessionSpend[] {
-    return (
-      this.sessionsStmt.all(limit) as Array<{ session_id: string; cost: number; unpriced: number; n: number; models: string | null }>
-    ).map((r) => ({
-      sessionId: r.session_id,
-      costMicros: r.cost,
-      unpricedRecords: r.unpriced,
-      records: r.n,
-      models: r.models ? r.models.split(',') : [],
-    }));
   }
 
   totals(): { costMicros: number; records: number; unpricedRecords: number; inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number } {
