@@ -33,7 +33,9 @@ export interface HookDelivery extends SpooledEvent {
   viaSpool: boolean;
 }
 
-const CARRY_ON: HookAnswer = { stdout: '', exitCode: 0 };
+export const CARRY_ON: HookAnswer = { stdout: '', exitCode: 0 };
+/** The hook events whose answer the harness acts on; the others are answered "carry on" before they are recorded. */
+const ANSWERED_EVENTS = new Set(['UserPromptSubmit']);
 const PROVIDER = 'anthropic';
 
 /** Local midnight in musher's time zone: "today" for spend. */
@@ -101,6 +103,10 @@ export class Musher {
     this.spool.stop();
     await this.transcripts.stop();
     this.db.close();
+  }
+
+  answers(event: string): boolean {
+    return ANSWERED_EVENTS.has(event);
   }
 
   handleHook(d: HookDelivery): HookAnswer {

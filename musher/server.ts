@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { chmodSync, statSync, unlinkSync } from 'node:fs';
-import type { Musher } from './app.js';
+import { CARRY_ON, type Musher } from './app.js';
 import type { Log } from './log.js';
 
 /** musher's API: HTTP/1.1 + JSON over a Unix socket that only its user can open (0600). */
@@ -47,15 +47,25 @@ export function startServer(musher: Musher, socketPath: string, log: Log, onShut
       if (req.method === 'POST' && url.pathname.startsWith('/v1/hook/')) {
         const event = decodeURIComponent(url.pathname.slice('/v1/hook/'.length));
         const raw = await readBody(req);
-        const answer = musher.handleHook({
+        const delivery = {
           eventId: header(req, 'x-sleds-event-id') ?? globalThis.crypto.randomUUID(),
           event,
           harness: header(req, 'x-sleds-harness') ?? 'claude-code',
           receivedAt: Number(header(req, 'x-sleds-received-at')) || Date.now(),
           raw,
           viaSpool: false,
+        };
+        if (musher.answers(event)) return send(res, 200, JSON.stringify(musher.handleHook(delivery)));
+        // Nothing to say back: let the harness go on at once, then record the event.
+        send(res, 200, JSON.stringify(CARRY_ON));
+        setImmediate(() => {
+          try {
+            musher.handleHook(delivery);
+          } catch (e) {
+            log.error(`hook ${event}: ${(e as Error).message}`);
+          }
         });
-        return send(res, 200, JSON.stringify(answer));
+        return;
       }
       if (req.method === 'POST' && url.pathname === '/v1/statusline') {
         const raw = await readBody(req);
