@@ -15,8 +15,9 @@ if (!event) {
   process.stderr.write('sleds: which event? e.g. node dist/hook.cjs UserPromptSubmit\n');
   process.exitCode = 2;
 } else {
+  // Exit as soon as the answer is written (stdout is written synchronously): no waiting on handle teardown.
   runHook(event, harness, cliMain).then(
-    (code) => (process.exitCode = code),
-    () => (process.exitCode = 0), // never break the harness
+    (code) => process.exit(code),
+    () => process.exit(0), // never break the harness
   );
 }

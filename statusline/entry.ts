@@ -4,6 +4,6 @@ import { runStatusline } from './client.js';
 const args = process.argv.slice(2);
 const thenAt = args.indexOf('--then');
 runStatusline(thenAt >= 0 ? (args[thenAt + 1] ?? null) : null).then(
-  (code) => (process.exitCode = code),
-  () => (process.exitCode = 0),
+  (code) => process.exit(code),
+  () => process.exit(0),
 );
