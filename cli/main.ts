@@ -12,6 +12,7 @@ Usage:
   sleds uninstall               undo everything install changed
   sleds doctor [--json]         what is wired and what is not, line by line
   sleds status [--json]         bars, today's spend, sessions, walls
+  sleds bars [--json]           every bar, its source and the age of its data
   sleds musher [run]            run the daemon in the foreground
   sleds musher start|stop|status
   sleds hook <Event>            (called by the harness) forward a hook event
@@ -60,6 +61,10 @@ async function main(argv: string[]): Promise<number> {
     case 'status': {
       const { runStatus } = await import('./status.js');
       return runStatus(json);
+    }
+    case 'bars': {
+      const { runBars } = await import('./bars.js');
+      return runBars(json);
     }
     case 'install': {
       const { runInstall } = await import('./install.js');

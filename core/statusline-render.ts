@@ -1,4 +1,4 @@
-import { formatAge, formatReset, formatUsd } from './format.js';
+import { formatAge, formatClock, formatReset, formatUsd } from './format.js';
 
 /**
  * The statusline, rendered from a view both musher and the degraded local path can build.
@@ -37,6 +37,8 @@ export interface StatuslineView {
   session: MoneyView | null;
   today: MoneyView | null;
   musherAway: boolean;
+  /** The binding wall, when it is forecast before its bar resets; `soon` (under 30 minutes) turns the line amber. */
+  wall?: { atMs: number; soon: boolean } | null;
   nowMs: number;
   timeZone?: string;
   color: boolean;
@@ -44,11 +46,10 @@ export interface StatuslineView {
 
 export type Severity = 'ok' | 'amber' | 'red';
 
-export function severityOf(bars: BarView[] | null): Severity {
-  if (!bars) return 'ok';
-  const top = Math.max(...bars.map((b) => b.usedPct), 0);
+export function severityOf(bars: BarView[] | null, wallSoon = false): Severity {
+  const top = bars ? Math.max(...bars.map((b) => b.usedPct), 0) : 0;
   if (top >= 100) return 'red';
-  if (top >= AMBER_AT_PCT) return 'amber';
+  if (top >= AMBER_AT_PCT || wallSoon) return 'amber';
   return 'ok';
 }
 
@@ -74,6 +75,7 @@ export function renderStatusline(view: StatuslineView): string {
   if (view.modelName) parts.push(view.modelName);
   if (view.bars && view.bars.length > 0) {
     for (const bar of view.bars) parts.push(renderBar(bar, view.nowMs, view.timeZone));
+    if (view.wall) parts.push(`→ wall ${formatClock(view.wall.atMs, view.timeZone)}`);
   } else {
     parts.push(view.noBarsReason === 'api-key' ? 'no plan bars (API key)' : 'no plan bars yet');
   }
@@ -81,7 +83,7 @@ export function renderStatusline(view: StatuslineView): string {
   if (view.today) parts.push(renderMoney(view.today, 'today'));
   if (view.musherAway) parts.push('(musher away)');
   const line = parts.join(' · ');
-  const severity = severityOf(view.bars);
+  const severity = severityOf(view.bars, view.wall?.soon ?? false);
   if (!view.color || severity === 'ok') return line;
   return `${severity === 'red' ? RED : AMBER}${line}${RESET}`;
 }

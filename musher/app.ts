@@ -1,6 +1,6 @@
 import { HookPayload, StatuslinePayload, type HookAnswer } from '../core/wire.js';
 import { parseSledPrompt, sledUsage, SLED_HELP } from '../core/sled-command.js';
-import { barStatus, liveBars, renderStatusCard, type StatusSnapshot } from '../core/status.js';
+import { barStatus, liveBars, renderStatusCard, type BarStatus, type StatusSnapshot } from '../core/status.js';
 import { renderStatusline, type BarView, type StatuslineView } from '../core/statusline-render.js';
 import { barsFromStatuslineJson, looksLikeApiKeySession } from '../core/statusline-local.js';
 import { parseLimitText } from '../core/limit-text.js';
@@ -250,6 +250,12 @@ export class Musher {
         sessionId,
       });
     }
+  }
+
+  /** Every bar still in its window, with source and age. */
+  barsNow(): { now: number; bars: BarStatus[] } {
+    const now = this.opts.clock.now();
+    return { now, bars: liveBars(this.bars.all().map((b) => barStatus(b, now)), now) };
   }
 
   status(): StatusSnapshot {

@@ -25,6 +25,13 @@ export interface BarRow {
 
 /** A sample is kept when the value moves, and at least every few minutes while it holds (for forecasting). */
 const HOLD_SAMPLE_EVERY_MS = 5 * 60_000;
+/** Resets this close together are the same window (sources round them differently). */
+const SAME_RESET_TOLERANCE_MS = 2 * 60_000;
+
+/** Same window, not a rollover: the reset did not move (or a source did not say). */
+export function sameTrail(a: number | null, b: number | null): boolean {
+  return a === null || b === null || Math.abs(a - b) <= SAME_RESET_TOLERANCE_MS;
+}
 
 /** The plan bars (5-hour, weekly, …): the latest reading per window and the trail of samples. */
 export class BarStore {
@@ -55,18 +62,43 @@ export class BarStore {
     );
   }
 
+  /**
+   * Records a reading. Every reading is kept as a sample (with its source); the bar itself keeps the window's
+   * high-water mark: within one window a bar never falls, so a lower value is a stale session's, and only a
+   * moved reset (a rollover) starts it afresh.
+   */
   record(reading: BarReading): void {
     this.db.transaction(() => {
       const current = this.getStmt.get(reading.provider, reading.window) as Record<string, number | string | null> | undefined;
-      const same = current && current.used_pct === reading.usedPct && current.resets_at === reading.resetsAt;
-      if (current && (current.observed_at as number) > reading.observedAt) return; // an older reading arriving late
-      const changedAt = same ? (current!.changed_at as number) : reading.observedAt;
-      this.upsert.run({ ...reading, changedAt });
       const last = this.lastSampleStmt.get(reading.provider, reading.window) as { observed_at: number } | undefined;
-      if (!same || !last || reading.observedAt - last.observed_at >= HOLD_SAMPLE_EVERY_MS) {
+      const unchanged = current && current.used_pct === reading.usedPct && current.resets_at === reading.resetsAt;
+      if (!unchanged || !last || reading.observedAt - last.observed_at >= HOLD_SAMPLE_EVERY_MS) {
         this.insertSample.run({ ...reading, sessionId: reading.sessionId ?? null });
       }
+      if (current && (current.observed_at as number) > reading.observedAt) return; // an older reading arriving late
+      const resetsAt = (current?.resets_at as number | null | undefined) ?? null;
+      const rollover = current !== undefined && !sameTrail(resetsAt, reading.resetsAt) && (reading.resetsAt ?? 0) > (resetsAt ?? 0);
+      if (current && !rollover && reading.usedPct < (current.used_pct as number)) {
+        // Stale and lower: the bar holds its mark; the reading still tells us the reset, if we had none.
+        if (resetsAt === null && reading.resetsAt !== null) this.upsert.run({ ...this.rowOf(current), resetsAt: reading.resetsAt });
+        return;
+      }
+      if (current && !rollover && reading.resetsAt !== null && resetsAt !== null && reading.resetsAt < resetsAt - SAME_RESET_TOLERANCE_MS) return;
+      const changedAt = unchanged ? (current!.changed_at as number) : reading.observedAt;
+      this.upsert.run({ ...reading, resetsAt: reading.resetsAt ?? (rollover ? null : resetsAt), changedAt });
     })();
+  }
+
+  private rowOf(r: Record<string, number | string | null>): BarReading & { changedAt: number } {
+    return {
+      provider: r.provider as string,
+      window: r.window as string,
+      usedPct: r.used_pct as number,
+      resetsAt: (r.resets_at as number | null) ?? null,
+      observedAt: r.observed_at as number,
+      changedAt: r.changed_at as number,
+      source: r.source as string,
+    };
   }
 
   all(): BarRow[] {
@@ -81,11 +113,12 @@ export class BarStore {
     }));
   }
 
-  samples(provider: string, window: string, sinceMs: number): Array<{ usedPct: number; resetsAt: number | null; observedAt: number }> {
+  samples(provider: string, window: string, sinceMs: number): Array<{ usedPct: number; resetsAt: number | null; observedAt: number; source: string }> {
     return (this.samplesStmt.all(provider, window, sinceMs) as Array<Record<string, unknown>>).map((r) => ({
       usedPct: r.used_pct as number,
       resetsAt: (r.resets_at as number | null) ?? null,
       observedAt: r.observed_at as number,
+      source: r.source as string,
     }));
   }
 }

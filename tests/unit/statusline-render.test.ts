@@ -43,6 +43,14 @@ describe('renderStatusline', () => {
     if (severity !== 'ok') expect(line.endsWith(RESET)).toBe(true);
   });
 
+  it('names the binding wall when it comes before the reset, amber when it is under 30 minutes away', () => {
+    const later = renderStatusline(view({ wall: { atMs: Date.UTC(2026, 10, 29, 15, 40), soon: false } }));
+    expect(later).toBe('Opus 5.5 · 5h 62% ↻4:10pm · wk 41% ↻Thu 9:00am · → wall 3:40pm · $3.21 session · $18.40 today');
+    const soon = renderStatusline(view({ wall: { atMs: Date.UTC(2026, 10, 29, 14, 20), soon: true } }));
+    expect(soon.startsWith(AMBER)).toBe(true);
+    expect(soon).toContain('→ wall 2:20pm');
+  });
+
   it('the worst bar decides the colour', () => {
     const bars = [
       { label: '5h', usedPct: 20, resetsAtMs: null, ageMs: null },

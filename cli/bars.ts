@@ -1,0 +1,40 @@
+import { homedir } from 'node:os';
+import { resolvePaths } from '../core/paths.js';
+import { formatAge, formatReset } from '../core/format.js';
+import type { BarStatus } from '../core/status.js';
+import { requestMusher } from '../hooks/musher-client.js';
+
+/** `sleds bars [--json]`: every bar musher knows, with its source and the age of its data. */
+export async function runBars(json: boolean): Promise<number> {
+  const paths = resolvePaths(process.env, homedir());
+  let bars: BarStatus[];
+  let now: number;
+  try {
+    const res = await requestMusher(paths.socketFile, 'GET', '/v1/bars', null, {}, 5000);
+    if (res.status !== 200) throw new Error(res.body);
+    ({ bars, now } = JSON.parse(res.body) as { bars: BarStatus[]; now: number });
+  } catch {
+    process.stderr.write(`sleds: musher is not running — start it with 'sleds musher start' or let the next hook start it\n`);
+    return 1;
+  }
+  if (json) {
+    process.stdout.write(`${JSON.stringify({ now, bars }, null, 2)}\n`);
+    return 0;
+  }
+  if (bars.length === 0) {
+    process.stdout.write('No bars yet: they arrive with the first reply of a subscriber session (API-key sessions have none).\n');
+    return 0;
+  }
+  const rows = bars.map((b) => [
+    `${b.provider === 'anthropic' ? 'claude' : b.provider === 'openai' ? 'codex' : b.provider} ${b.label}`,
+    `${b.usedPct}%`,
+    b.resetsAt === null ? '?' : formatReset(b.resetsAt, now),
+    b.source,
+    `${formatAge(b.ageMs)}${b.stale ? ' (stale)' : ''}`,
+  ]);
+  const head = ['bar', 'used', 'resets', 'source', 'age'];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const fmt = (r: string[]) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  process.stdout.write(`${[fmt(head), ...rows.map(fmt)].join('\n')}\n`);
+  return 0;
+}
