@@ -56,6 +56,8 @@ export interface StatusSnapshot {
   totals: { usageRecords: number; costMicros: number; unpricedRecords: number; inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number };
   /** Hook events received, by event name. */
   hookEvents: Record<string, number>;
+  /** One line on Claude's usage endpoint: polling, backing off, or why not. */
+  usageEndpoint: string;
 }
 
 export function barStatus(

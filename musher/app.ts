@@ -15,6 +15,9 @@ import { UsageStore } from './store/usage.js';
 import { BarStore } from './store/bars.js';
 import { WallStore } from './store/walls.js';
 import { OffsetStore } from './store/offsets.js';
+import { CreditStore } from './store/credits.js';
+import type { UsageReadings } from '../core/usage-endpoint.js';
+import { describeUsagePoller, type UsagePollerState } from './quota/usage-poller.js';
 import { FileFollower } from './ingest/file-follower.js';
 import { ClaudeTranscriptSource } from './ingest/claude-transcripts.js';
 import { SpoolDrain, type SpooledEvent } from './ingest/spool-drain.js';
@@ -65,9 +68,12 @@ export class Musher {
   readonly bars: BarStore;
   readonly walls: WallStore;
   readonly offsets: OffsetStore;
+  readonly credits: CreditStore;
   readonly transcripts: ClaudeTranscriptSource;
   readonly spool: SpoolDrain;
   readonly startedAt: number;
+  /** Set by the daemon (main.ts): its state is shown by doctor. */
+  usagePoller: { state(): UsagePollerState } | null = null;
 
   constructor(private readonly opts: MusherOptions) {
     this.db = openStore(opts.paths.dbFile);
@@ -77,6 +83,7 @@ export class Musher {
     this.bars = new BarStore(this.db);
     this.walls = new WallStore(this.db);
     this.offsets = new OffsetStore(this.db);
+    this.credits = new CreditStore(this.db);
     this.startedAt = opts.clock.now();
     this.transcripts = new ClaudeTranscriptSource({
       projectsDir: `${opts.claudeConfigDir}/projects`,
@@ -199,12 +206,16 @@ export class Musher {
     }
     const sessionId = typeof json.session_id === 'string' ? json.session_id : null;
     const model = json.model as { id?: string; display_name?: string } | undefined;
-    let bars: BarView[] | null = barsFromStatuslineJson(json);
-    if (!bars) {
-      // A fresh Claude Code process has no rate_limits until its first reply: show what musher last saw, aged.
-      const stored = liveBars(this.bars.all().filter((b) => b.provider === PROVIDER).map((b) => barStatus(b, now)), now);
-      if (stored.length > 0) bars = stored.map((b) => ({ label: b.label, usedPct: b.usedPct, resetsAtMs: b.resetsAt, ageMs: b.ageMs }));
-    }
+    const fromStdin = barsFromStatuslineJson(json);
+    const stored = liveBars(this.bars.all().filter((b) => b.provider === PROVIDER).map((b) => barStatus(b, now)), now);
+    const asView = (b: BarStatus): BarView => ({ label: b.label, usedPct: b.usedPct, resetsAtMs: b.resetsAt, ageMs: b.ageMs });
+    // Claude Code hands the statusline the 5-hour and weekly bars only: the per-model weekly ones come from the usage
+    // endpoint. A fresh Claude Code process has no rate_limits until its first reply: show what musher last saw, aged.
+    const bars: BarView[] | null = fromStdin
+      ? [...fromStdin, ...stored.filter((b) => b.window.startsWith('seven_day_')).map(asView)]
+      : stored.length > 0
+        ? stored.map(asView)
+        : null;
     const today = this.usage.spendByModel(startOfLocalDay(now), now + 86_400_000);
     const view: StatuslineView = {
       modelName: model?.display_name ?? model?.id ?? null,
@@ -250,6 +261,36 @@ export class Musher {
         sessionId,
       });
     }
+  }
+
+  /** A good answer of Claude's usage endpoint: its bars (per-model weekly ones too) and the seat's credits. */
+  recordUsageEndpoint(r: UsageReadings): void {
+    this.db.transaction(() => {
+      for (const b of r.bars) {
+        this.bars.record({ provider: PROVIDER, window: b.window, usedPct: b.usedPct, resetsAt: b.resetsAtMs, observedAt: r.observedAt, source: 'usage-endpoint' });
+      }
+      if (r.credits) {
+        this.credits.record({
+          provider: PROVIDER,
+          observedAt: r.observedAt,
+          enabled: r.credits.enabled,
+          unlimited: null,
+          currency: r.credits.currency,
+          exponent: r.credits.exponent,
+          usedMinor: r.credits.usedMinor,
+          limitMinor: r.credits.monthlyLimitMinor,
+          balanceMinor: r.credits.remainingMinor,
+          utilizationPct: r.credits.utilizationPct,
+          disabledReason: r.credits.disabledReason,
+          source: 'usage-endpoint',
+        });
+      }
+    })();
+  }
+
+  /** One line on the usage endpoint for doctor and status: polling, backing off, or why not. */
+  usagePollerLine(): string {
+    return this.usagePoller ? describeUsagePoller(this.usagePoller.state(), this.opts.clock.now()) : 'usage endpoint: not polled by this musher';
   }
 
   /** Every bar still in its window, with source and age. */
@@ -301,6 +342,7 @@ export class Musher {
       ingest: { files: offsets.files, bytesRead: offsets.bytes, pendingBytes: progress.pendingBytes, backfilling: progress.backfilling },
       totals: (({ records, ...rest }) => ({ usageRecords: records, ...rest }))(this.usage.totals()),
       hookEvents: this.hookEvents.countsByEvent(),
+      usageEndpoint: this.usagePollerLine(),
     };
   }
 }

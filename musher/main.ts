@@ -10,6 +10,8 @@ import { packageRoot } from './package-root.js';
 import { loadPriceTable } from './prices.js';
 import { startServer } from './server.js';
 import { requestMusher } from '../hooks/musher-client.js';
+import { UsagePoller } from './quota/usage-poller.js';
+import { readClaudeCredentials } from './quota/credentials.js';
 
 /** `sleds musher run`: the daemon itself, in the foreground (the background start runs this detached). */
 export async function runMusher(opts: { background: boolean }): Promise<number> {
@@ -55,6 +57,23 @@ export async function runMusher(opts: { background: boolean }): Promise<number> 
         }
       : undefined,
   });
+  // Claude's usage endpoint: per-model weekly bars and credits. Sends nothing until there is a login to use.
+  const env = process.env;
+  const poller = new UsagePoller({
+    clock: systemClock,
+    log,
+    readCredentials: () =>
+      readClaudeCredentials({
+        claudeConfigDir: claudeConfigDir(env, homedir()),
+        configDirFromEnv: Boolean(env.CLAUDE_CONFIG_DIR),
+        now: () => systemClock.now(),
+      }),
+    onReadings: (r) => musher.recordUsageEndpoint(r),
+    lockFile: join(paths.runtimeDir, 'usage-poller.lock'),
+    stateFile: join(paths.runtimeDir, 'usage-poller.json'),
+    userAgent: `sleds/${version} (usage poller)`,
+  });
+  musher.usagePoller = poller;
   let stopping = false;
   let resolveStopped: () => void = () => undefined;
   const stopped = new Promise<void>((r) => (resolveStopped = r));
@@ -63,6 +82,7 @@ export async function runMusher(opts: { background: boolean }): Promise<number> 
     stopping = true;
     log.info('musher stopping');
     await server.close();
+    await poller.stop();
     await musher.close();
     try {
       if (readFileSync(paths.pidFile, 'utf8') === String(process.pid)) unlinkSync(paths.pidFile);
@@ -79,6 +99,7 @@ export async function runMusher(opts: { background: boolean }): Promise<number> 
   process.on('SIGHUP', () => void shutdown());
   log.info(`musher ${version} listening on ${paths.socketFile} (pid ${process.pid})`);
   await musher.start();
+  poller.start();
   if (interactive) {
     void musher.transcripts.idle().then(() => process.stderr.write('\nsleds: history read; musher is ready\n'));
   }

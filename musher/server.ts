@@ -83,6 +83,9 @@ export function startServer(musher: Musher, socketPath: string, log: Log, onShut
       if (req.method === 'GET' && url.pathname === '/v1/status') {
         return send(res, 200, JSON.stringify(musher.status()));
       }
+      if (req.method === 'GET' && url.pathname === '/v1/usage-poller') {
+        return send(res, 200, JSON.stringify({ line: musher.usagePollerLine(), state: musher.usagePoller?.state() ?? null }));
+      }
       if (req.method === 'GET' && url.pathname === '/v1/bars') {
         return send(res, 200, JSON.stringify(musher.barsNow()));
       }

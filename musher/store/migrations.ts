@@ -133,6 +133,25 @@ const MIGRATIONS: ReadonlyArray<string> = [
     WHERE bucket = NEW.ts / 900000 AND model = NEW.model;
   END;
   `,
+  // 4: the seat-credits rail (Claude extra usage, Codex credits), one reading per observation.
+  `
+  CREATE TABLE credit_readings (
+    id                  INTEGER PRIMARY KEY,
+    provider            TEXT NOT NULL,
+    observed_at         INTEGER NOT NULL,
+    enabled             INTEGER,
+    unlimited           INTEGER,
+    currency            TEXT,
+    exponent            INTEGER NOT NULL,
+    used_minor          INTEGER,
+    limit_minor         INTEGER,
+    balance_minor       INTEGER,
+    utilization_pct     REAL,
+    disabled_reason     TEXT,
+    source              TEXT NOT NULL
+  );
+  CREATE INDEX credit_readings_provider ON credit_readings(provider, observed_at);
+  `,
 ];
 
 export function migrate(db: Database.Database): number {
