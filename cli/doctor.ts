@@ -17,6 +17,7 @@ import {
   type SettingsFile,
 } from './claude-settings.js';
 import { claudeVersion, findClaude } from './install-claude.js';
+import { doctorCodex } from './install-codex.js';
 import { musherHealth } from './musher-lifecycle.js';
 import { Reporter } from './install-report.js';
 import { readState, stateFile } from './install-state.js';
@@ -114,6 +115,10 @@ export async function runDoctor(cliMain: string, json: boolean): Promise<number>
       rep.fail('statusline', `statusLine runs ${what}`, 'run sleds install (it keeps yours and runs it after sleds)', { command });
     }
   }
+
+  // --- Codex (cli/install-codex.ts): found? hooks wired? trusted? ---
+  await doctorCodex(rep, env, home, root);
+  // --- end Codex ---
 
   // install state
   const st = readState(paths);

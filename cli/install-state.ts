@@ -13,6 +13,38 @@ const json: z.ZodType<Json> = z.lazy(() =>
   z.union([z.null(), z.boolean(), z.number(), z.string(), z.array(json), z.record(z.string(), json)]),
 );
 
+// --- Codex (cli/install-codex.ts) -------------------------------------------------------------------------------
+const CodexFileSchema = z.object({
+  path: z.string(),
+  /** Whether the file existed before sleds first touched it, and its sha256 then. */
+  existedBefore: z.boolean(),
+  originalSha256: z.string().nullable(),
+  /** The copy taken before the first change (null when there was no file to copy). */
+  backupPath: z.string().nullable(),
+  backups: z.array(z.string()),
+});
+
+/** What `sleds install` changed in Codex's home ($CODEX_HOME, realpath'd as Codex names it in its trust keys). */
+export const CodexStateSchema = z.object({
+  home: z.string(),
+  bin: z.string().nullable(),
+  version: z.string().nullable(),
+  hooksJson: CodexFileSchema.extend({
+    /** Whether "hooks" and which event lists were there before: uninstall drops only the ones sleds added. */
+    hadHooksKey: z.boolean(),
+    hadEvents: z.array(z.string()),
+  }),
+  configToml: CodexFileSchema.extend({
+    /** trusted_hash lines sleds changed in tables it did not write: the line as it was (null: sleds added it). */
+    edited: z.array(z.object({ key: z.string(), line: z.string().nullable() })),
+  }),
+  /** The handlers sleds wrote, with their trust key and hash. */
+  hooks: z.array(z.object({ event: z.string(), command: z.string(), timeout: z.number(), key: z.string(), hash: z.string() })),
+});
+
+export type CodexState = z.infer<typeof CodexStateSchema>;
+// --- end Codex ---------------------------------------------------------------------------------------------------
+
 export const InstallStateSchema = z.object({
   version: z.literal(1),
   installedAt: z.string(),
@@ -45,6 +77,8 @@ export const InstallStateSchema = z.object({
     method: z.enum(['claude', 'direct', 'pending']),
     note: z.string().nullable(),
   }),
+  /** Codex: null when it was not found; absent in state files written before sleds knew Codex. */
+  codex: CodexStateSchema.nullable().optional(),
 });
 
 export type InstallState = z.infer<typeof InstallStateSchema>;

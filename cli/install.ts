@@ -29,6 +29,7 @@ import {
   type SettingsFile,
 } from './claude-settings.js';
 import { claudeVersion, findClaude, findInstalledPlugin, findMarketplace, runFile } from './install-claude.js';
+import { installCodex, uninstallCodex } from './install-codex.js';
 import { ensureStarted, stopMusherQuietly } from './musher-lifecycle.js';
 import { Reporter, type Step } from './install-report.js';
 import { readState, removeState, stateFile, writeState, type InstallState } from './install-state.js';
@@ -322,6 +323,10 @@ export async function runInstall(cliMainArg: string, args: string[]): Promise<nu
     rep.fail('state', `cannot write ${stateFile(paths)} (${errorMessage(e)})`, `check that ${paths.configDir} is writable, then run sleds install again`);
   }
 
+  // --- Codex (cli/install-codex.ts): hooks in $CODEX_HOME/hooks.json and their trust entries in config.toml. ---
+  await installCodex({ rep, env, home, root, nodePath: process.execPath, state, persist });
+  // --- end Codex ---
+
   // 6. musher.
   const m = await ensureStarted(cliMain);
   if (m) rep.ok('musher', m.alreadyRunning ? `musher already running (pid ${m.pid})` : `musher started (pid ${m.pid})`, { pid: m.pid });
@@ -461,6 +466,10 @@ export async function runUninstall(cliMainArg: string, args: string[]): Promise<
       }
     }
   }
+
+  // --- Codex (cli/install-codex.ts) ---
+  await uninstallCodex({ rep, env, home, root: state?.packageRoot ?? dirname(dirname(dirname(cliMain))), state });
+  // --- end Codex ---
 
   // 3. musher.
   const stopped = await stopMusherQuietly();

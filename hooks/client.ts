@@ -18,7 +18,7 @@ const DEFAULT_BUDGET_MS = 1_000;
 const SPOOL_FIRST = new Set(['StopFailure', 'SessionEnd']);
 
 /** A typed /sled must not reach the model when musher cannot answer it: block it with a line that says why. */
-function awayAnswer(event: string, raw: string): string {
+function awayAnswer(event: string, harness: string, raw: string): string {
   if (event !== 'UserPromptSubmit') return '';
   let prompt = '';
   try {
@@ -27,11 +27,10 @@ function awayAnswer(event: string, raw: string): string {
     return '';
   }
   if (!/^\s*\/?sled(:sled)?(\s|$)/i.test(prompt)) return '';
-  return JSON.stringify({
-    decision: 'block',
-    reason: 'sleds: musher is not running yet; it is starting now. Type the /sled command again in a moment (sleds doctor tells more).',
-    hookSpecificOutput: { hookEventName: 'UserPromptSubmit', suppressOriginalPrompt: true },
-  });
+  const reason = 'sleds: musher is not running yet; it is starting now. Type the sled command again in a moment (sleds doctor tells more).';
+  // Codex fails a hook whose output has a field it does not know: it gets the bare decision (see musher/app.ts).
+  if (harness === 'codex') return JSON.stringify({ decision: 'block', reason });
+  return JSON.stringify({ decision: 'block', reason, hookSpecificOutput: { hookEventName: 'UserPromptSubmit', suppressOriginalPrompt: true } });
 }
 
 export async function runHook(event: string, harness: string, cliMain: string): Promise<number> {
@@ -78,7 +77,7 @@ export async function runHook(event: string, harness: string, cliMain: string): 
     spool();
     // SLEDS_NO_AUTOSTART=1: the user runs musher themselves (a service manager, or tests that watch the spool).
     if (e instanceof MusherUnreachable && !process.env.SLEDS_NO_AUTOSTART) await startMusherDetached(cliMain);
-    const away = awayAnswer(event, raw);
+    const away = awayAnswer(event, harness, raw);
     if (away) writeStdoutSync(away);
     return 0;
   }

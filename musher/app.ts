@@ -20,6 +20,7 @@ import type { UsageReadings } from '../core/usage-endpoint.js';
 import { describeUsagePoller, type UsagePollerState } from './quota/usage-poller.js';
 import { FileFollower } from './ingest/file-follower.js';
 import { ClaudeTranscriptSource } from './ingest/claude-transcripts.js';
+import { CodexRolloutSource } from './ingest/codex-rollouts.js';
 import { SpoolDrain, type SpooledEvent } from './ingest/spool-drain.js';
 
 export interface MusherOptions {
@@ -28,6 +29,8 @@ export interface MusherOptions {
   log: Log;
   prices: PriceTable;
   claudeConfigDir: string;
+  /** Codex's rollouts: $CODEX_HOME/sessions. */
+  codexSessionsDir: string;
   version: string;
   onBackfillProgress?: (done: number, total: number) => void;
 }
@@ -48,15 +51,17 @@ function startOfLocalDay(ms: number): number {
   return d.getTime();
 }
 
-function blockWith(reason: string): HookAnswer {
-  return {
-    stdout: JSON.stringify({
-      decision: 'block',
-      reason,
-      hookSpecificOutput: { hookEventName: 'UserPromptSubmit', suppressOriginalPrompt: true },
-    }),
-    exitCode: 0,
-  };
+/**
+ * Blocks the typed prompt and answers it in place. Claude Code gets `suppressOriginalPrompt` so the prompt is not
+ * echoed; Codex validates hook output strictly and fails the hook on any field it does not know (facts, measured
+ * on 0.169.0), so it gets the bare decision.
+ */
+function blockWith(reason: string, harness: string): HookAnswer {
+  const answer =
+    harness === 'codex'
+      ? { decision: 'block', reason }
+      : { decision: 'block', reason, hookSpecificOutput: { hookEventName: 'UserPromptSubmit', suppressOriginalPrompt: true } };
+  return { stdout: JSON.stringify(answer), exitCode: 0 };
 }
 
 /** musher's state and decisions, without the socket: the HTTP layer (server.ts) only routes to this. */
@@ -70,6 +75,7 @@ export class Musher {
   readonly offsets: OffsetStore;
   readonly credits: CreditStore;
   readonly transcripts: ClaudeTranscriptSource;
+  readonly codex: CodexRolloutSource;
   readonly spool: SpoolDrain;
   readonly startedAt: number;
   /** Set by the daemon (main.ts): its state is shown by doctor. */
@@ -85,9 +91,11 @@ export class Musher {
     this.offsets = new OffsetStore(this.db);
     this.credits = new CreditStore(this.db);
     this.startedAt = opts.clock.now();
+    // One follower for both adapters: they share the byte offsets, keyed by path.
+    const follower = new FileFollower(this.db, this.offsets, opts.clock, opts.log);
     this.transcripts = new ClaudeTranscriptSource({
       projectsDir: `${opts.claudeConfigDir}/projects`,
-      follower: new FileFollower(this.db, this.offsets, opts.clock, opts.log),
+      follower,
       sessions: this.sessions,
       usage: this.usage,
       walls: this.walls,
@@ -96,6 +104,17 @@ export class Musher {
       log: opts.log,
       onProgress: opts.onBackfillProgress,
     });
+    this.codex = new CodexRolloutSource({
+      sessionsDir: opts.codexSessionsDir,
+      follower,
+      sessions: this.sessions,
+      usage: this.usage,
+      walls: this.walls,
+      bars: this.bars,
+      prices: opts.prices,
+      clock: opts.clock,
+      log: opts.log,
+    });
     this.spool = new SpoolDrain(opts.paths.spoolDir, (e) => this.handleHook({ ...e, viaSpool: true }), opts.log);
   }
 
@@ -103,12 +122,12 @@ export class Musher {
   async start(): Promise<void> {
     const drained = this.spool.start();
     if (drained > 0) this.opts.log.info(`drained ${drained} spooled hook event(s)`);
-    await this.transcripts.start();
+    await Promise.all([this.transcripts.start(), this.codex.start()]);
   }
 
   async close(): Promise<void> {
     this.spool.stop();
-    await this.transcripts.stop();
+    await Promise.all([this.transcripts.stop(), this.codex.stop()]);
     this.db.close();
   }
 
@@ -147,10 +166,10 @@ export class Musher {
       transcriptPath: p.transcript_path ?? null,
       model: d.event === 'SessionStart' ? (p.model ?? null) : null,
     });
-    if (p.transcript_path) this.transcripts.kick(p.transcript_path);
+    if (p.transcript_path) this.kickTranscript(p.transcript_path, d.harness);
     switch (d.event) {
       case 'UserPromptSubmit':
-        return d.viaSpool ? CARRY_ON : this.answerPrompt(p.prompt ?? '', p.session_id);
+        return d.viaSpool ? CARRY_ON : this.answerPrompt(p.prompt ?? '', p.session_id, d.harness);
       case 'StopFailure':
         if (p.error === 'rate_limit') this.recordStopFailureWall(d, p);
         return CARRY_ON;
@@ -162,16 +181,22 @@ export class Musher {
     }
   }
 
-  private answerPrompt(prompt: string, sessionId: string): HookAnswer {
+  /** Reads a session file's new lines now, with the adapter that owns it (both share the offsets, keyed by path). */
+  private kickTranscript(path: string, harness: string): void {
+    if (harness === 'codex' || this.codex.owns(path)) this.codex.kick(path);
+    else this.transcripts.kick(path);
+  }
+
+  private answerPrompt(prompt: string, sessionId: string, harness: string): HookAnswer {
     const command = parseSledPrompt(prompt);
     if (!command) return CARRY_ON;
     switch (command.verb) {
       case 'status':
-        return blockWith(renderStatusCard(this.status(), sessionId));
+        return blockWith(renderStatusCard(this.status(), sessionId), harness);
       case 'help':
-        return blockWith(SLED_HELP);
+        return blockWith(SLED_HELP, harness);
       case 'unknown':
-        return blockWith(sledUsage(command.word));
+        return blockWith(sledUsage(command.word), harness);
     }
   }
 
@@ -240,7 +265,7 @@ export class Musher {
           transcriptPath: typeof json.transcript_path === 'string' ? json.transcript_path : null,
           model: model?.id ?? null,
         });
-        if (typeof json.transcript_path === 'string') this.transcripts.kick(json.transcript_path);
+        if (typeof json.transcript_path === 'string') this.kickTranscript(json.transcript_path, 'claude-code');
       }
       this.recordStatuslineBars(json, sessionId, now);
     };
@@ -304,7 +329,9 @@ export class Musher {
     const since = startOfLocalDay(now);
     const byModel = this.usage.spendByModel(since, now + 86_400_000);
     const offsets = this.offsets.summary();
-    const progress = this.transcripts.progress();
+    const claude = this.transcripts.progress();
+    const codex = this.codex.progress();
+    const progress = { pendingBytes: claude.pendingBytes + codex.pendingBytes, backfilling: claude.backfilling || codex.backfilling };
     return {
       now,
       musher: { pid: process.pid, version: this.opts.version, startedAt: this.startedAt },

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from '
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { claudeConfigDir, resolvePaths } from '../core/paths.js';
+import { codexSessionsDir } from '../core/codex-rollout.js';
 import { Musher } from './app.js';
 import { systemClock } from './clock.js';
 import { acquireLock } from './lock.js';
@@ -46,6 +47,7 @@ export async function runMusher(opts: { background: boolean }): Promise<number> 
     log,
     prices: loadPriceTable(root),
     claudeConfigDir: claudeConfigDir(process.env, homedir()),
+    codexSessionsDir: codexSessionsDir(process.env, homedir()),
     version,
     onBackfillProgress: interactive
       ? (done, total) => {

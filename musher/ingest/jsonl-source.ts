@@ -1,0 +1,157 @@
+import { existsSync, statSync } from 'node:fs';
+import { watch, type FSWatcher } from 'chokidar';
+import type { Log } from '../log.js';
+import type { FileFollower, Line } from './file-follower.js';
+
+/**
+ * The part every "folder of append-only JSONL files" adapter shares (Claude transcripts, Codex rollouts): watch the
+ * folder, keep a queue of files with new bytes, read them one at a time through the FileFollower (new complete lines
+ * only, each chunk committed with its offset), report backfill progress, and let tests wait until all is read.
+ * What the lines mean is the adapter's: it gets them in `record`, inside the chunk's transaction.
+ */
+export interface JsonlSourceOptions {
+  dir: string;
+  follower: FileFollower;
+  log: Log;
+  /** Names the source in log lines ("transcript", "rollout"). */
+  what: string;
+  /** The files to follow; the others are not watched, and kicks for them are dropped. */
+  accepts(path: string): boolean;
+  /** A file's new complete lines, inside the transaction that commits its new offset. */
+  record(path: string, lines: Line[]): void;
+  /** Every accepted file, as it becomes known (listed, added, or kicked). */
+  onFile?(path: string): void;
+  /**
+   * The files listed at start are read in this order, once the listing is complete (a kick before then waits too).
+   * Without it, reading starts with the first file listed, in listing order.
+   */
+  orderBacklog?(paths: string[]): string[];
+  /** Called as backfill progresses (bytes read so far, bytes known in all). */
+  onProgress?: (done: number, total: number) => void;
+}
+
+export class JsonlSource {
+  private watcher: FSWatcher | null = null;
+  private dirty = new Set<string>();
+  private running: Promise<void> | null = null;
+  private ready = false;
+  private totalBytes = 0;
+  private doneBytes = 0;
+  private idleWaiters: Array<() => void> = [];
+  private readonly stopping = new AbortController();
+
+  constructor(private readonly opts: JsonlSourceOptions) {}
+
+  /**
+   * Watches the folder (which the caller creates if it should exist). Resolves when what exists has been listed;
+   * reading goes on after. A folder that does not exist is not watched: kicks still read the files they name.
+   */
+  start(): Promise<void> {
+    const { dir, log, what } = this.opts;
+    if (!existsSync(dir)) {
+      log.info(`${what} folder ${dir} does not exist: not watched (hooks can still point at ${what}s)`);
+      this.markReady();
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      this.watcher = watch(dir, {
+        ignored: (path, stats) => Boolean(stats?.isFile() && !this.opts.accepts(path)),
+        ignoreInitial: false,
+        alwaysStat: true,
+        persistent: true,
+      });
+      this.watcher.on('add', (path, stats) => this.kick(path, stats?.size));
+      this.watcher.on('change', (path) => this.kick(path));
+      this.watcher.on('error', (e) => log.warn(`${what} watcher: ${(e as Error).message}`));
+      this.watcher.on('ready', () => {
+        this.markReady();
+        resolve();
+      });
+    });
+  }
+
+  /** Stops watching and reading; resolves after the chunk in hand is committed (offsets make the rest resumable). */
+  async stop(): Promise<void> {
+    this.stopping.abort();
+    this.dirty.clear();
+    await this.watcher?.close();
+    this.watcher = null;
+    await this.running;
+  }
+
+  /** Reads a file's new lines soon (a hook says a turn ended, or the watcher saw a change). */
+  kick(path: string, knownSize?: number): void {
+    if (this.stopping.signal.aborted || !this.opts.accepts(path)) return;
+    if (!this.dirty.has(path)) {
+      this.dirty.add(path);
+      this.opts.onFile?.(path);
+      if (!this.ready) this.totalBytes += knownSize ?? safeSize(path);
+    }
+    this.pump();
+  }
+
+  progress(): { backfilling: boolean; pendingBytes: number } {
+    return {
+      backfilling: !this.ready || (this.running !== null && this.totalBytes > this.doneBytes),
+      pendingBytes: Math.max(0, this.totalBytes - this.doneBytes),
+    };
+  }
+
+  /** Resolves once every file known so far has been read (for tests and the first-start display). */
+  idle(): Promise<void> {
+    if (this.ready && !this.running && this.dirty.size === 0) return Promise.resolve();
+    return new Promise((r) => this.idleWaiters.push(r));
+  }
+
+  private markReady(): void {
+    this.ready = true;
+    if (this.opts.orderBacklog && this.dirty.size > 1) this.dirty = new Set(this.opts.orderBacklog([...this.dirty]));
+    if (this.dirty.size > 0) this.pump();
+    else if (!this.running) this.wakeIdle();
+  }
+
+  private wakeIdle(): void {
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const w of waiters) w();
+  }
+
+  private pump(): void {
+    if (this.running || this.dirty.size === 0) return;
+    if (!this.ready && this.opts.orderBacklog) return; // markReady starts it, in order
+    this.running = this.drain().finally(() => {
+      this.running = null;
+      if (this.dirty.size > 0) this.pump();
+      else if (this.ready) this.wakeIdle();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    const { follower, log, record, onProgress } = this.opts;
+    while (this.dirty.size > 0) {
+      const path = this.dirty.values().next().value as string;
+      this.dirty.delete(path);
+      try {
+        await follower.follow(
+          path,
+          (lines) => record(path, lines),
+          (bytes) => {
+            this.doneBytes += bytes;
+            onProgress?.(this.doneBytes, Math.max(this.totalBytes, this.doneBytes));
+          },
+          this.stopping.signal,
+        );
+      } catch (e) {
+        log.error(`reading ${path}: ${(e as Error).message}`);
+      }
+    }
+  }
+}
+
+function safeSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
