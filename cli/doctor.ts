@@ -3,6 +3,8 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { claudeConfigDir, resolvePaths } from '../core/paths.js';
 import { packageRoot } from '../musher/package-root.js';
+import { describeCredentials, readClaudeCredentials } from '../musher/quota/credentials.js';
+import { requestMusher } from '../hooks/musher-client.js';
 import {
   PLUGIN_ID,
   MARKETPLACE_NAME,
@@ -138,6 +140,23 @@ export async function runDoctor(cliMain: string, json: boolean): Promise<number>
     else rep.fail('socket', `socket mode is 0${mode.toString(8)}, not 0600`, `restart musher: 'sleds musher stop' then 'sleds musher start'`);
   } catch {
     if (health) rep.fail('socket', `${paths.socketFile} is missing`, `restart musher: 'sleds musher stop' then 'sleds musher start'`);
+  }
+
+  // Claude's usage endpoint (per-model weekly bars, credits): what the poller says, or why it cannot poll.
+  if (health) {
+    try {
+      const res = await requestMusher(paths.socketFile, 'GET', '/v1/usage-poller', null, {}, 2000);
+      const line = (JSON.parse(res.body) as { line: string }).line;
+      if (/: ok,|polled by another musher/.test(line)) rep.ok('usage endpoint', line);
+      // The poller's line already says what to do when there is something to do.
+      else rep.warn('usage endpoint', line, line.includes(' — ') ? undefined : 'see the log; the 5-hour and weekly bars still come from the statusline');
+    } catch (e) {
+      rep.warn('usage endpoint', `could not ask musher: ${errorMessage(e)}`, `see ${paths.logFile}`);
+    }
+  } else {
+    const creds = await readClaudeCredentials({ claudeConfigDir: claudeConfigDir(env, home), configDirFromEnv: Boolean(env.CLAUDE_CONFIG_DIR), now: () => Date.now() });
+    if (creds.ok) rep.ok('usage endpoint', describeCredentials(creds, Date.now()));
+    else rep.warn('usage endpoint', describeCredentials(creds, Date.now()));
   }
 
   // spool
