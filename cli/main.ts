@@ -13,6 +13,10 @@ Usage:
   sleds doctor [--json]         what is wired and what is not, line by line
   sleds status [--json]         bars, today's spend, sessions, walls
   sleds bars [--json]           every bar, its source and the age of its data
+  sleds walls [--json] [--horizon 24h]
+                                when each bar is forecast to hit 100%, and how many dollars away
+  sleds forecast replay <trace.jsonl> [--json]
+                                the forecaster over a recorded trace, one forecast per sample
   sleds musher [run]            run the daemon in the foreground
   sleds musher start|stop|status
   sleds hook <Event>            (called by the harness) forward a hook event
@@ -65,6 +69,18 @@ async function main(argv: string[]): Promise<number> {
     case 'bars': {
       const { runBars } = await import('./bars.js');
       return runBars(json);
+    }
+    case 'walls': {
+      const { runWalls } = await import('./walls.js');
+      return runWalls(rest, json);
+    }
+    case 'forecast': {
+      if (rest[0] !== 'replay') {
+        process.stderr.write(`sleds: forecast takes 'replay <trace.jsonl>' — e.g. sleds forecast replay trace.jsonl --json\n`);
+        return 2;
+      }
+      const { runForecastReplay } = await import('./forecast-replay.js');
+      return runForecastReplay(rest.slice(1), json);
     }
     case 'install': {
       const { runInstall } = await import('./install.js');

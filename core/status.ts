@@ -1,4 +1,4 @@
-import { formatAge, formatReset, formatUsd } from './format.js';
+import { formatAge, formatClock, formatReset, formatUsd } from './format.js';
 import { STALE_AFTER_MS, windowLabel, windowOrder } from './statusline-render.js';
 
 /** What `sleds status --json` prints and the /sled status card shows. */
@@ -58,6 +58,8 @@ export interface StatusSnapshot {
   hookEvents: Record<string, number>;
   /** One line on Claude's usage endpoint: polling, backing off, or why not. */
   usageEndpoint: string;
+  /** The binding wall, when one is forecast before its bar resets. */
+  nextWall: { name: string; provider: string; window: string; atMs: number; dollarsToWallMicros: number | null } | null;
 }
 
 export function barStatus(
@@ -91,6 +93,10 @@ export function renderStatusCard(s: StatusSnapshot, sessionId: string | null, ti
     const reset = b.resetsAt !== null ? `resets ${formatReset(b.resetsAt, s.now, timeZone)}` : 'reset unknown';
     lines.push(`${b.label.padEnd(9)} ${`${b.usedPct}%`.padStart(6)}  ${reset} · data ${formatAge(b.ageMs)} old${b.stale ? ' (stale)' : ''}`);
   }
+  if (s.nextWall) {
+    const more = s.nextWall.dollarsToWallMicros !== null ? ` · ${formatUsd(s.nextWall.dollarsToWallMicros)} more` : '';
+    lines.push(`→ ${s.nextWall.name} wall at ${formatClock(s.nextWall.atMs, timeZone)}${more}`);
+  } else if (bars.length > 0) lines.push('→ no wall forecast before the resets');
   const session = sessionId ? s.sessions.find((x) => x.sessionId === sessionId) : undefined;
   if (session) lines.push(`This session: ${money(session.costMicros, session.unpricedRecords)} (API-equivalent)`);
   lines.push(`Today: ${money(s.today.costMicros, s.today.unpricedRecords)} (API-equivalent)`);

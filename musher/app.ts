@@ -21,6 +21,7 @@ import { describeUsagePoller, type UsagePollerState } from './quota/usage-poller
 import { FileFollower } from './ingest/file-follower.js';
 import { ClaudeTranscriptSource } from './ingest/claude-transcripts.js';
 import { CodexRolloutSource } from './ingest/codex-rollouts.js';
+import { Forecaster, type ForecastSnapshot } from './forecast/forecaster.js';
 import { SpoolDrain, type SpooledEvent } from './ingest/spool-drain.js';
 
 export interface MusherOptions {
@@ -38,6 +39,9 @@ export interface MusherOptions {
 export interface HookDelivery extends SpooledEvent {
   viaSpool: boolean;
 }
+
+/** How stale the cached forecast may be when the statusline reads it. */
+const FORECAST_REFRESH_MS = 10_000;
 
 export const CARRY_ON: HookAnswer = { stdout: '', exitCode: 0 };
 /** The hook events whose answer the harness acts on; the others are answered "carry on" before they are recorded. */
@@ -76,6 +80,7 @@ export class Musher {
   readonly credits: CreditStore;
   readonly transcripts: ClaudeTranscriptSource;
   readonly codex: CodexRolloutSource;
+  readonly forecaster: Forecaster;
   readonly spool: SpoolDrain;
   readonly startedAt: number;
   /** Set by the daemon (main.ts): its state is shown by doctor. */
@@ -115,6 +120,7 @@ export class Musher {
       clock: opts.clock,
       log: opts.log,
     });
+    this.forecaster = new Forecaster(this.bars, this.usage, opts.clock);
     this.spool = new SpoolDrain(opts.paths.spoolDir, (e) => this.handleHook({ ...e, viaSpool: true }), opts.log);
   }
 
@@ -252,6 +258,7 @@ export class Musher {
         unpricedRecords: today.reduce((a, m) => a + m.unpricedRecords, 0),
       },
       musherAway: false,
+      wall: this.wallHint(now),
       nowMs: now,
       color,
     };
@@ -268,6 +275,8 @@ export class Musher {
         if (typeof json.transcript_path === 'string') this.kickTranscript(json.transcript_path, 'claude-code');
       }
       this.recordStatuslineBars(json, sessionId, now);
+      // Keep the forecast fresh for the next render, off the render's own path.
+      if (now - this.forecaster.snapshot().at >= FORECAST_REFRESH_MS) this.forecaster.refresh();
     };
     return { line: renderStatusline(view), record };
   }
@@ -311,6 +320,18 @@ export class Musher {
         });
       }
     })();
+  }
+
+  /** The binding wall for the statusline, from the cached forecast: only a wall forecast before its reset. */
+  private wallHint(now: number): { atMs: number; soon: boolean } | null {
+    const hint = this.forecaster.snapshot().hint;
+    if (!hint || hint.wallAtMs < now - 60_000) return null;
+    return { atMs: hint.wallAtMs, soon: hint.amber };
+  }
+
+  /** Every bar's forecast, fresh: `sleds walls`. */
+  wallForecasts(): ForecastSnapshot {
+    return this.forecaster.refresh();
   }
 
   /** One line on the usage endpoint for doctor and status: polling, backing off, or why not. */
@@ -370,6 +391,13 @@ export class Musher {
       totals: (({ records, ...rest }) => ({ usageRecords: records, ...rest }))(this.usage.totals()),
       hookEvents: this.hookEvents.countsByEvent(),
       usageEndpoint: this.usagePollerLine(),
+      nextWall: (() => {
+        const snap = this.forecaster.refresh();
+        const b = snap.binding;
+        if (!b || b.kind !== 'wall') return null;
+        const w = snap.walls.find((x) => x.provider === b.provider && x.window === b.window);
+        return { name: w?.name ?? b.window, provider: b.provider, window: b.window, atMs: b.atMs, dollarsToWallMicros: w?.dollarsToWallMicros ?? null };
+      })(),
     };
   }
 }

@@ -86,6 +86,9 @@ export function startServer(musher: Musher, socketPath: string, log: Log, onShut
       if (req.method === 'GET' && url.pathname === '/v1/usage-poller') {
         return send(res, 200, JSON.stringify({ line: musher.usagePollerLine(), state: musher.usagePoller?.state() ?? null }));
       }
+      if (req.method === 'GET' && url.pathname === '/v1/walls') {
+        return send(res, 200, JSON.stringify(musher.wallForecasts()));
+      }
       if (req.method === 'GET' && url.pathname === '/v1/bars') {
         return send(res, 200, JSON.stringify(musher.barsNow()));
       }

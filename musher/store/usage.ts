@@ -22,6 +22,7 @@ export class UsageStore {
   private readonly sessionStmt;
   private readonly rangeStmt;
   private readonly totalsStmt;
+  private readonly seriesStmt;
   constructor(db: Db) {
     // One record per content block repeats the usage; a later block may carry the final output count.
     this.insert = db.prepare(
@@ -44,12 +45,20 @@ export class UsageStore {
       `SELECT model, SUM(cost_micros) AS cost, SUM(unpriced) AS unpriced, SUM(records) AS n
        FROM usage_quarter_hours WHERE bucket >= ? / 900000 AND bucket < ? / 900000 GROUP BY model ORDER BY cost DESC`,
     );
+    this.seriesStmt = db.prepare(
+      `SELECT ts, cost_micros AS costMicros FROM usage_records WHERE ts >= ? AND source = ? AND cost_micros IS NOT NULL ORDER BY ts`,
+    );
     this.totalsStmt = db.prepare(
       `SELECT COALESCE(SUM(cost_micros), 0) AS cost, COALESCE(SUM(records), 0) AS n, COALESCE(SUM(unpriced), 0) AS unpriced,
               COALESCE(SUM(input_tokens), 0) AS input, COALESCE(SUM(output_tokens), 0) AS output,
               COALESCE(SUM(cache_read), 0) AS cacheRead, COALESCE(SUM(cache_write), 0) AS cacheWrite
        FROM usage_quarter_hours`,
     );
+  }
+
+  /** Each priced record's time and cost since `fromMs`, oldest first, for one source (for the $→% calibration). */
+  costSeries(source: string, fromMs: number): Array<{ ts: number; costMicros: number }> {
+    return this.seriesStmt.all(fromMs, source) as Array<{ ts: number; costMicros: number }>;
   }
 
   record(usage: UsageRecord, cost: PricedCost): void {

@@ -1,0 +1,94 @@
+import { bindingWall, barName, forecastBar, wallHint, type BindingWall, type Forecast, type WallHint } from '../../core/forecast/forecast.js';
+import { dollarsToWall, dollarsToWallBand, fitCalibration, pairsFromSeries, type Calibration } from '../../core/forecast/calibration.js';
+import { windowLengthMs, type BarSample } from '../../core/forecast/trail.js';
+import type { BarStore } from '../store/bars.js';
+import type { UsageStore } from '../store/usage.js';
+import type { Clock } from '../clock.js';
+
+/**
+ * musher's side of the forecast: feeds each live bar's samples and the priced spend to the pure forecaster in
+ * core/forecast, and keeps the latest answer so the hot paths (statusline, /sled status) read it for free.
+ */
+export interface WallForecast {
+  provider: string;
+  window: string;
+  /** "5-hour", "weekly", "weekly Opus", … */
+  name: string;
+  usedPct: number;
+  resetsAt: number | null;
+  forecast: Forecast;
+  calibration: Calibration;
+  /** API-equivalent dollars until the wall, when the calibration has a fit: "$6 more". */
+  dollarsToWallMicros: number | null;
+  dollarsToWallBand: [number, number] | null;
+}
+
+export interface ForecastSnapshot {
+  at: number;
+  walls: WallForecast[];
+  binding: BindingWall | null;
+  hint: WallHint | null;
+}
+
+/** Which priced source pays into which provider's bars. */
+const SOURCE_OF: Record<string, string> = { anthropic: 'claude-transcript', openai: 'codex-rollout' };
+const HOUR = 3_600_000;
+
+export class Forecaster {
+  private latest: ForecastSnapshot | null = null;
+
+  constructor(
+    private readonly bars: BarStore,
+    private readonly usage: UsageStore,
+    private readonly clock: Clock,
+  ) {}
+
+  /** The last computed forecast (cheap), or a fresh one when there is none yet. */
+  snapshot(): ForecastSnapshot {
+    return this.latest ?? this.refresh();
+  }
+
+  /** Recomputes every bar's forecast from the store. */
+  refresh(): ForecastSnapshot {
+    const now = this.clock.now();
+    const walls: WallForecast[] = [];
+    for (const bar of this.bars.all()) {
+      if (bar.resetsAt !== null && bar.resetsAt <= now) continue; // that window is over
+      const length = windowLengthMs(bar.window) ?? 7 * 24 * HOUR;
+      const since = now - length - HOUR;
+      const samples: BarSample[] = this.bars.samples(bar.provider, bar.window, since).map((s) => ({
+        provider: bar.provider,
+        window: bar.window,
+        usedPct: s.usedPct,
+        resetsAtMs: s.resetsAt,
+        observedAtMs: s.observedAt,
+        source: s.source,
+      }));
+      const forecast = forecastBar(samples, now);
+      const calibration = this.calibrate(bar.provider, samples, since, now);
+      const fit = calibration.kind === 'fit' ? calibration : null;
+      walls.push({
+        provider: bar.provider,
+        window: bar.window,
+        name: barName(bar.window),
+        usedPct: bar.usedPct,
+        resetsAt: bar.resetsAt,
+        forecast,
+        calibration,
+        dollarsToWallMicros: fit ? dollarsToWall(bar.usedPct, fit) : null,
+        dollarsToWallBand: fit ? dollarsToWallBand(bar.usedPct, fit) : null,
+      });
+    }
+    const binding = bindingWall(walls.map((w) => w.forecast));
+    this.latest = { at: now, walls, binding, hint: wallHint(binding, now) };
+    return this.latest;
+  }
+
+  private calibrate(provider: string, samples: BarSample[], since: number, now: number): Calibration {
+    const source = SOURCE_OF[provider];
+    const series = source ? this.usage.costSeries(source, since) : [];
+    let cumulative = 0;
+    const usd = [{ atMs: since, usdMicros: 0 }, ...series.map((r) => ({ atMs: r.ts, usdMicros: (cumulative += r.costMicros) }))];
+    return fitCalibration(pairsFromSeries(samples, usd), now);
+  }
+}
