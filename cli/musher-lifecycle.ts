@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { spawn } from 'node:child_process';
 import { resolvePaths } from '../core/paths.js';
@@ -36,15 +37,29 @@ function alive(pid: number): boolean {
   }
 }
 
+/**
+ * musher releases its lock as the very last step of a shutdown. (Its exit alone is not enough to watch: a musher
+ * started in the background is reparented, and a container's init may leave it a zombie for a while.)
+ */
+function lockReleased(lockFile: string, pid: number): boolean {
+  try {
+    return readFileSync(lockFile, 'utf8') !== String(pid);
+  } catch {
+    return true;
+  }
+}
+
 /** POST /v1/shutdown, then wait (checking every 50 ms, up to 10 s) until the process has exited. */
 export async function stopMusherQuietly(): Promise<StopResult> {
-  const socketFile = resolvePaths(process.env, homedir()).socketFile;
+  const { socketFile, lockFile } = resolvePaths(process.env, homedir());
   const running = await musherHealth(socketFile);
   if (!running) return { wasRunning: false };
   await requestMusher(socketFile, 'POST', '/v1/shutdown', null, {}, 2000).catch(() => undefined);
   const end = Date.now() + 10_000;
   while (Date.now() < end) {
-    if ((await musherHealth(socketFile)) === null && !alive(running.pid)) return { wasRunning: true, pid: running.pid, stopped: true };
+    if ((await musherHealth(socketFile)) === null && (!alive(running.pid) || lockReleased(lockFile, running.pid))) {
+      return { wasRunning: true, pid: running.pid, stopped: true };
+    }
     await new Promise((r) => setTimeout(r, 50));
   }
   return { wasRunning: true, pid: running.pid, stopped: false };

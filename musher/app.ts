@@ -237,6 +237,13 @@ export class Musher {
     }
     const sessionId = typeof json.session_id === 'string' ? json.session_id : null;
     const model = json.model as { id?: string; display_name?: string } | undefined;
+    // A new reading (the bars moved since musher last saw them) is recorded and forecast before the render, so the
+    // line shows the wall it implies; an unchanged one is recorded after the answer, off the render's path.
+    const moved = this.statuslineBarsMoved(json);
+    if (moved) {
+      this.recordStatuslineBars(json, sessionId, now);
+      this.forecaster.refresh();
+    }
     const fromStdin = barsFromStatuslineJson(json);
     const stored = liveBars(this.bars.all().filter((b) => b.provider === PROVIDER).map((b) => barStatus(b, now)), now);
     const asView = (b: BarStatus): BarView => ({ label: b.label, usedPct: b.usedPct, resetsAtMs: b.resetsAt, ageMs: b.ageMs });
@@ -274,11 +281,21 @@ export class Musher {
         });
         if (typeof json.transcript_path === 'string') this.kickTranscript(json.transcript_path, 'claude-code');
       }
-      this.recordStatuslineBars(json, sessionId, now);
+      if (!moved) this.recordStatuslineBars(json, sessionId, now);
       // Keep the forecast fresh for the next render, off the render's own path.
       if (now - this.forecaster.snapshot().at >= FORECAST_REFRESH_MS) this.forecaster.refresh();
     };
     return { line: renderStatusline(view), record };
+  }
+
+  private statuslineBarsMoved(json: Record<string, unknown>): boolean {
+    const limits = json.rate_limits as Record<string, { used_percentage: number; resets_at?: number | null }> | undefined;
+    if (!limits) return false;
+    const known = new Map(this.bars.all().filter((b) => b.provider === PROVIDER).map((b) => [b.window, b]));
+    return Object.entries(limits).some(([window, w]) => {
+      const bar = known.get(window);
+      return !bar || bar.usedPct !== w.used_percentage || bar.resetsAt !== (typeof w.resets_at === 'number' ? w.resets_at * 1000 : null);
+    });
   }
 
   private recordStatuslineBars(json: Record<string, unknown>, sessionId: string | null, now: number): void {
