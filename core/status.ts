@@ -58,6 +58,8 @@ export interface StatusSnapshot {
   hookEvents: Record<string, number>;
   /** One line on Claude's usage endpoint: polling, backing off, or why not. */
   usageEndpoint: string;
+  /** The seat-credits rail: the latest reading per provider. */
+  credits: Array<{ provider: string; observedAt: number; enabled: boolean | null; unlimited: boolean | null; currency: string | null; exponent: number; usedMinor: number | null; limitMinor: number | null; balanceMinor: number | null; utilizationPct: number | null }>;
   /** The binding wall, when one is forecast before its bar resets. */
   nextWall: { name: string; provider: string; window: string; atMs: number; dollarsToWallMicros: number | null } | null;
 }
@@ -97,6 +99,7 @@ export function renderStatusCard(s: StatusSnapshot, sessionId: string | null, ti
     const more = s.nextWall.dollarsToWallMicros !== null ? ` · ${formatUsd(s.nextWall.dollarsToWallMicros)} more` : '';
     lines.push(`→ ${s.nextWall.name} wall at ${formatClock(s.nextWall.atMs, timeZone)}${more}`);
   } else if (bars.length > 0) lines.push('→ no wall forecast before the resets');
+  for (const c of s.credits) lines.push(creditLine(c));
   const session = sessionId ? s.sessions.find((x) => x.sessionId === sessionId) : undefined;
   if (session) lines.push(`This session: ${money(session.costMicros, session.unpricedRecords)} (API-equivalent)`);
   lines.push(`Today: ${money(s.today.costMicros, s.today.unpricedRecords)} (API-equivalent)`);
@@ -108,4 +111,22 @@ export function renderStatusCard(s: StatusSnapshot, sessionId: string | null, ti
   }
   if (s.ingest.backfilling) lines.push(`(still reading history: ${Math.round(s.ingest.pendingBytes / 1e6)} MB to go)`);
   return lines.join('\n');
+}
+
+function minor(amount: number, exponent: number, currency: string | null): string {
+  const value = (amount / 10 ** exponent).toFixed(exponent);
+  return currency === null || currency === 'USD' ? (currency ? `$${value}` : value) : `${value} ${currency}`;
+}
+
+/** "Extra usage: $10.00 of $50.00 used (20%)", "Codex credits: 12.34 left". */
+export function creditLine(c: StatusSnapshot['credits'][number]): string {
+  if (c.provider === 'openai') {
+    if (c.unlimited) return 'Codex credits: unlimited';
+    return c.balanceMinor !== null ? `Codex credits: ${minor(c.balanceMinor, c.exponent, c.currency)} left` : 'Codex credits: none';
+  }
+  if (c.enabled === false) return 'Extra usage: off';
+  const used = c.usedMinor !== null ? minor(c.usedMinor, c.exponent, c.currency ?? 'USD') : '?';
+  const limit = c.limitMinor !== null ? ` of ${minor(c.limitMinor, c.exponent, c.currency ?? 'USD')}` : '';
+  const pct = c.utilizationPct !== null ? ` (${Math.round(c.utilizationPct)}%)` : '';
+  return `Extra usage: ${used}${limit} used${pct}`;
 }

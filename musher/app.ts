@@ -20,7 +20,7 @@ import type { UsageReadings } from '../core/usage-endpoint.js';
 import { describeUsagePoller, type UsagePollerState } from './quota/usage-poller.js';
 import { FileFollower } from './ingest/file-follower.js';
 import { ClaudeTranscriptSource } from './ingest/claude-transcripts.js';
-import { CodexRolloutSource } from './ingest/codex-rollouts.js';
+import { CodexRolloutSource, type CodexSeatReading } from './ingest/codex-rollouts.js';
 import { Forecaster, type ForecastSnapshot } from './forecast/forecaster.js';
 import { SpoolDrain, type SpooledEvent } from './ingest/spool-drain.js';
 
@@ -119,6 +119,7 @@ export class Musher {
       prices: opts.prices,
       clock: opts.clock,
       log: opts.log,
+      onSeat: (seat) => this.recordCodexCredits(seat),
     });
     this.forecaster = new Forecaster(this.bars, this.usage, opts.clock);
     this.spool = new SpoolDrain(opts.paths.spoolDir, (e) => this.handleHook({ ...e, viaSpool: true }), opts.log);
@@ -314,6 +315,34 @@ export class Musher {
     }
   }
 
+  private lastCodexCredits = '';
+
+  /** Codex's credit balance, from a rollout's rate-limit snapshot, when it changes. */
+  private recordCodexCredits(seat: CodexSeatReading): void {
+    const c = seat.credits;
+    if (!c) return;
+    const key = JSON.stringify(c);
+    if (key === this.lastCodexCredits) return;
+    this.lastCodexCredits = key;
+    // "12.34" is kept exactly: integer minor units and the digits after the point.
+    const m = c.balance !== null ? /^(-?\d+)(?:\.(\d+))?$/.exec(c.balance.trim()) : null;
+    const exponent = m?.[2]?.length ?? 0;
+    this.credits.record({
+      provider: 'openai',
+      observedAt: seat.observedAt,
+      enabled: c.hasCredits,
+      unlimited: c.unlimited,
+      currency: null,
+      exponent,
+      usedMinor: null,
+      limitMinor: null,
+      balanceMinor: m ? Number(`${m[1]}${m[2] ?? ''}`) : null,
+      utilizationPct: null,
+      disabledReason: null,
+      source: seat.source,
+    });
+  }
+
   /** A good answer of Claude's usage endpoint: its bars (per-model weekly ones too) and the seat's credits. */
   recordUsageEndpoint(r: UsageReadings): void {
     this.db.transaction(() => {
@@ -408,6 +437,7 @@ export class Musher {
       totals: (({ records, ...rest }) => ({ usageRecords: records, ...rest }))(this.usage.totals()),
       hookEvents: this.hookEvents.countsByEvent(),
       usageEndpoint: this.usagePollerLine(),
+      credits: this.credits.latest(),
       nextWall: (() => {
         const snap = this.forecaster.refresh();
         const b = snap.binding;

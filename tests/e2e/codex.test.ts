@@ -59,6 +59,7 @@ describe('sleds in the real Codex CLI', { timeout: 90_000 }, () => {
       [7, 'codex-rollout'],
     ]);
     const s = await status(world);
+    expect(s.credits).toEqual([expect.objectContaining({ provider: 'openai', balanceMinor: 1234, exponent: 2, enabled: true })]);
     const session = s.sessions.find((x) => x.harness === 'codex');
     expect(session?.usageRecords).toBe(1);
     expect(s.hookEvents.UserPromptSubmit).toBe(1);

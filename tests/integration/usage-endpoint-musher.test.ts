@@ -61,6 +61,9 @@ describe('musher and the Claude usage endpoint', () => {
     expect(human.stdout).toMatch(/claude wk opus\s+33%/);
     const s = await status(w);
     expect(s.bars.find((b) => b.window === 'five_hour')).toMatchObject({ usedPct: 43, source: 'statusline' });
+    expect(s.credits).toEqual([expect.objectContaining({ provider: 'anthropic', usedMinor: 1234, limitMinor: 5000, exponent: 2 })]);
+    const card = JSON.parse((await sleds(w, ['hook', 'UserPromptSubmit'], JSON.stringify({ session_id: 's', prompt: '/sled status' }))).stdout).reason as string;
+    expect(card).toContain('Extra usage: $12.34 of $50.00 used (25%)');
   });
 
   it('sends nothing without a login, and says why', async () => {
