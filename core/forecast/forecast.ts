@@ -1,58 +1,48 @@
-import { activeShare, activityProfile, expectedActiveMs, presence, profileSessionShare, sessionShare, todayShares, wallTimeForActive, type ActivityModel, type ActivityProfile } from './activity.js';
+import { activityProfile, presence, sessionShare, wallTimeForActive, type ActivityModel, type ActivityProfile } from './activity.js';
 import { theilSen } from './slope.js';
 import { activeAt, splitTrails, trailDefaults, windowLengthMs, type BarSample, type Trail, type TrailOptions } from './trail.js';
 
 /**
  * When does a bar hit 100%? Pure: the clock is passed in.
  *
- * The rate is a Theil–Sen slope of the bar against *active* time (see trail.ts) over the last `lookbackActiveMs`
- * of activity. An active-time rate says how fast the bar moves while someone works; the wall clock also holds the
- * breaks to come. So the ETA maps back to wall time through the trail's duty cycle d = active ÷ wall time so far
- * (shrunk toward a prior early in the window, when there is little to measure it from):
+ * 1. **Rate while active.** A Theil–Sen slope of the bar against active time (trail.ts) over the last
+ *    `lookbackActiveMs` of activity (45 min for 5-hour bars, 4 h for weekly ones), blended with the trail's average
+ *    active rate: rate = slope^w × average^(1−w), w = `recentWeight` (0.5). The slope follows a change of model or
+ *    of work within minutes; the average keeps one busy quarter of an hour from swinging the forecast.
+ * 2. **Active time → wall time.** The time of the next N active minutes comes from activity.ts: the trail's
+ *    session share times the seat's presence by hour (learned from the bar's own history), or, without a day of
+ *    history, the trail's duty cycle as it stands.
  *
- *     ETA = now + (100 − used) ÷ (activeRate × d)
+ *        ETA = the wall time by which (100 − used) ÷ rate hours of activity are expected.
  *
- * The band comes from the spread of the pairwise slopes (their 20th–80th percentiles by default) and from the
- * duty cycle: the early end assumes the fast rate and no more breaks than `dutyHi`, the late end the slow rate
- * with the breaks measured so far.
+ * 3. **Band.** The early end assumes the fast rate (the slope spread's upper quantile) and no breaks at all; the
+ *    late end the slow rate (the lower quantile) with the breaks expected. The spread of a 45-minute slope says
+ *    little about the breaks and changes of work to come, so the band is also at least ÷`bandFactor` … ×`bandFactor`
+ *    of the time to the ETA (measured on the simulator, bench/forecast-accuracy.ts).
  */
 
 export interface ForecastOptions {
   trail: Partial<TrailOptions>;
-  /** The rate is fitted over this much active time before the last reading (extended back to reach the minimums). */
+  /** The slope is fitted over this much active time before the last reading (extended back to reach the minimums). */
   lookbackActiveMs: number;
   /** Fewer readings than this in the trail: no forecast. */
   minSamples: number;
-  /** Readings spanning less active time than this: no forecast. */
+  /** Readings spanning less wall time than this: no forecast. */
   minSpanMs: number;
   /** A slope at or below this (points per hour of activity) is flat. */
   minRatePctPerHour: number;
-  /** The duty cycle is measured over this much wall time before now (null: the whole trail). */
-  dutyLookbackMs: number | null;
-  /** Early in a trail the duty cycle is shrunk toward `duty` as if `weightMs` of wall time had been seen at it. */
-  dutyPrior: { duty: number; weightMs: number };
-  /** The quantiles of the pairwise slopes that bound the band. */
+  /** The weight of the recent slope against the trail's average active rate (geometric blend, 0–1). */
+  recentWeight: number;
+  /** The quantiles of the pairwise slopes that give the band's fast and slow rates. */
   bandQuantiles: readonly [number, number];
-  /** The band's early end assumes the duty cycle rises to this (≥ the measured one). */
-  dutyHi: number;
-  /** The band's late end is capped at now + this (a rate near zero would put it at infinity). */
+  /** The band spans at least ETA-time ÷ this … × this. */
+  bandFactor: number;
+  /** Forecasts are capped at now + this (a rate near zero would put them at infinity). */
   maxHorizonMs: number;
-  /** EXPERIMENT */
-  rate: 'recent' | 'adaptive' | 'blend' | 'geo' | 'adaptive-geo';
-  alpha: number;
   /** A precomputed activity profile (null: none); when absent, it is learned from the history passed in. */
   activity?: ActivityProfile | null;
-  useProfile: boolean;
+  /** The seat's offset from UTC in minutes, for the hours of the activity profile. */
   tzOffsetMinutes: number;
-  /** The current pace (active share of the last `recentDutyMs`) gives way to the profile over this (ms). */
-  persistMs: number;
-  recentDutyMs: number;
-  profilePriorMs: number;
-  levelPriorMs: number;
-  conditional: boolean;
-  presence: boolean;
-  sessionPriorMs: number;
-  ratePriorMs: number;
 }
 
 const MINUTE = 60_000;
@@ -67,23 +57,11 @@ export function forecastDefaults(windowMs: number | null): ForecastOptions {
     minSamples: 3,
     minSpanMs: 8 * MINUTE,
     minRatePctPerHour: 0.01,
-    dutyLookbackMs: null,
-    dutyPrior: { duty: 0.6, weightMs: long ? 24 * HOUR : HOUR },
+    recentWeight: 0.5,
     bandQuantiles: [0.2, 0.8],
-    dutyHi: 1,
+    bandFactor: 2,
     maxHorizonMs: Math.max(windowMs ?? 5 * HOUR, 5 * HOUR),
-    rate: 'recent',
-    alpha: 0.5,
-    useProfile: true,
     tzOffsetMinutes: 0,
-    persistMs: 30 * MINUTE,
-    recentDutyMs: HOUR,
-    profilePriorMs: 2 * HOUR,
-    levelPriorMs: 30 * MINUTE,
-    conditional: true,
-    presence: false,
-    sessionPriorMs: 0,
-    ratePriorMs: 0,
   };
 }
 
@@ -101,7 +79,7 @@ export interface EtaForecast {
   ratePctPerHour: number;
   /** The rate while active, points per hour of activity. */
   activeRatePctPerHour: number;
-  /** The duty cycle used (active ÷ wall time, with the prior). */
+  /** The expected active share of the wall time until the ETA. */
   duty: number;
   /** The wall comes before the window resets (always true when the reset is unknown). */
   beforeReset: boolean;
@@ -226,87 +204,44 @@ export function forecastTrail(trail: Trail, nowMs: number, opts?: Partial<Foreca
   if (!fit || fit.slope <= o.minRatePctPerHour) {
     return none('flat-or-falling', `The ${name} bar has not risen over the last ${lookedBack} of activity; no wall in sight.`, trail, bar);
   }
-  // The duty cycle of this trail: active ÷ wall time, shrunk toward the prior.
-  const startMs = o.dutyLookbackMs === null ? pts[0]!.atMs : Math.max(pts[0]!.atMs, nowMs - o.dutyLookbackMs);
-  const activeNow = activeAt(trail, nowMs, to);
-  const activeStart = activeAtWall(trail, startMs);
-  const wall = Math.max(0, nowMs - startMs);
-  const active = Math.min(wall, Math.max(0, activeNow - activeStart));
-  const duty = (active + o.dutyPrior.duty * o.dutyPrior.weightMs) / (wall + o.dutyPrior.weightMs);
-  const remaining = 100 - last.usedPct;
-  let longRate = (last.usedPct - pts[0]!.usedPct) / ((last.activeMs - pts[0]!.activeMs) / HOUR);
-  if (o.ratePriorMs > 0 && history) {
-    let du = 0;
-    let da = 0;
-    for (const t of history) {
-      if (t === trail) continue;
-      const p0 = t.points[0];
-      const p1 = t.points[t.points.length - 1];
-      if (!p0 || !p1 || p1.atMs < nowMs - 7 * 24 * HOUR) continue;
-      du += p1.usedPct - p0.usedPct;
-      da += p1.activeMs - p0.activeMs;
-    }
-    if (du > 0 && da > 0) longRate = (last.usedPct - pts[0]!.usedPct + (du / da) * o.ratePriorMs) / ((last.activeMs - pts[0]!.activeMs + o.ratePriorMs) / HOUR);
-  }
-  let activeRate = fit.slope;
-  if (o.rate === 'adaptive' && longRate >= fit.lo && longRate <= fit.hi) activeRate = longRate;
-  if (o.rate === 'adaptive-geo' && longRate > 0) activeRate = longRate >= fit.lo && longRate <= fit.hi ? Math.exp(o.alpha * Math.log(fit.slope) + (1 - o.alpha) * Math.log(longRate)) : fit.slope;
-  if (o.rate === 'geo' && longRate > 0) activeRate = Math.exp(o.alpha * Math.log(fit.slope) + (1 - o.alpha) * Math.log(longRate));
-  if (o.rate === 'blend') activeRate = longRate >= fit.lo && longRate <= fit.hi ? (fit.slope + longRate) / 2 : fit.slope;
-  // Active time → wall time: the activity to come (activity.ts).
+  // The rate while active: the recent slope blended with the trail's average.
+  const average = (last.usedPct - pts[0]!.usedPct) / ((last.activeMs - pts[0]!.activeMs) / HOUR);
+  const w = Math.min(1, Math.max(0, o.recentWeight));
+  const activeRate = average > 0 ? Math.exp(w * Math.log(fit.slope) + (1 - w) * Math.log(average)) : fit.slope;
+  // Active time → wall time.
   const trails = history ?? [trail];
-  const profile = o.activity !== undefined ? o.activity : o.useProfile ? activityProfile(trails, nowMs, { tzOffsetMinutes: o.tzOffsetMinutes }) : null;
-  const model: ActivityModel = { profile, flat: duty, priorMs: o.profilePriorMs, level: 1, now: o.persistMs > 0 && o.recentDutyMs > 0 ? activeShare(trails, nowMs - o.recentDutyMs, nowMs) : duty, persistMs: o.persistMs };
-  if (profile && o.conditional) model.today = todayShares(profile, nowMs, duty, o.profilePriorMs);
-  if (profile && o.presence) {
-    model.presence = presence(profile, nowMs);
-    const ses = sessionShare(trails, startMs, nowMs, o.tzOffsetMinutes);
-    const prior = profileSessionShare(profile);
-    const pw = prior === null ? 0 : o.sessionPriorMs;
-    model.flat = ses ? Math.min(1, (ses.activeMs + (prior ?? 0) * pw) / (ses.wallMs + pw)) : (prior ?? duty);
-  }
-  if (profile && o.levelPriorMs > 0) {
-    // How much busier than the profile says this trail has been so far.
-    const expectedSoFar = expectedActiveMs({ ...model, now: 0, persistMs: 0 }, startMs, nowMs);
-    model.level = (active + o.levelPriorMs) / (expectedSoFar + o.levelPriorMs);
-  }
+  const profile = o.activity !== undefined ? o.activity : activityProfile(trails, nowMs, { tzOffsetMinutes: o.tzOffsetMinutes });
+  const wallSoFar = nowMs - pts[0]!.atMs;
+  const duty = wallSoFar > 0 ? Math.min(1, activeAt(trail, nowMs, to) / wallSoFar) : 1;
+  const session = profile ? sessionShare([trail], pts[0]!.atMs, nowMs, o.tzOffsetMinutes) : null;
+  const model: ActivityModel = profile
+    ? { share: session && session.wallMs > 0 ? Math.min(1, session.activeMs / session.wallMs) : duty, presence: presence(profile, nowMs) }
+    : { share: duty, presence: null };
+  const remaining = 100 - last.usedPct;
   const horizon = nowMs + o.maxHorizonMs;
   const at = (ratePerHour: number, m: ActivityModel): number => (ratePerHour > 0 ? (wallTimeForActive(m, nowMs, (remaining / ratePerHour) * HOUR, o.maxHorizonMs) ?? horizon) : horizon);
   const etaMs = at(activeRate, model);
-  const busy: ActivityModel = { profile: null, flat: Math.max(duty, o.dutyHi), priorMs: 0, level: 1, now: Math.max(model.now, o.dutyHi), persistMs: 0 };
-  const early = at(Math.max(fit.hi, activeRate), busy);
-  const late = at(Math.min(fit.lo, activeRate), model);
-  const expected = etaMs > nowMs ? ((remaining / activeRate) * HOUR) / (etaMs - nowMs) : duty;
+  const toEta = etaMs - nowMs;
+  const fast = nowMs + (remaining / Math.max(fit.hi, activeRate)) * HOUR;
+  const slow = at(Math.min(fit.lo, activeRate), model);
+  const early = Math.min(fast, etaMs, nowMs + toEta / o.bandFactor);
+  const late = Math.min(horizon, Math.max(slow, etaMs, nowMs + toEta * o.bandFactor));
+  const share = toEta > 0 ? Math.min(1, ((remaining / activeRate) * HOUR) / toEta) : 1;
   return {
     kind: 'eta',
     provider: trail.provider,
     window: trail.window,
     etaMs: Math.round(etaMs),
-    band: [Math.round(Math.min(early, etaMs)), Math.round(Math.max(late, etaMs))],
-    ratePctPerHour: activeRate * expected,
+    band: [Math.round(early), Math.round(late)],
+    ratePctPerHour: activeRate * share,
     activeRatePctPerHour: activeRate,
-    duty: expected,
+    duty: share,
     beforeReset: reset === null || etaMs < reset,
     usedPct: last.usedPct,
     resetsAtMs: reset,
     observedAtMs: last.atMs,
     samples: window.length,
   };
-}
-
-/** Active time at a wall time inside the trail (linear between readings). */
-function activeAtWall(trail: Trail, atMs: number): number {
-  const pts = trail.points;
-  if (pts.length === 0 || atMs <= pts[0]!.atMs) return 0;
-  for (let i = 1; i < pts.length; i++) {
-    const b = pts[i]!;
-    if (b.atMs >= atMs) {
-      const a = pts[i - 1]!;
-      const f = b.atMs === a.atMs ? 1 : (atMs - a.atMs) / (b.atMs - a.atMs);
-      return a.activeMs + f * (b.activeMs - a.activeMs);
-    }
-  }
-  return pts[pts.length - 1]!.activeMs;
 }
 
 export type BindingWall =

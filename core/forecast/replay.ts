@@ -70,7 +70,6 @@ export function replayForecasts(lines: readonly TraceSample[], opts?: Partial<Fo
   // every line would make the replay quadratic).
   const profileAt = (bar: Bar, t: number): ActivityProfile | null => {
     if (opts?.activity !== undefined) return opts.activity;
-    if (opts?.useProfile === false) return null;
     if (bar.profile === undefined || t - bar.profileAtMs >= PROFILE_EVERY_MS) {
       bar.profile = activityProfile(bar.builder!.trails, t, { tzOffsetMinutes: opts?.tzOffsetMinutes ?? 0 });
       bar.profileAtMs = t;
