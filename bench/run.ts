@@ -3,6 +3,7 @@ import { appendFileSync, mkdtempSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { writeHistory } from './gen-history.js';
+import { formatForecastAccuracy, runForecastAccuracy } from './forecast-accuracy.js';
 
 /**
  * `npm run bench [-- --gb 1 --runs 30 --json]`: the hook and the statusline against a bare node start, measured
@@ -165,6 +166,11 @@ async function main(): Promise<void> {
   results.statuslineBigRatio = after.statuslineAfterLineRatio!;
   say(`statusline after new line ${after.statuslineAfterLine!.toFixed(1)} ms  = ${after.statuslineAfterLineRatio!.toFixed(2)}× node (on the ${(written.bytes / 1e9).toFixed(2)} GB history)`);
   rmSync(big.root, { recursive: true, force: true });
+
+  // 4. Forecast accuracy: simulated traces replayed through the forecaster and two baselines (bench/trace-sim.ts).
+  const accuracy = runForecastAccuracy({ seed: 1 });
+  for (const l of formatForecastAccuracy(accuracy)) say(l);
+  results.forecastTargets = JSON.stringify(accuracy.targets);
   if (JSON_OUT) process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
 }
 

@@ -10,7 +10,8 @@
  * - **Peak hours.** Half the traces have a peak factor of U(1.15, 1.5) on weekdays 13:00–19:00 UTC (the bar
  *   moves faster for the same dollars); the rest have none.
  * - **Windows.** A window starts at the first turn while none is open and resets W later (5 h, 7 d): the bar
- *   drops to 0 and `resets_at` jumps (a rollover). At 100% the seat is blocked until the reset: turns are lost.
+ *   drops to 0 and `resets_at` jumps (a rollover). At 100% the seat is blocked until the reset: turns are lost (the prompts
+ *   still render the statusline, at 100%).
  * - **Days.** Workdays (Mon–Fri, 95%) run from 08:00–10:00 to 17:00–19:30 with a lunch of 30–80 min around
  *   12:00–13:30 and, one day in four, an evening session; weekends have one light session 30% of the time.
  *   Work comes in bursts of lognormal(median 25 min, σ 0.6) activity, 5–120 min, between breaks: 60% short
@@ -20,8 +21,8 @@
  *   A burst switches model or kind with probability 0.2 at its start, and 0.15 somewhere inside it; every
  *   switch that changes the regime is recorded as a change (the benchmark scores the hour after one apart).
  * - **Turns.** cost = base × model × kind × lognormal(σ 0.8), base ~ lognormal(median $0.12, σ 0.5) per trace.
- * - **Other surfaces.** 30% of seats also chat on claude.ai in 25% of their breaks (a turn every 60–120 s at
- *   0.4× cost, Sonnet): the bars move, but no statusline renders and no transcript dollars come with it.
+ * - **Other surfaces.** 30% of seats also chat on claude.ai in 25% of their breaks (a turn every 60–120 s costing
+ *   0.4× a Sonnet turn): the bars move, but no statusline renders and no transcript dollars come with it.
  * - **Sampling, as musher would see it.** The statusline renders when a prompt is submitted (the first turn of
  *   a burst, 30% of later turns) showing the last reading, and after each turn showing the bar after it (70%)
  *   or one turn behind (30%, the harness' lag), rounded to 0.1 points (integers for 20% of seats, like Codex).

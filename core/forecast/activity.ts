@@ -139,7 +139,7 @@ export interface Presence {
 }
 
 /** Presence by hour, as of `nowMs` (see the module note). */
-export function presence(profile: ActivityProfile, nowMs: number): Presence {
+export function presence(profile: ActivityProfile, nowMs: number, priorDays = 1): Presence {
   const tz = profile.tzOffsetMinutes;
   const today = localDay(nowMs, tz);
   const hour = localHour(nowMs, tz);
@@ -148,7 +148,7 @@ export function presence(profile: ActivityProfile, nowMs: number): Presence {
   const todayShares = new Array<number>(24).fill(1);
   for (let h = hour; h < 24; h++) {
     const open = like.filter((d) => !d.blocked[h]);
-    todayShares[h] = (open.filter((d) => d.activeMs[h]! > 0).length + 1) / (open.length + 1);
+    todayShares[h] = (open.filter((d) => d.activeMs[h]! > 0).length + priorDays) / (open.length + priorDays);
   }
   // Later days: every day seen counts (days off too), less the hours spent blocked.
   const counts = new Array<number>(48).fill(0);
@@ -164,7 +164,7 @@ export function presence(profile: ActivityProfile, nowMs: number): Presence {
   let slots = 0;
   for (let k = 0; k < 48; k++) slots += seen(k);
   const base = slots > 0 ? counts.reduce((a, b) => a + b, 0) / slots : 0;
-  const later = counts.map((c, k) => (c + base) / (seen(k) + 1));
+  const later = counts.map((c, k) => (c + base * priorDays) / (seen(k) + priorDays));
   return { day: today, today: todayShares, later, tzOffsetMinutes: tz };
 }
 

@@ -11,9 +11,13 @@ import { splitTrails, type BarSample, type TrailOptions } from './trail.js';
  * 2. k = the weighted median of the chunks' ratios Δ% ÷ Δ$, weights Δ$ × a recency decay (half-life
  *    `halfLifeMs`): Theil–Sen through the origin, leaning on big and recent chunks.
  * 3. The band is the weighted `bandQuantiles` of the same ratios: how much the next dollars may move the bar.
- * 4. Drift: when the pooled ratio of the chunks of the last `recentMs` falls outside the band (a promotion, peak
- *    hours, another model mix), k is refitted on those recent chunks alone (`drift: 'refit'`), or, with too
- *    few of them, the band is widened to hold the recent ratio (`drift: 'suspected'`).
+ * 4. Drift: when the pooled ratio of the chunks of the last `recentMs` falls outside the band by more than
+ *    `driftTolerance` (a promotion, peak hours, another model mix), k is refitted on those recent chunks alone
+ *    (`drift: 'refit'`), or, with too few of them, the band is widened to hold the recent ratio
+ *    (`drift: 'suspected'`).
+ *
+ * A chunk in which the bar moved with no priced spend at all (claude.ai or Desktop use, which shares the pool but
+ * leaves no transcript) has no ratio and is left out.
  *
  * Money is integer micro-dollars; k is points per (whole) dollar.
  */
@@ -66,6 +70,8 @@ export interface CalibrationOptions {
   recentMs: number;
   /** Band quantiles of the chunk ratios (default 0.2, 0.8). */
   bandQuantiles: readonly [number, number];
+  /** The recent ratio drifts when it leaves the band by more than this share of it (default 0.1: rounding). */
+  driftTolerance: number;
 }
 
 const HOUR = 3_600_000;
@@ -78,6 +84,7 @@ export const CALIBRATION_DEFAULTS: CalibrationOptions = {
   maxAgeMs: 7 * 24 * HOUR,
   recentMs: 2 * HOUR,
   bandQuantiles: [0.2, 0.8],
+  driftTolerance: 0.1,
 };
 
 interface Chunk {
@@ -121,7 +128,7 @@ export function fitCalibration(pairs: readonly CalibrationPair[], nowMs: number,
   const moved = usable.reduce((s, p) => s + p.dPct, 0);
   if (usable.length > 0 && spend === 0) return { kind: 'none', reason: 'no-spend', message: 'The bar moved but no priced spend was seen between readings; nothing to calibrate on.' };
   if (usable.length > 0 && moved === 0) return { kind: 'none', reason: 'no-movement', message: 'Spend was seen but the bar has not moved; nothing to calibrate on yet.' };
-  const chunks = chunksOf(usable, o);
+  const chunks = chunksOf(usable, o).filter((c) => c.dUsdMicros > 0);
   if (chunks.length < o.minChunks) {
     return { kind: 'none', reason: 'too-few-pairs', message: `Only ${chunks.length} usable stretch${chunks.length === 1 ? '' : 'es'} of spend and bar movement; calibration needs ${o.minChunks}.` };
   }
@@ -131,7 +138,7 @@ export function fitCalibration(pairs: readonly CalibrationPair[], nowMs: number,
   if (recent.length === 0 || recent.length === chunks.length) return base;
   const rUsd = recent.reduce((s, c) => s + c.dUsdMicros, 0);
   const rRatio = rUsd > 0 ? recent.reduce((s, c) => s + c.dPct, 0) / (rUsd / 1e6) : Infinity;
-  if (rRatio >= all.lo && rRatio <= all.hi) return base;
+  if (rRatio >= all.lo * (1 - o.driftTolerance) && rRatio <= all.hi * (1 + o.driftTolerance)) return base;
   if (recent.length >= o.minChunks) {
     const re = fitChunks(recent, nowMs, o);
     if (re) return { kind: 'fit', pctPerUsd: re.k, band: [re.lo, re.hi], n: recent.length, fittedAtMs: nowMs, sinceMs: recent[0]!.fromMs, drift: 'refit' };

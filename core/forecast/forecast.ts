@@ -6,9 +6,9 @@ import { activeAt, splitTrails, trailDefaults, windowLengthMs, type BarSample, t
  * When does a bar hit 100%? Pure: the clock is passed in.
  *
  * 1. **Rate while active.** A Theil–Sen slope of the bar against active time (trail.ts) over the last
- *    `lookbackActiveMs` of activity (45 min for 5-hour bars, 4 h for weekly ones), blended with the trail's average
- *    active rate: rate = slope^w × average^(1−w), w = `recentWeight` (0.5). The slope follows a change of model or
- *    of work within minutes; the average keeps one busy quarter of an hour from swinging the forecast.
+ *    `lookbackActiveMs` (30 min) of activity, blended with the trail's average active rate:
+ *    rate = slope^w × average^(1−w), w = `recentWeight` (0.5). The slope follows a change of model or of work
+ *    within minutes; the average keeps one busy quarter of an hour from swinging the forecast.
  * 2. **Active time → wall time.** The time of the next N active minutes comes from activity.ts: the trail's
  *    session share times the seat's presence by hour (learned from the bar's own history), or, without a day of
  *    history, the trail's duty cycle as it stands.
@@ -16,9 +16,10 @@ import { activeAt, splitTrails, trailDefaults, windowLengthMs, type BarSample, t
  *        ETA = the wall time by which (100 − used) ÷ rate hours of activity are expected.
  *
  * 3. **Band.** The early end assumes the fast rate (the slope spread's upper quantile) and no breaks at all; the
- *    late end the slow rate (the lower quantile) with the breaks expected. The spread of a 45-minute slope says
- *    little about the breaks and changes of work to come, so the band is also at least ÷`bandFactor` … ×`bandFactor`
- *    of the time to the ETA (measured on the simulator, bench/forecast-accuracy.ts).
+ *    late end the slow rate (the lower quantile) with the breaks expected. The spread of a half-hour slope says
+ *    little about the breaks and changes of work to come, so the band also spans at least ÷`bandFactor` …
+ *    ×`bandFactor` (2.5) of the time to the ETA: the width that holds ~80% of real crossings on the simulator
+ *    (bench/forecast-accuracy.ts), where the slope spread alone held about a third.
  */
 
 export interface ForecastOptions {
@@ -43,25 +44,27 @@ export interface ForecastOptions {
   activity?: ActivityProfile | null;
   /** The seat's offset from UTC in minutes, for the hours of the activity profile. */
   tzOffsetMinutes: number;
+  /** Presence by hour is shrunk toward its prior by this many pseudo-days (activity.ts). */
+  presencePriorDays: number;
 }
 
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
 
-/** Defaults by window length: weekly bars move ~20× slower, so they look further back. */
+/** The defaults (the trail's idle rules depend on the window's length, see trailDefaults). */
 export function forecastDefaults(windowMs: number | null): ForecastOptions {
-  const long = windowMs !== null && windowMs > 24 * HOUR;
   return {
     trail: {},
-    lookbackActiveMs: long ? 4 * HOUR : 45 * MINUTE,
+    lookbackActiveMs: 30 * MINUTE,
     minSamples: 3,
     minSpanMs: 8 * MINUTE,
     minRatePctPerHour: 0.01,
     recentWeight: 0.5,
     bandQuantiles: [0.2, 0.8],
-    bandFactor: 2,
+    bandFactor: 2.5,
     maxHorizonMs: Math.max(windowMs ?? 5 * HOUR, 5 * HOUR),
     tzOffsetMinutes: 0,
+    presencePriorDays: 1,
   };
 }
 
@@ -75,7 +78,7 @@ export interface EtaForecast {
   etaMs: number;
   /** [early, late], epoch ms. */
   band: [number, number];
-  /** The wall-clock rate the ETA uses (active rate × duty cycle), points per hour. */
+  /** The wall-clock rate the ETA implies (active rate × expected active share), points per hour. */
   ratePctPerHour: number;
   /** The rate while active, points per hour of activity. */
   activeRatePctPerHour: number;
@@ -145,6 +148,14 @@ function options(windowMs: number | null, opts?: Partial<ForecastOptions>): Fore
 }
 
 /**
+ * The activity profile is learned from the history up to the start of the current hour: it moves slowly, and a
+ * replay can then learn it once an hour and still give the same answers as {@link forecastBar}.
+ */
+export function profileCutoff(nowMs: number): number {
+  return Math.floor(nowMs / HOUR) * HOUR;
+}
+
+/**
  * Forecasts one bar from its readings (any order, stale ones included); only readings up to `nowMs` count. The
  * readings of earlier windows are the history the activity profile is learned from.
  */
@@ -156,7 +167,7 @@ export function forecastBar(samples: readonly BarSample[], nowMs: number, opts?:
   const o = options(windowMs, opts);
   const trails = splitTrails(upTo, o.trail);
   const trail = trails[trails.length - 1] ?? null;
-  if (!trail) return none('too-few-samples', `No readings of the ${barName(bar.window)} bar yet; a forecast needs ${o.minSamples}.`, null, bar);
+  if (!trail) return none('too-few-samples', `No readings of ${bar.window ? `the ${barName(bar.window)}` : 'this'} bar yet; a forecast needs ${o.minSamples}.`, null, bar);
   return forecastTrail(trail, nowMs, opts, trails);
 }
 
@@ -200,9 +211,9 @@ export function forecastTrail(trail: Trail, nowMs: number, opts?: Partial<Foreca
     window.map((p) => ({ x: p.activeMs / HOUR, y: p.usedPct })),
     { spread: o.bandQuantiles },
   );
-  const lookedBack = formatSpan(last.activeMs - window[0]!.activeMs);
   if (!fit || fit.slope <= o.minRatePctPerHour) {
-    return none('flat-or-falling', `The ${name} bar has not risen over the last ${lookedBack} of activity; no wall in sight.`, trail, bar);
+    const since = formatSpan(last.atMs - window[0]!.atMs);
+    return none('flat-or-falling', `The ${name} bar has not risen over its last ${since} of readings; no wall in sight.`, trail, bar);
   }
   // The rate while active: the recent slope blended with the trail's average.
   const average = (last.usedPct - pts[0]!.usedPct) / ((last.activeMs - pts[0]!.activeMs) / HOUR);
@@ -210,12 +221,12 @@ export function forecastTrail(trail: Trail, nowMs: number, opts?: Partial<Foreca
   const activeRate = average > 0 ? Math.exp(w * Math.log(fit.slope) + (1 - w) * Math.log(average)) : fit.slope;
   // Active time → wall time.
   const trails = history ?? [trail];
-  const profile = o.activity !== undefined ? o.activity : activityProfile(trails, nowMs, { tzOffsetMinutes: o.tzOffsetMinutes });
+  const profile = o.activity !== undefined ? o.activity : activityProfile(trails, profileCutoff(nowMs), { tzOffsetMinutes: o.tzOffsetMinutes });
   const wallSoFar = nowMs - pts[0]!.atMs;
   const duty = wallSoFar > 0 ? Math.min(1, activeAt(trail, nowMs, to) / wallSoFar) : 1;
   const session = profile ? sessionShare([trail], pts[0]!.atMs, nowMs, o.tzOffsetMinutes) : null;
   const model: ActivityModel = profile
-    ? { share: session && session.wallMs > 0 ? Math.min(1, session.activeMs / session.wallMs) : duty, presence: presence(profile, nowMs) }
+    ? { share: session && session.wallMs > 0 ? Math.min(1, session.activeMs / session.wallMs) : duty, presence: presence(profile, nowMs, o.presencePriorDays) }
     : { share: duty, presence: null };
   const remaining = 100 - last.usedPct;
   const horizon = nowMs + o.maxHorizonMs;

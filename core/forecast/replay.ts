@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { activityProfile, type ActivityProfile } from './activity.js';
-import { forecastBar, forecastTrail, type Forecast, type ForecastOptions } from './forecast.js';
+import { forecastBar, forecastTrail, profileCutoff, type Forecast, type ForecastOptions } from './forecast.js';
 import { barKey, TrailBuilder, type BarSample } from './trail.js';
 
 /**
@@ -35,8 +35,6 @@ interface Bar {
   profileAtMs: number;
 }
 
-const PROFILE_EVERY_MS = 3_600_000;
-
 /** One line out per sample. */
 export interface ReplayOut {
   t: number;
@@ -66,13 +64,14 @@ export function traceToBarSample(line: TraceSample): BarSample {
  */
 export function replayForecasts(lines: readonly TraceSample[], opts?: Partial<ForecastOptions>): Array<{ line: TraceSample; forecast: Forecast }> {
   const bars = new Map<string, Bar>();
-  // The activity profile is relearned at most once an hour of trace time (it moves slowly; relearning it at
-  // every line would make the replay quadratic).
+  // The activity profile is learned from the history up to the start of the hour (see profileCutoff): once an
+  // hour of trace time, not at every line, so the replay stays linear.
   const profileAt = (bar: Bar, t: number): ActivityProfile | null => {
     if (opts?.activity !== undefined) return opts.activity;
-    if (bar.profile === undefined || t - bar.profileAtMs >= PROFILE_EVERY_MS) {
-      bar.profile = activityProfile(bar.builder!.trails, t, { tzOffsetMinutes: opts?.tzOffsetMinutes ?? 0 });
-      bar.profileAtMs = t;
+    const cutoff = profileCutoff(t);
+    if (bar.profile === undefined || bar.profileAtMs !== cutoff) {
+      bar.profile = activityProfile(bar.builder!.trails, cutoff, { tzOffsetMinutes: opts?.tzOffsetMinutes ?? 0 });
+      bar.profileAtMs = cutoff;
     }
     return bar.profile;
   };

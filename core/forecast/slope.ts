@@ -35,7 +35,7 @@ export interface TheilSen {
   pairs: number;
 }
 
-interface Weighted {
+export interface Weighted {
   v: number;
   w: number;
 }

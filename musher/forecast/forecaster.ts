@@ -1,6 +1,7 @@
-import { bindingWall, barName, forecastBar, wallHint, type BindingWall, type Forecast, type WallHint } from '../../core/forecast/forecast.js';
+import { bindingWall, barName, forecastBar, profileCutoff, wallHint, type BindingWall, type Forecast, type WallHint } from '../../core/forecast/forecast.js';
+import { activityProfile, type ActivityProfile } from '../../core/forecast/activity.js';
 import { dollarsToWall, dollarsToWallBand, fitCalibration, pairsFromSeries, type Calibration } from '../../core/forecast/calibration.js';
-import { windowLengthMs, type BarSample } from '../../core/forecast/trail.js';
+import { splitTrails, windowLengthMs, type BarSample } from '../../core/forecast/trail.js';
 import type { BarStore } from '../store/bars.js';
 import type { UsageStore } from '../store/usage.js';
 import type { Clock } from '../clock.js';
@@ -34,8 +35,13 @@ export interface ForecastSnapshot {
 const SOURCE_OF: Record<string, string> = { anthropic: 'claude-transcript', openai: 'codex-rollout' };
 const HOUR = 3_600_000;
 
+/** How much of a bar's history teaches the forecaster when its owner works (hours of the day, weekdays). */
+const PROFILE_HISTORY_MS = 7 * 24 * HOUR;
+
 export class Forecaster {
   private latest: ForecastSnapshot | null = null;
+  /** Each bar's activity profile, relearned once an hour (it costs time in proportion to the history). */
+  private readonly profiles = new Map<string, { hour: number; profile: ActivityProfile | null }>();
 
   constructor(
     private readonly bars: BarStore,
@@ -64,7 +70,9 @@ export class Forecaster {
         observedAtMs: s.observedAt,
         source: s.source,
       }));
-      const forecast = forecastBar(samples, now);
+      const tzOffsetMinutes = -new Date(now).getTimezoneOffset();
+      const activity = this.profileFor(bar.provider, bar.window, now, tzOffsetMinutes);
+      const forecast = forecastBar(samples, now, { activity, tzOffsetMinutes });
       const calibration = this.calibrate(bar.provider, samples, since, now);
       const fit = calibration.kind === 'fit' ? calibration : null;
       walls.push({
@@ -82,6 +90,24 @@ export class Forecaster {
     const binding = bindingWall(walls.map((w) => w.forecast));
     this.latest = { at: now, walls, binding, hint: wallHint(binding, now) };
     return this.latest;
+  }
+
+  private profileFor(provider: string, window: string, now: number, tzOffsetMinutes: number): ActivityProfile | null {
+    const key = `${provider}/${window}`;
+    const hour = profileCutoff(now);
+    const cached = this.profiles.get(key);
+    if (cached && cached.hour === hour) return cached.profile;
+    const history: BarSample[] = this.bars.samples(provider, window, now - PROFILE_HISTORY_MS).map((s) => ({
+      provider,
+      window,
+      usedPct: s.usedPct,
+      resetsAtMs: s.resetsAt,
+      observedAtMs: s.observedAt,
+      source: s.source,
+    }));
+    const profile = activityProfile(splitTrails(history), hour, { tzOffsetMinutes });
+    this.profiles.set(key, { hour, profile });
+    return profile;
   }
 
   private calibrate(provider: string, samples: BarSample[], since: number, now: number): Calibration {
