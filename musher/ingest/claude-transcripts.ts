@@ -1,5 +1,4 @@
-import { existsSync, mkdirSync, statSync } from 'node:fs';
-import { watch, type FSWatcher } from 'chokidar';
+import { existsSync, mkdirSync } from 'node:fs';
 import { parseClaudeTranscriptLine } from '../../core/claude-transcript.js';
 import { priceUsage } from '../../core/pricing.js';
 import type { PriceTable } from '../../core/price-table.js';
@@ -9,6 +8,7 @@ import type { SessionStore } from '../store/sessions.js';
 import type { UsageStore } from '../store/usage.js';
 import type { WallStore } from '../store/walls.js';
 import type { FileFollower, Line } from './file-follower.js';
+import { JsonlSource } from './jsonl-source.js';
 
 /**
  * The Claude Code transcript adapter: detect (the projects folder) → load (follow each *.jsonl for new bytes)
@@ -33,105 +33,51 @@ function mayMatter(text: string): boolean {
 }
 
 export class ClaudeTranscriptSource {
-  private watcher: FSWatcher | null = null;
-  private readonly dirty = new Set<string>();
-  private running: Promise<void> | null = null;
-  private ready = false;
-  private totalBytes = 0;
-  private doneBytes = 0;
-  private idleWaiters: Array<() => void> = [];
+  private readonly source: JsonlSource;
   private readonly unpricedLogged = new Set<string>();
-  private readonly stopping = new AbortController();
   /** The session each file was last seen to belong to. */
   private readonly knownSessions = new Map<string, string>();
 
-  constructor(private readonly deps: ClaudeTranscriptDeps) {}
+  constructor(private readonly deps: ClaudeTranscriptDeps) {
+    this.source = new JsonlSource({
+      dir: deps.projectsDir,
+      follower: deps.follower,
+      log: deps.log,
+      what: 'transcript',
+      accepts: (path) => path.endsWith('.jsonl'),
+      record: (path, lines) => this.record(path, lines),
+      onProgress: deps.onProgress,
+    });
+  }
 
   /** Claude Code is on this machine when its config folder exists. */
   detect(): boolean {
     return existsSync(this.deps.projectsDir) || existsSync(`${this.deps.projectsDir}/..`);
   }
 
+  /** Watches the projects folder (made if missing: Claude Code makes it too); resolves once what exists is listed. */
   start(): Promise<void> {
     mkdirSync(this.deps.projectsDir, { recursive: true });
-    return new Promise((resolve) => {
-      this.watcher = watch(this.deps.projectsDir, {
-        ignored: (path, stats) => Boolean(stats?.isFile() && !path.endsWith('.jsonl')),
-        ignoreInitial: false,
-        alwaysStat: true,
-        persistent: true,
-      });
-      this.watcher.on('add', (path, stats) => this.kick(path, stats?.size));
-      this.watcher.on('change', (path) => this.kick(path));
-      this.watcher.on('error', (e) => this.deps.log.warn(`transcript watcher: ${(e as Error).message}`));
-      this.watcher.on('ready', () => {
-        this.ready = true;
-        this.pump();
-        resolve();
-      });
-    });
+    return this.source.start();
   }
 
   /** Stops watching and reading; resolves after the chunk in hand is committed (offsets make the rest resumable). */
-  async stop(): Promise<void> {
-    this.stopping.abort();
-    this.dirty.clear();
-    await this.watcher?.close();
-    this.watcher = null;
-    await this.running;
+  stop(): Promise<void> {
+    return this.source.stop();
   }
 
   /** Reads a file's new lines soon (a hook says a turn ended, or the watcher saw a change). */
   kick(path: string, knownSize?: number): void {
-    if (!path.endsWith('.jsonl') || this.stopping.signal.aborted) return;
-    if (!this.dirty.has(path)) {
-      this.dirty.add(path);
-      if (!this.ready) this.totalBytes += knownSize ?? safeSize(path);
-    }
-    this.pump();
+    this.source.kick(path, knownSize);
   }
 
   progress(): { backfilling: boolean; pendingBytes: number } {
-    return { backfilling: !this.ready || (this.running !== null && this.totalBytes > this.doneBytes), pendingBytes: Math.max(0, this.totalBytes - this.doneBytes) };
+    return this.source.progress();
   }
 
   /** Resolves once every file known so far has been read (for tests and the first-start display). */
   idle(): Promise<void> {
-    if (this.ready && !this.running && this.dirty.size === 0) return Promise.resolve();
-    return new Promise((r) => this.idleWaiters.push(r));
-  }
-
-  private pump(): void {
-    if (this.running || this.dirty.size === 0) return;
-    this.running = this.drain().finally(() => {
-      this.running = null;
-      if (this.dirty.size > 0) this.pump();
-      else if (this.ready) {
-        const waiters = this.idleWaiters;
-        this.idleWaiters = [];
-        for (const w of waiters) w();
-      }
-    });
-  }
-
-  private async drain(): Promise<void> {
-    while (this.dirty.size > 0) {
-      const path = this.dirty.values().next().value as string;
-      this.dirty.delete(path);
-      try {
-        await this.deps.follower.follow(
-          path,
-          (lines) => this.record(path, lines),
-          (bytes) => {
-            this.doneBytes += bytes;
-            this.deps.onProgress?.(this.doneBytes, Math.max(this.totalBytes, this.doneBytes));
-          },
-          this.stopping.signal,
-        );
-      } catch (e) {
-        this.deps.log.error(`reading ${path}: ${(e as Error).message}`);
-      }
-    }
+    return this.source.idle();
   }
 
   private record(path: string, lines: Line[]): void {
@@ -191,10 +137,3 @@ function sessionIdOf(text: string): string | null {
   return end > start ? text.slice(start, end) : null;
 }
 
-function safeSize(path: string): number {
-  try {
-    return statSync(path).size;
-  } catch {
-    return 0;
-  }
-}
