@@ -60,6 +60,8 @@ export interface StatusSnapshot {
   usageEndpoint: string;
   /** The seat-credits rail: the latest reading per provider. */
   credits: Array<{ provider: string; observedAt: number; enabled: boolean | null; unlimited: boolean | null; currency: string | null; exponent: number; usedMinor: number | null; limitMinor: number | null; balanceMinor: number | null; utilizationPct: number | null }>;
+  /** The platform-key rail today: what the team's API key spent, per seat and model (metered by the gateway). */
+  platformKey: { todayMicros: number; unpricedRecords: number; bySeatModel: Array<{ seat: string; model: string; costMicros: number; unpricedRecords: number; records: number }> };
   /** The binding wall, when one is forecast before its bar resets. */
   nextWall: { name: string; provider: string; window: string; atMs: number; dollarsToWallMicros: number | null } | null;
 }
@@ -100,6 +102,7 @@ export function renderStatusCard(s: StatusSnapshot, sessionId: string | null, ti
     lines.push(`→ ${s.nextWall.name} wall at ${formatClock(s.nextWall.atMs, timeZone)}${more}`);
   } else if (bars.length > 0) lines.push('→ no wall forecast before the resets');
   for (const c of s.credits) lines.push(creditLine(c));
+  if (s.platformKey.bySeatModel.length > 0) lines.push(`Platform key today: ${money(s.platformKey.todayMicros, s.platformKey.unpricedRecords)}`);
   const session = sessionId ? s.sessions.find((x) => x.sessionId === sessionId) : undefined;
   if (session) lines.push(`This session: ${money(session.costMicros, session.unpricedRecords)} (API-equivalent)`);
   lines.push(`Today: ${money(s.today.costMicros, s.today.unpricedRecords)} (API-equivalent)`);

@@ -16,6 +16,7 @@ import { BarStore } from './store/bars.js';
 import { WallStore } from './store/walls.js';
 import { OffsetStore } from './store/offsets.js';
 import { CreditStore } from './store/credits.js';
+import { PlatformKeyStore } from './store/platform-key.js';
 import type { UsageReadings } from '../core/usage-endpoint.js';
 import { describeUsagePoller, type UsagePollerState } from './quota/usage-poller.js';
 import { FileFollower } from './ingest/file-follower.js';
@@ -78,6 +79,7 @@ export class Musher {
   readonly walls: WallStore;
   readonly offsets: OffsetStore;
   readonly credits: CreditStore;
+  readonly platformKey: PlatformKeyStore;
   readonly transcripts: ClaudeTranscriptSource;
   readonly codex: CodexRolloutSource;
   readonly forecaster: Forecaster;
@@ -95,6 +97,7 @@ export class Musher {
     this.walls = new WallStore(this.db);
     this.offsets = new OffsetStore(this.db);
     this.credits = new CreditStore(this.db);
+    this.platformKey = new PlatformKeyStore(this.db);
     this.startedAt = opts.clock.now();
     // One follower for both adapters: they share the byte offsets, keyed by path.
     const follower = new FileFollower(this.db, this.offsets, opts.clock, opts.log);
@@ -438,6 +441,14 @@ export class Musher {
       hookEvents: this.hookEvents.countsByEvent(),
       usageEndpoint: this.usagePollerLine(),
       credits: this.credits.latest(),
+      platformKey: (() => {
+        const bySeatModel = this.platformKey.spend(since, now + 86_400_000);
+        return {
+          todayMicros: bySeatModel.reduce((a, r) => a + r.costMicros, 0),
+          unpricedRecords: bySeatModel.reduce((a, r) => a + r.unpricedRecords, 0),
+          bySeatModel,
+        };
+      })(),
       nextWall: (() => {
         const snap = this.forecaster.refresh();
         const b = snap.binding;

@@ -152,6 +152,24 @@ const MIGRATIONS: ReadonlyArray<string> = [
   );
   CREATE INDEX credit_readings_provider ON credit_readings(provider, observed_at);
   `,
+  // 5: the platform-key rail: spend on the team's API key, per seat, project and model, as metered by the gateway
+  // (one row per response, keyed by its request id so a re-read never counts twice).
+  `
+  CREATE TABLE platform_key_usage (
+    request_id     TEXT PRIMARY KEY,
+    seat           TEXT NOT NULL,
+    project        TEXT,
+    model          TEXT NOT NULL,
+    ts             INTEGER NOT NULL,
+    input_tokens   INTEGER NOT NULL,
+    output_tokens  INTEGER NOT NULL,
+    cache_write    INTEGER NOT NULL,
+    cache_read     INTEGER NOT NULL,
+    cost_micros    INTEGER,
+    source         TEXT NOT NULL
+  );
+  CREATE INDEX platform_key_usage_ts ON platform_key_usage(ts, seat, model, cost_micros);
+  `,
 ];
 
 export function migrate(db: Database.Database): number {

@@ -1,0 +1,62 @@
+import type { Db } from './db.js';
+
+/**
+ * The platform-key rail: what the team's API key spent, per seat, project and model. The gateway (the wall's
+ * "continue on the key" exit) meters every response into it; musher reads it for status and the allowance.
+ */
+export interface PlatformKeyUse {
+  /** The response's request id: a re-read or a retry of the same record never counts twice. */
+  requestId: string;
+  seat: string;
+  project: string | null;
+  model: string;
+  timestampMs: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheWriteTokens: number;
+  cacheReadTokens: number;
+  /** Null when the model has no price: shown as unpriced, never as $0. */
+  costMicros: number | null;
+  source: string;
+}
+
+export interface KeySpend {
+  seat: string;
+  model: string;
+  costMicros: number;
+  unpricedRecords: number;
+  records: number;
+}
+
+export class PlatformKeyStore {
+  private readonly insert;
+  private readonly rangeStmt;
+  constructor(db: Db) {
+    this.insert = db.prepare(
+      `INSERT OR IGNORE INTO platform_key_usage (request_id, seat, project, model, ts, input_tokens, output_tokens, cache_write,
+         cache_read, cost_micros, source)
+       VALUES (@requestId, @seat, @project, @model, @timestampMs, @inputTokens, @outputTokens, @cacheWriteTokens,
+         @cacheReadTokens, @costMicros, @source)`,
+    );
+    this.rangeStmt = db.prepare(
+      `SELECT seat, model, COALESCE(SUM(cost_micros), 0) AS cost, SUM(cost_micros IS NULL) AS unpriced, COUNT(*) AS n
+       FROM platform_key_usage WHERE ts >= ? AND ts < ? GROUP BY seat, model ORDER BY cost DESC`,
+    );
+  }
+
+  /** False when this response was recorded before. */
+  record(use: PlatformKeyUse): boolean {
+    return this.insert.run(use).changes > 0;
+  }
+
+  /** Spend per seat and model between two times. */
+  spend(fromMs: number, toMs: number): KeySpend[] {
+    return (this.rangeStmt.all(fromMs, toMs) as Array<{ seat: string; model: string; cost: number; unpriced: number; n: number }>).map((r) => ({
+      seat: r.seat,
+      model: r.model,
+      costMicros: r.cost,
+      unpricedRecords: r.unpriced,
+      records: r.n,
+    }));
+  }
+}

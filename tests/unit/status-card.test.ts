@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { creditLine, renderStatusCard, type StatusSnapshot } from '../../core/status.js';
+
+const NOW = Date.UTC(2026, 10, 29, 14);
+
+function snapshot(over: Partial<StatusSnapshot> = {}): StatusSnapshot {
+  return {
+    now: NOW,
+    musher: { pid: 1, version: '0.1.0', startedAt: NOW },
+    bars: [{ provider: 'anthropic', window: 'five_hour', label: '5h', usedPct: 62, resetsAt: NOW + 2 * 3_600_000, observedAt: NOW - 30_000, ageMs: 30_000, stale: false, source: 'statusline' }],
+    today: { since: NOW - 14 * 3_600_000, costMicros: 18_400_000, unpricedRecords: 0, byModel: [{ model: 'claude-opus-5-5', costMicros: 18_400_000, unpricedRecords: 0, records: 9 }] },
+    sessions: [],
+    walls: [],
+    ingest: { files: 1, bytesRead: 10, pendingBytes: 0, backfilling: false },
+    totals: { usageRecords: 9, costMicros: 18_400_000, unpricedRecords: 0, inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 },
+    hookEvents: {},
+    usageEndpoint: 'claude usage endpoint: ok',
+    credits: [],
+    platformKey: { todayMicros: 0, unpricedRecords: 0, bySeatModel: [] },
+    nextWall: null,
+    ...over,
+  };
+}
+
+describe('the /sled status card', () => {
+  it('names every bar with its reset and age, the next wall with dollars to it, and today by model', () => {
+    const card = renderStatusCard(snapshot({ nextWall: { name: '5-hour', provider: 'anthropic', window: 'five_hour', atMs: Date.UTC(2026, 10, 29, 15, 40), dollarsToWallMicros: 6_100_000 } }), null, 'UTC');
+    expect(card).toContain('5h           62%  resets 4:00pm · data 30s old');
+    expect(card).toContain('→ 5-hour wall at 3:40pm · $6.10 more');
+    expect(card).toMatch(/claude-opus-5-5\s+\$18\.40/);
+  });
+
+  it('says when no wall is forecast before the resets', () => {
+    expect(renderStatusCard(snapshot(), null, 'UTC')).toContain('→ no wall forecast before the resets');
+  });
+
+  it('shows the platform key only once it has spent something', () => {
+    expect(renderStatusCard(snapshot(), null, 'UTC')).not.toContain('Platform key');
+    const card = renderStatusCard(snapshot({ platformKey: { todayMicros: 1_050_000, unpricedRecords: 0, bySeatModel: [{ seat: 'dana', model: 'claude-opus-5-5', costMicros: 1_050_000, unpricedRecords: 0, records: 3 }] } }), null, 'UTC');
+    expect(card).toContain('Platform key today: $1.05');
+  });
+
+  it.each([
+    [{ provider: 'anthropic', enabled: true, unlimited: null, currency: 'USD', exponent: 2, usedMinor: 1234, limitMinor: 5000, balanceMinor: 3766, utilizationPct: 24.68 }, 'Extra usage: $12.34 of $50.00 used (25%)'],
+    [{ provider: 'anthropic', enabled: true, unlimited: null, currency: 'JPY', exponent: 0, usedMinor: 1500, limitMinor: 10000, balanceMinor: null, utilizationPct: null }, 'Extra usage: 1500 JPY of 10000 JPY used'],
+    [{ provider: 'anthropic', enabled: false, unlimited: null, currency: null, exponent: 2, usedMinor: null, limitMinor: null, balanceMinor: null, utilizationPct: null }, 'Extra usage: off'],
+    [{ provider: 'openai', enabled: true, unlimited: false, currency: null, exponent: 2, usedMinor: null, limitMinor: null, balanceMinor: 1234, utilizationPct: null }, 'Codex credits: 12.34 left'],
+    [{ provider: 'openai', enabled: true, unlimited: true, currency: null, exponent: 0, usedMinor: null, limitMinor: null, balanceMinor: null, utilizationPct: null }, 'Codex credits: unlimited'],
+  ])('credits %#: %s', (c, line) => {
+    expect(creditLine({ observedAt: NOW, ...c })).toBe(line);
+  });
+});
