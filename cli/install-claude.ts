@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
-import { accessSync, constants as fsConstants, statSync } from 'node:fs';
-import { delimiter, isAbsolute, join } from 'node:path';
+import { join } from 'node:path';
+import { findBinary, type BinaryLookup } from './find-binary.js';
 import { MARKETPLACE_NAME, PLUGIN_ID } from './claude-settings.js';
 
 /**
@@ -10,38 +10,11 @@ import { MARKETPLACE_NAME, PLUGIN_ID } from './claude-settings.js';
 
 type Env = Record<string, string | undefined>;
 
-export interface ClaudeLookup {
-  bin: string | null;
-  /** Where it came from, or why there is none. */
-  how: string;
-}
-
-function isExecutableFile(p: string): boolean {
-  try {
-    if (!statSync(p).isFile()) return false;
-    accessSync(p, fsConstants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
+export type ClaudeLookup = BinaryLookup;
 
 /** SLEDS_CLAUDE_BIN if set (and only it), else `claude` on PATH, else the official installers' locations. */
 export function findClaude(env: Env, home: string): ClaudeLookup {
-  const forced = env.SLEDS_CLAUDE_BIN;
-  if (forced) {
-    if (!isAbsolute(forced)) return { bin: null, how: `SLEDS_CLAUDE_BIN=${forced} is not an absolute path` };
-    return isExecutableFile(forced) ? { bin: forced, how: 'SLEDS_CLAUDE_BIN' } : { bin: null, how: `SLEDS_CLAUDE_BIN=${forced} is not an executable file` };
-  }
-  for (const dir of (env.PATH ?? '').split(delimiter)) {
-    if (!dir || !isAbsolute(dir)) continue; // never pick up ./claude from the current folder
-    const p = join(dir, 'claude');
-    if (isExecutableFile(p)) return { bin: p, how: 'PATH' };
-  }
-  for (const p of [join(home, '.claude', 'local', 'claude'), join(home, '.local', 'bin', 'claude')]) {
-    if (isExecutableFile(p)) return { bin: p, how: p };
-  }
-  return { bin: null, how: 'no claude on PATH' };
+  return findBinary(env, 'claude', 'SLEDS_CLAUDE_BIN', [join(home, '.claude', 'local', 'claude'), join(home, '.local', 'bin', 'claude')]);
 }
 
 export interface RunResult {

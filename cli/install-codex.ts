@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { accessSync, constants as fsConstants, existsSync, readFileSync, realpathSync, statSync, unlinkSync } from 'node:fs';
-import { basename, delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
+import { existsSync, readFileSync, realpathSync, statSync, unlinkSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import {
   backupFile,
   clone,
@@ -18,6 +18,7 @@ import {
   type SettingsFile,
 } from './claude-settings.js';
 import { lastLine, runFile } from './install-claude.js';
+import { findBinary } from './find-binary.js';
 import type { Reporter } from './install-report.js';
 import type { CodexState, InstallState } from './install-state.js';
 
@@ -207,15 +208,6 @@ export interface CodexLookup {
   present: boolean;
 }
 
-function isExecutableFile(p: string): boolean {
-  try {
-    if (!statSync(p).isFile()) return false;
-    accessSync(p, fsConstants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** SLEDS_CODEX_BIN if set (and only it), else `codex` on PATH; and the Codex home. */
 export function findCodex(env: Env, home: string): CodexLookup {
@@ -227,27 +219,7 @@ export function findCodex(env: Env, home: string): CodexLookup {
       return false;
     }
   })();
-  let bin: string | null = null;
-  let how: string;
-  const forced = env.SLEDS_CODEX_BIN;
-  if (forced) {
-    if (!isAbsolute(forced)) how = `SLEDS_CODEX_BIN=${forced} is not an absolute path`;
-    else if (isExecutableFile(forced)) {
-      bin = forced;
-      how = 'SLEDS_CODEX_BIN';
-    } else how = `SLEDS_CODEX_BIN=${forced} is not an executable file`;
-  } else {
-    how = 'no codex on PATH';
-    for (const d of (env.PATH ?? '').split(delimiter)) {
-      if (!d || !isAbsolute(d)) continue;
-      const p = join(d, 'codex');
-      if (isExecutableFile(p)) {
-        bin = p;
-        how = 'PATH';
-        break;
-      }
-    }
-  }
+  const { bin, how } = findBinary(env, 'codex', 'SLEDS_CODEX_BIN');
   return { bin, how, home: dir, homeExists, present: bin !== null || homeExists };
 }
 

@@ -13,7 +13,7 @@ export interface HookEventRow {
 export class HookEventStore {
   private readonly insert;
   private readonly countStmt;
-  constructor(private readonly db: Db) {
+  constructor(db: Db) {
     this.insert = db.prepare(
       `INSERT OR IGNORE INTO hook_events (event_id, event, session_id, received_at, via_spool, payload)
        VALUES (@eventId, @event, @sessionId, @receivedAt, @viaSpool, @payload)`,

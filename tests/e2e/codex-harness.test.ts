@@ -25,25 +25,8 @@ import {
   type CodexHome,
   type CodexHookGroup,
 } from './harness/codex-env.js';
+import { parseSse } from './harness/sse.js';
 import { codexRateLimitHeaders, lastUserInput, startFakeOpenAI, turnMetadata, type CodexRateLimits } from './harness/fake-openai.js';
-
-/** Parses an SSE body into {event, data} pairs, checking the framing on the way. */
-function parseSse(text: string): Array<{ event: string; data: any }> {
-  expect(text.endsWith('\n\n')).toBe(true);
-  return text
-    .slice(0, -2)
-    .split('\n\n')
-    .map((frame) => {
-      const lines = frame.split('\n');
-      expect(lines).toHaveLength(2);
-      expect(lines[0]).toMatch(/^event: [\w.]+$/);
-      expect(lines[1]).toMatch(/^data: \{.*\}$/);
-      const event = lines[0]!.slice('event: '.length);
-      const data = JSON.parse(lines[1]!.slice('data: '.length));
-      expect(data.type).toBe(event);
-      return { event, data };
-    });
-}
 
 const EXEC = ['exec', '--skip-git-repo-check'];
 

@@ -130,7 +130,9 @@ describe('usage poller against a fake usage endpoint (real HTTP, driven time)', 
     const r = await rig();
     const dbDir = join(r.dir, 'db');
     const db: Db = openStore(join(dbDir, 'sleds.db'));
-    cleanups.push(() => db.close());
+    cleanups.push(() => {
+      db.close();
+    });
     const store = new BarStore(db);
     // The integrator's mapping: every bar to BarStore.record with source 'usage-endpoint'.
     const record = (readings: UsageReadings): void => {
