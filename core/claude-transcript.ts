@@ -6,6 +6,7 @@
  * `usage`: every one of them comes back as a `usage` line with the same dedupKey, and the store keeps one.
  */
 import { z } from 'zod';
+import { parseTimestamp, zodProblem } from './record-parse.js';
 import type { UsageRecord, WallRecord } from './usage.js';
 
 export const CLAUDE_TRANSCRIPT_SOURCE = 'claude-transcript';
@@ -110,18 +111,7 @@ function fail(filePath: string, what: string): ParsedTranscriptLine {
   return { kind: 'error', message: `${where(filePath)}: ${what}` };
 }
 
-function zodProblem(error: z.ZodError): string {
-  const first = error.issues[0];
-  if (first === undefined) return 'does not match the expected shape';
-  const path = first.path.map(String).join('.');
-  return path.length > 0 ? `${path}: ${first.message}` : first.message;
-}
 
-function parseTimestamp(ts: string | null | undefined): number | null {
-  if (ts === null || ts === undefined) return null;
-  const ms = Date.parse(ts);
-  return Number.isNaN(ms) ? null : ms;
-}
 
 /** `resetsAt` is epoch seconds in the transcript; a value already in milliseconds is passed through. */
 function resetsAtMs(v: number | null | undefined): number | null {

@@ -28,6 +28,7 @@
  *   copy's limits and walls (old news with a new time) are flagged `replayed`.
  */
 import { z } from 'zod';
+import { parseTimestamp, zodProblem } from './record-parse.js';
 import type { UsageRecord, WallRecord } from './usage.js';
 
 export const CODEX_ROLLOUT_SOURCE = 'codex-rollout';
@@ -254,18 +255,7 @@ function fail(filePath: string, what: string): ParsedRolloutLine {
   return { kind: 'error', message: `codex rollout ${filePath}: ${what}` };
 }
 
-function zodProblem(error: z.ZodError): string {
-  const first = error.issues[0];
-  if (first === undefined) return 'does not match the expected shape';
-  const path = first.path.map(String).join('.');
-  return path.length > 0 ? `${path}: ${first.message}` : first.message;
-}
 
-function parseTimestamp(ts: string | null | undefined): number | null {
-  if (ts === null || ts === undefined) return null;
-  const ms = Date.parse(ts);
-  return Number.isNaN(ms) ? null : ms;
-}
 
 /** Epoch seconds (a value already in milliseconds is passed through). */
 function epochMs(v: number): number {
