@@ -5,6 +5,11 @@
 export type SledCommand =
   | { verb: 'status' }
   | { verb: 'help' }
+  | { verb: 'exits' }
+  | { verb: 'cancel' }
+  /** `/sled 1` … `/sled 6`; `arg` is the rest ("+2h", an ISO time, a teammate's handle), if any. */
+  | { verb: 'exit'; number: number; arg: string | null }
+  | { verb: 'worth'; level: string | null }
   | { verb: 'unknown'; word: string };
 
 export function sledUsage(word: string): string {
@@ -12,21 +17,42 @@ export function sledUsage(word: string): string {
 }
 
 const SLED_PREFIX = /^\s*(?:\/sled(?::sled)?|sled)(?=\s|$)(.*)$/is;
+/** Words that make an unslashed "sled …" ours; anything else stays an ordinary prompt ("sled the dogs"). */
+const UNSLASHED_VERBS = new Set(['status', 'help', 'exits', 'cancel', 'worth', '1', '2', '3', '4', '5', '6']);
 
 export function parseSledPrompt(prompt: string): SledCommand | null {
   const m = SLED_PREFIX.exec(prompt);
   if (!m) return null;
   const rest = m[1]!.trim();
-  // "sled" without a slash is only ours when a verb we know follows: "sled the dogs" stays a prompt.
   const slashed = /^\s*\//.test(prompt);
-  const word = rest.split(/\s+/)[0]?.toLowerCase() ?? '';
-  if (word === '' || word === 'status') return slashed || word === 'status' ? { verb: 'status' } : null;
-  if (word === 'help') return { verb: 'help' };
-  return slashed ? { verb: 'unknown', word } : null;
+  const [first = '', ...args] = rest.split(/\s+/).filter((w) => w !== '');
+  const word = first.toLowerCase();
+  if (!slashed && !UNSLASHED_VERBS.has(word)) return null;
+  const arg = args.length > 0 ? args.join(' ') : null;
+  switch (word) {
+    case '':
+    case 'status':
+      return { verb: 'status' };
+    case 'help':
+      return { verb: 'help' };
+    case 'exits':
+      return { verb: 'exits' };
+    case 'cancel':
+      return { verb: 'cancel' };
+    case 'worth':
+      return { verb: 'worth', level: arg?.toLowerCase() ?? null };
+    default:
+      if (/^[1-6]$/.test(word)) return { verb: 'exit', number: Number(word), arg };
+      return { verb: 'unknown', word };
+  }
 }
 
 export const SLED_HELP = [
-  'sled verbs (typed at the prompt, answered without a model call):',
-  '  /sled status   every bar, its reset, today\'s spend by model, and the data\'s age',
-  '  /sled help     this list',
+  'sled verbs (typed at the prompt, answered without a model call; in Codex type them without the slash):',
+  '  /sled status        every bar, its reset, today\'s spend by model, and the data\'s age',
+  '  /sled exits         the wall card again: the six ways on, priced',
+  '  /sled 1 … /sled 6   take an exit: 1 key · 2 hold (+2h or a time) · 3 overnight · 4 cheaper model · 5 hand off · 6 defer (+2h or a time)',
+  '  /sled cancel        undo a hold or a defer',
+  '  /sled worth high    how much this task is worth (the policy reads it at the wall)',
+  '  /sled help          this list',
 ].join('\n');

@@ -42,6 +42,10 @@ export interface StatuslineView {
   nowMs: number;
   timeZone?: string;
   color: boolean;
+  /** At a wall: the second line, `⛔ wall jd7k2m9qa41p · 1 key $38 left · 2 hold → 9:00am · …` (always red). */
+  wallLine?: string | null;
+  /** At amber: what the wall would offer, e.g. `at 100%: key $38 left · hold → 9:00am`. */
+  exitsHint?: string | null;
 }
 
 export type Severity = 'ok' | 'amber' | 'red';
@@ -82,10 +86,12 @@ export function renderStatusline(view: StatuslineView): string {
   if (view.session) parts.push(renderMoney(view.session, 'session'));
   if (view.today) parts.push(renderMoney(view.today, 'today'));
   if (view.musherAway) parts.push('(musher away)');
+  const severity = view.wallLine ? 'red' : severityOf(view.bars, view.wall?.soon ?? false);
+  if (severity === 'amber' && view.exitsHint) parts.push(view.exitsHint);
   const line = parts.join(' · ');
-  const severity = severityOf(view.bars, view.wall?.soon ?? false);
-  if (!view.color || severity === 'ok') return line;
-  return `${severity === 'red' ? RED : AMBER}${line}${RESET}`;
+  const first = !view.color || severity === 'ok' ? line : `${severity === 'red' ? RED : AMBER}${line}${RESET}`;
+  if (!view.wallLine) return first;
+  return `${first}\n${view.color ? `${RED}${view.wallLine}${RESET}` : view.wallLine}`;
 }
 
 /** The short label of a plan window as Claude Code and the usage endpoint name them. */

@@ -66,6 +66,9 @@ export async function runHook(event: string, harness: string, cliMain: string): 
         'x-sleds-received-at': String(envelope.receivedAt),
         'x-sleds-harness': harness,
         'x-sleds-spooled': spooled ? '1' : '0',
+        // Set in a session sleds resumed past a wall (on the gateway, or at a moved time): its prompts are the
+        // exit at work, not prompts at the wall.
+        ...(process.env.SLEDS_WALL ? { 'x-sleds-wall': process.env.SLEDS_WALL } : {}),
       },
       BUDGET_MS[event] ?? DEFAULT_BUDGET_MS,
     );

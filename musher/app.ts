@@ -7,6 +7,7 @@ import { parseLimitText } from '../core/limit-text.js';
 import type { PriceTable } from '../core/price-table.js';
 import type { SledsPaths } from '../core/paths.js';
 import type { Clock } from './clock.js';
+import { CARRY_ON, blockWith } from './hook-answers.js';
 import type { Log } from './log.js';
 import { openStore, type Db } from './store/db.js';
 import { HookEventStore } from './store/hook-events.js';
@@ -24,6 +25,9 @@ import { ClaudeTranscriptSource } from './ingest/claude-transcripts.js';
 import { CodexRolloutSource, type CodexSeatReading } from './ingest/codex-rollouts.js';
 import { Forecaster, type ForecastSnapshot } from './forecast/forecaster.js';
 import { SpoolDrain, type SpooledEvent } from './ingest/spool-drain.js';
+import { WallBook } from './store/wall-book.js';
+import type { WallKeeper } from './walls/wall-keeper.js';
+import { buildWallKeeper, type WallWiring } from './walls/wiring.js';
 
 export interface MusherOptions {
   paths: SledsPaths;
@@ -34,6 +38,8 @@ export interface MusherOptions {
   /** Codex's rollouts: $CODEX_HOME/sessions. */
   codexSessionsDir: string;
   version: string;
+  /** The wall's ports (policy, key, snapshot, the exits' machinery), built by the daemon once the stores exist. */
+  wallWiring: (m: Musher) => WallWiring;
   onBackfillProgress?: (done: number, total: number) => void;
 }
 
@@ -44,7 +50,7 @@ export interface HookDelivery extends SpooledEvent {
 /** How stale the cached forecast may be when the statusline reads it. */
 const FORECAST_REFRESH_MS = 10_000;
 
-export const CARRY_ON: HookAnswer = { stdout: '', exitCode: 0 };
+export { CARRY_ON } from './hook-answers.js';
 /** The hook events whose answer the harness acts on; the others are answered "carry on" before they are recorded. */
 const ANSWERED_EVENTS = new Set(['UserPromptSubmit']);
 const PROVIDER = 'anthropic';
@@ -54,19 +60,6 @@ function startOfLocalDay(ms: number): number {
   const d = new Date(ms);
   d.setHours(0, 0, 0, 0);
   return d.getTime();
-}
-
-/**
- * Blocks the typed prompt and answers it in place. Claude Code gets `suppressOriginalPrompt` so the prompt is not
- * echoed; Codex validates hook output strictly and fails the hook on any field it does not know (facts, measured
- * on 0.169.0), so it gets the bare decision.
- */
-function blockWith(reason: string, harness: string): HookAnswer {
-  const answer =
-    harness === 'codex'
-      ? { decision: 'block', reason }
-      : { decision: 'block', reason, hookSpecificOutput: { hookEventName: 'UserPromptSubmit', suppressOriginalPrompt: true } };
-  return { stdout: JSON.stringify(answer), exitCode: 0 };
 }
 
 /** musher's state and decisions, without the socket: the HTTP layer (server.ts) only routes to this. */
@@ -84,6 +77,8 @@ export class Musher {
   readonly codex: CodexRolloutSource;
   readonly forecaster: Forecaster;
   readonly spool: SpoolDrain;
+  readonly wallBook: WallBook;
+  readonly wallKeeper: WallKeeper;
   readonly startedAt: number;
   /** Set by the daemon (main.ts): its state is shown by doctor. */
   usagePoller: { state(): UsagePollerState } | null = null;
@@ -125,6 +120,11 @@ export class Musher {
       onSeat: (seat) => this.recordCodexCredits(seat),
     });
     this.forecaster = new Forecaster(this.bars, this.usage, opts.clock);
+    this.wallBook = new WallBook(this.db);
+    this.wallKeeper = buildWallKeeper(this, opts.wallWiring(this), opts);
+    this.walls.onRecorded((signal) => {
+      this.wallKeeper.onSignal(signal).catch((e: Error) => opts.log.error(`wall for ${signal.sessionId}: ${e.message}`));
+    });
     this.spool = new SpoolDrain(opts.paths.spoolDir, (e) => this.handleHook({ ...e, viaSpool: true }), opts.log);
   }
 
@@ -145,18 +145,26 @@ export class Musher {
     return ANSWERED_EVENTS.has(event);
   }
 
-  handleHook(d: HookDelivery): HookAnswer {
+  /**
+   * A hook event: recorded, and answered when the harness acts on the answer. `after` runs once the answer has
+   * been sent (an exit that restarts the session's pane must not kill the hook that asked).
+   */
+  async handleHook(d: HookDelivery & { resumedFor?: string | null }): Promise<{ answer: HookAnswer; after?: () => Promise<void> }> {
+    return this.hookAnswer(d);
+  }
+
+  private async hookAnswer(d: HookDelivery & { resumedFor?: string | null }): Promise<{ answer: HookAnswer; after?: () => Promise<void> }> {
     let json: unknown;
     try {
       json = JSON.parse(d.raw);
     } catch {
       this.opts.log.error(`hook ${d.event}: malformed JSON (${d.raw.length} bytes, starts ${JSON.stringify(d.raw.slice(0, 40))}) — ignored`);
-      return CARRY_ON;
+      return { answer: CARRY_ON };
     }
     const parsed = HookPayload.safeParse(json);
     if (!parsed.success) {
       this.opts.log.error(`hook ${d.event}: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'payload'} ${i.message}`).join('; ')} — ignored`);
-      return CARRY_ON;
+      return { answer: CARRY_ON };
     }
     const p = parsed.data;
     const fresh = this.hookEvents.record({
@@ -167,7 +175,7 @@ export class Musher {
       viaSpool: d.viaSpool,
       payload: d.raw,
     });
-    if (!fresh) return CARRY_ON; // delivered before: a spooled copy
+    if (!fresh) return { answer: CARRY_ON }; // delivered before: a spooled copy
     this.sessions.touch({
       sessionId: p.session_id,
       harness: d.harness,
@@ -179,15 +187,15 @@ export class Musher {
     if (p.transcript_path) this.kickTranscript(p.transcript_path, d.harness);
     switch (d.event) {
       case 'UserPromptSubmit':
-        return d.viaSpool ? CARRY_ON : this.answerPrompt(p.prompt ?? '', p.session_id, d.harness);
+        return d.viaSpool ? { answer: CARRY_ON } : this.answerPrompt(p.prompt ?? '', p.session_id, d.harness, d.resumedFor ?? null);
       case 'StopFailure':
         if (p.error === 'rate_limit') this.recordStopFailureWall(d, p);
-        return CARRY_ON;
+        return { answer: CARRY_ON };
       case 'SessionEnd':
         this.sessions.end(p.session_id, p.reason ?? 'other', d.receivedAt);
-        return CARRY_ON;
+        return { answer: CARRY_ON };
       default:
-        return CARRY_ON;
+        return { answer: CARRY_ON };
     }
   }
 
@@ -197,16 +205,19 @@ export class Musher {
     else this.transcripts.kick(path);
   }
 
-  private answerPrompt(prompt: string, sessionId: string, harness: string): HookAnswer {
+  private async answerPrompt(prompt: string, sessionId: string, harness: string, resumedFor: string | null): Promise<{ answer: HookAnswer; after?: () => Promise<void> }> {
     const command = parseSledPrompt(prompt);
-    if (!command) return CARRY_ON;
-    switch (command.verb) {
+    const atWall = await this.wallKeeper.answerPrompt({ sessionId, harness, prompt, command, resumedFor });
+    if (atWall) return atWall;
+    switch (command?.verb) {
       case 'status':
-        return blockWith(renderStatusCard(this.status(), sessionId), harness);
+        return { answer: blockWith(renderStatusCard(this.status(), sessionId), harness) };
       case 'help':
-        return blockWith(SLED_HELP, harness);
+        return { answer: blockWith(SLED_HELP, harness) };
       case 'unknown':
-        return blockWith(sledUsage(command.word), harness);
+        return { answer: blockWith(sledUsage(command.word), harness) };
+      default:
+        return { answer: CARRY_ON };
     }
   }
 
@@ -272,6 +283,7 @@ export class Musher {
       wall: this.wallHint(now),
       nowMs: now,
       color,
+      wallLine: this.wallKeeper.statusLine(sessionId),
     };
     const record = (): void => {
       if (sessionId) {
@@ -306,15 +318,20 @@ export class Musher {
     const limits = json.rate_limits as Record<string, { used_percentage: number; resets_at?: number | null }> | undefined;
     if (!limits) return;
     for (const [window, w] of Object.entries(limits)) {
-      this.bars.record({
-        provider: PROVIDER,
-        window,
-        usedPct: w.used_percentage,
-        resetsAt: typeof w.resets_at === 'number' ? w.resets_at * 1000 : null,
-        observedAt: now,
-        source: 'statusline',
-        sessionId,
-      });
+      const resetsAt = typeof w.resets_at === 'number' ? w.resets_at * 1000 : null;
+      this.bars.record({ provider: PROVIDER, window, usedPct: w.used_percentage, resetsAt, observedAt: now, source: 'statusline', sessionId });
+      // A bar at 100% in a session is a wall there, whichever signal arrives first.
+      if (w.used_percentage >= 100 && sessionId) {
+        this.walls.record({
+          source: 'statusline',
+          dedupKey: `statusline:${sessionId}:${window}:${resetsAt ?? 'unknown'}`,
+          sessionId,
+          timestampMs: now,
+          window,
+          resetsAtMs: resetsAt,
+          message: `${window} at ${w.used_percentage}%`,
+        });
+      }
     }
   }
 

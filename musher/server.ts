@@ -54,16 +54,18 @@ export function startServer(musher: Musher, socketPath: string, log: Log, onShut
           receivedAt: Number(header(req, 'x-sleds-received-at')) || Date.now(),
           raw,
           viaSpool: false,
+          resumedFor: header(req, 'x-sleds-wall') ?? null,
         };
-        if (musher.answers(event)) return send(res, 200, JSON.stringify(musher.handleHook(delivery)));
+        if (musher.answers(event)) {
+          const { answer, after } = await musher.handleHook(delivery);
+          send(res, 200, JSON.stringify(answer));
+          if (after) res.once('finish', () => void after().catch((e: Error) => log.error(`hook ${event}: after the answer: ${e.message}`)));
+          return;
+        }
         // Nothing to say back: let the harness go on at once, then record the event.
         send(res, 200, JSON.stringify(CARRY_ON));
         setImmediate(() => {
-          try {
-            musher.handleHook(delivery);
-          } catch (e) {
-            log.error(`hook ${event}: ${(e as Error).message}`);
-          }
+          musher.handleHook(delivery).catch((e: Error) => log.error(`hook ${event}: ${e.message}`));
         });
         return;
       }

@@ -170,6 +170,41 @@ const MIGRATIONS: ReadonlyArray<string> = [
   );
   CREATE INDEX platform_key_usage_ts ON platform_key_usage(ts, seat, model, cost_micros);
   `,
+  // 6: walls (a bar at 100% in a session, with its priced exits, the policy's decision and the choice) and their
+  // append-only audit log; the worth the user gave a session.
+  `
+  CREATE TABLE walls (
+    wall_id       TEXT PRIMARY KEY,
+    session_id    TEXT NOT NULL,
+    harness       TEXT NOT NULL,
+    window        TEXT,
+    resets_at     INTEGER,
+    hit_at        INTEGER NOT NULL,
+    signal        TEXT NOT NULL,
+    state         TEXT NOT NULL,
+    snapshot_id   TEXT,
+    snapshot_note TEXT,
+    context       TEXT NOT NULL,
+    offers        TEXT NOT NULL,
+    decision      TEXT,
+    choice        TEXT,
+    choice_arg    TEXT,
+    chosen_by     TEXT,
+    chosen_at     INTEGER,
+    outcome       TEXT,
+    closed_at     INTEGER
+  );
+  CREATE INDEX walls_session ON walls(session_id, hit_at);
+  CREATE TABLE wall_events (
+    id       INTEGER PRIMARY KEY,
+    wall_id  TEXT NOT NULL,
+    at       INTEGER NOT NULL,
+    kind     TEXT NOT NULL,
+    detail   TEXT NOT NULL
+  );
+  CREATE INDEX wall_events_wall ON wall_events(wall_id, id);
+  ALTER TABLE sessions ADD COLUMN worth TEXT;
+  `,
 ];
 
 export function migrate(db: Database.Database): number {

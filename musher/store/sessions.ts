@@ -27,7 +27,7 @@ export class SessionStore {
   private readonly endStmt;
   private readonly getStmt;
   private readonly listStmt;
-  constructor(db: Db) {
+  constructor(private readonly db: Db) {
     this.upsert = db.prepare(
       `INSERT INTO sessions (session_id, harness, cwd, transcript_path, model, first_seen_at, last_seen_at)
        VALUES (@sessionId, @harness, @cwd, @transcriptPath, @model, @at, @at)
@@ -61,6 +61,16 @@ export class SessionStore {
   get(sessionId: string): SessionRow | null {
     const r = this.getStmt.get(sessionId) as Record<string, unknown> | undefined;
     return r ? toRow(r) : null;
+  }
+
+  /** The worth the user gave the session's task (`/sled worth high`); null when none was given. */
+  setWorth(sessionId: string, worth: string | null): void {
+    this.db.prepare(`UPDATE sessions SET worth = ? WHERE session_id = ?`).run(worth, sessionId);
+  }
+
+  worth(sessionId: string): string | null {
+    const r = this.db.prepare(`SELECT worth FROM sessions WHERE session_id = ?`).get(sessionId) as { worth: string | null } | undefined;
+    return r?.worth ?? null;
   }
 
   recent(limit = 50): SessionRow[] {

@@ -23,6 +23,7 @@ export class UsageStore {
   private readonly rangeStmt;
   private readonly totalsStmt;
   private readonly seriesStmt;
+  private readonly sessionSeriesStmt;
   constructor(db: Db) {
     // One record per content block repeats the usage; a later block may carry the final output count.
     this.insert = db.prepare(
@@ -48,6 +49,9 @@ export class UsageStore {
     this.seriesStmt = db.prepare(
       `SELECT ts, cost_micros AS costMicros FROM usage_records WHERE ts >= ? AND source = ? AND cost_micros IS NOT NULL ORDER BY ts`,
     );
+    this.sessionSeriesStmt = db.prepare(
+      `SELECT ts, cost_micros AS costMicros, model FROM usage_records WHERE session_id = ? AND ts >= ? AND cost_micros IS NOT NULL ORDER BY ts`,
+    );
     this.totalsStmt = db.prepare(
       `SELECT COALESCE(SUM(cost_micros), 0) AS cost, COALESCE(SUM(records), 0) AS n, COALESCE(SUM(unpriced), 0) AS unpriced,
               COALESCE(SUM(input_tokens), 0) AS input, COALESCE(SUM(output_tokens), 0) AS output,
@@ -59,6 +63,11 @@ export class UsageStore {
   /** Each priced record's time and cost since `fromMs`, oldest first, for one source (for the $→% calibration). */
   costSeries(source: string, fromMs: number): Array<{ ts: number; costMicros: number }> {
     return this.seriesStmt.all(fromMs, source) as Array<{ ts: number; costMicros: number }>;
+  }
+
+  /** One session's priced records since `fromMs`, oldest first: its burn rate at a wall. */
+  sessionSeries(sessionId: string, fromMs: number): Array<{ ts: number; costMicros: number; model: string }> {
+    return this.sessionSeriesStmt.all(sessionId, fromMs) as Array<{ ts: number; costMicros: number; model: string }>;
   }
 
   record(usage: UsageRecord, cost: PricedCost): void {

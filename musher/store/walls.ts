@@ -13,8 +13,17 @@ export class WallStore {
     this.recentStmt = db.prepare(`SELECT * FROM wall_signals ORDER BY ts DESC LIMIT ?`);
   }
 
+  private readonly listeners: Array<(wall: WallRecord) => void> = [];
+
+  /** Called with each signal recorded for the first time (the wall keeper opens walls from them). */
+  onRecorded(listener: (wall: WallRecord) => void): void {
+    this.listeners.push(listener);
+  }
+
   record(wall: WallRecord): boolean {
-    return this.insert.run(wall).changes > 0;
+    const fresh = this.insert.run(wall).changes > 0;
+    if (fresh) for (const l of this.listeners) l(wall);
+    return fresh;
   }
 
   recent(limit = 20): WallRecord[] {

@@ -1,0 +1,166 @@
+import type { Db } from './db.js';
+import type { ExitContext, ExitKind, Offer } from '../../core/exits/types.js';
+
+/**
+ * The walls: one row per time a session's bar hit 100%, with what was offered, what the policy decided, what was
+ * chosen and what came of it; and the append-only audit log of each (`sleds policy explain` and status read it).
+ * States: open (waiting for a choice) → chosen (an exit taken; its work may still be under way) → closed.
+ */
+export type WallState = 'open' | 'chosen' | 'closed';
+
+export interface WallRow {
+  wallId: string;
+  sessionId: string;
+  harness: 'claude-code' | 'codex';
+  window: string | null;
+  resetsAtMs: number | null;
+  hitAtMs: number;
+  /** The signal that opened it: "claude-transcript", "hook:StopFailure", "statusline", … */
+  signal: string;
+  state: WallState;
+  snapshotId: string | null;
+  snapshotNote: string | null;
+  context: ExitContext;
+  offers: Offer[];
+  /** The policy's evaluation (JSON as the policy module writes it); null until evaluated. */
+  decision: unknown;
+  choice: ExitKind | null;
+  choiceArg: string | null;
+  chosenBy: 'policy' | 'user' | null;
+  chosenAtMs: number | null;
+  outcome: string | null;
+  closedAtMs: number | null;
+}
+
+export interface WallEvent {
+  wallId: string;
+  at: number;
+  kind: string;
+  detail: Record<string, unknown>;
+}
+
+export class WallBook {
+  private readonly insertStmt;
+  private readonly getStmt;
+  private readonly latestForSessionStmt;
+  private readonly recentStmt;
+  private readonly eventStmt;
+  private readonly eventsStmt;
+  constructor(private readonly db: Db) {
+    this.insertStmt = db.prepare(
+      `INSERT INTO walls (wall_id, session_id, harness, window, resets_at, hit_at, signal, state, context, offers, decision)
+       VALUES (@wallId, @sessionId, @harness, @window, @resetsAtMs, @hitAtMs, @signal, 'open', @context, @offers, @decision)`,
+    );
+    this.getStmt = db.prepare(`SELECT * FROM walls WHERE wall_id = ?`);
+    this.latestForSessionStmt = db.prepare(`SELECT * FROM walls WHERE session_id = ? ORDER BY hit_at DESC LIMIT 1`);
+    this.recentStmt = db.prepare(`SELECT * FROM walls ORDER BY hit_at DESC LIMIT ?`);
+    this.eventStmt = db.prepare(`INSERT INTO wall_events (wall_id, at, kind, detail) VALUES (?, ?, ?, ?)`);
+    this.eventsStmt = db.prepare(`SELECT * FROM wall_events WHERE wall_id = ? ORDER BY id`);
+  }
+
+  /** False when the id is taken (the caller draws another). */
+  open(w: Pick<WallRow, 'wallId' | 'sessionId' | 'harness' | 'window' | 'resetsAtMs' | 'hitAtMs' | 'signal' | 'context' | 'offers' | 'decision'>): boolean {
+    try {
+      this.db.transaction(() => {
+        this.insertStmt.run({ ...w, context: JSON.stringify(w.context), offers: JSON.stringify(w.offers), decision: JSON.stringify(w.decision ?? null) });
+        this.event({ wallId: w.wallId, at: w.hitAtMs, kind: 'hit', detail: { signal: w.signal, window: w.window, resetsAtMs: w.resetsAtMs } });
+      })();
+      return true;
+    } catch (e) {
+      if ((e as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') return false;
+      throw e;
+    }
+  }
+
+  get(wallId: string): WallRow | null {
+    const r = this.getStmt.get(wallId) as Record<string, unknown> | undefined;
+    return r ? toRow(r) : null;
+  }
+
+  latestForSession(sessionId: string): WallRow | null {
+    const r = this.latestForSessionStmt.get(sessionId) as Record<string, unknown> | undefined;
+    return r ? toRow(r) : null;
+  }
+
+  recent(limit = 20): WallRow[] {
+    return (this.recentStmt.all(limit) as Array<Record<string, unknown>>).map(toRow);
+  }
+
+  setSnapshot(wallId: string, snapshotId: string | null, note: string | null, at: number): void {
+    this.db.prepare(`UPDATE walls SET snapshot_id = ?, snapshot_note = ? WHERE wall_id = ?`).run(snapshotId, note, wallId);
+    this.event({ wallId, at, kind: 'snapshot', detail: { snapshotId, note } });
+  }
+
+  /** Another signal of the same wall (the transcript's record after the hook's): noted, nothing else changes. */
+  signal(wallId: string, at: number, source: string): void {
+    this.event({ wallId, at, kind: 'signal', detail: { source } });
+  }
+
+  choose(wallId: string, c: { exit: ExitKind; arg: string | null; by: 'policy' | 'user'; rule: string | null; at: number }): void {
+    this.db.transaction(() => {
+      this.db
+        .prepare(`UPDATE walls SET state = 'chosen', choice = ?, choice_arg = ?, chosen_by = ?, chosen_at = ?, outcome = NULL WHERE wall_id = ?`)
+        .run(c.exit, c.arg, c.by, c.at, wallId);
+      this.event({ wallId, at: c.at, kind: 'chosen', detail: { exit: c.exit, arg: c.arg, by: c.by, rule: c.rule } });
+    })();
+  }
+
+  outcome(wallId: string, at: number, line: string, detail: Record<string, unknown> = {}): void {
+    this.db.transaction(() => {
+      this.db.prepare(`UPDATE walls SET outcome = ? WHERE wall_id = ?`).run(line, wallId);
+      this.event({ wallId, at, kind: 'outcome', detail: { line, ...detail } });
+    })();
+  }
+
+  /** Back to waiting for a choice (a cancelled hold or defer). */
+  reopen(wallId: string, at: number, why: string): void {
+    this.db.transaction(() => {
+      this.db.prepare(`UPDATE walls SET state = 'open', choice = NULL, choice_arg = NULL, chosen_by = NULL, chosen_at = NULL, outcome = NULL WHERE wall_id = ?`).run(wallId);
+      this.event({ wallId, at, kind: 'reopened', detail: { why } });
+    })();
+  }
+
+  close(wallId: string, at: number, why: string): void {
+    this.db.transaction(() => {
+      this.db.prepare(`UPDATE walls SET state = 'closed', closed_at = ? WHERE wall_id = ? AND state != 'closed'`).run(at, wallId);
+      this.event({ wallId, at, kind: 'closed', detail: { why } });
+    })();
+  }
+
+  event(e: WallEvent): void {
+    this.eventStmt.run(e.wallId, e.at, e.kind, JSON.stringify(e.detail));
+  }
+
+  events(wallId: string): WallEvent[] {
+    return (this.eventsStmt.all(wallId) as Array<Record<string, unknown>>).map((r) => ({
+      wallId: r.wall_id as string,
+      at: r.at as number,
+      kind: r.kind as string,
+      detail: JSON.parse(r.detail as string) as Record<string, unknown>,
+    }));
+  }
+}
+
+function toRow(r: Record<string, unknown>): WallRow {
+  return {
+    wallId: r.wall_id as string,
+    sessionId: r.session_id as string,
+    harness: r.harness as WallRow['harness'],
+    window: (r.window as string | null) ?? null,
+    resetsAtMs: (r.resets_at as number | null) ?? null,
+    hitAtMs: r.hit_at as number,
+    signal: r.signal as string,
+    state: r.state as WallState,
+    snapshotId: (r.snapshot_id as string | null) ?? null,
+    snapshotNote: (r.snapshot_note as string | null) ?? null,
+    context: JSON.parse(r.context as string) as ExitContext,
+    offers: JSON.parse(r.offers as string) as Offer[],
+    decision: JSON.parse((r.decision as string | null) ?? 'null') as unknown,
+    choice: (r.choice as ExitKind | null) ?? null,
+    choiceArg: (r.choice_arg as string | null) ?? null,
+    chosenBy: (r.chosen_by as WallRow['chosenBy']) ?? null,
+    chosenAtMs: (r.chosen_at as number | null) ?? null,
+    outcome: (r.outcome as string | null) ?? null,
+    closedAtMs: (r.closed_at as number | null) ?? null,
+  };
+}

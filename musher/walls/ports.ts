@@ -1,0 +1,62 @@
+import type { ExitKind } from '../../core/exits/types.js';
+import type { WallRow } from '../store/wall-book.js';
+
+/**
+ * What the wall keeper needs from the rest of musher, as narrow ports: the policy, the platform key, the snapshot,
+ * and the exits' machinery. main.ts wires the real ones; tests can wire their own.
+ */
+
+export interface PolicyView {
+  cheaperModel(model: string): string | null;
+  overnightWindow(nowMs: number, timeZone: string): { startMs: number; endMs: number } | null;
+  allowance(seat: string): { perDayMicros: number | null; perWeekMicros: number | null };
+  /** The policy's choice at the wall and the evaluation to keep (read back by `sleds policy explain`). */
+  decide(input: PolicyInput): { choice: ExitKind | 'ask'; rule: string | null; record: unknown };
+  /** The worth levels, highest first (`/sled worth <level>`). */
+  worthLevels: string[];
+  /** Where the policy came from and any errors in it, for the audit log. */
+  sources: string[];
+  errors: string[];
+}
+
+export interface PolicyInput {
+  nowMs: number;
+  timeZone: string;
+  window: string | null;
+  resetAtMs: number | null;
+  worth: string | null;
+  allowanceLeft: { dayMicros: number | null; weekMicros: number | null } | null;
+  owner: { handle: string; idleMs: number | null } | null;
+  available: Record<ExitKind, { ok: boolean; why?: string }>;
+}
+
+export interface PolicyPort {
+  forDirectory(cwd: string | null): PolicyView;
+  explain(record: unknown): string;
+}
+
+export interface KeyPort {
+  /** Whether a platform key is configured for the harness's provider. */
+  configured(provider: 'anthropic' | 'openai'): Promise<boolean>;
+  /** What is left of the seat's allowance today and this week (null where uncapped). */
+  allowanceLeft(seat: string, allowance: { perDayMicros: number | null; perWeekMicros: number | null }, nowMs: number): { dayMicros: number | null; weekMicros: number | null };
+}
+
+export interface SnapshotPort {
+  take(wall: WallRow, session: { cwd: string | null; transcriptPath: string | null; model: string | null; version: string | null }): Promise<{ id: string | null; note: string | null }>;
+}
+
+/** What taking an exit did, in one line; `after` runs once the hook has answered (a pane restart kills the asker). */
+export interface TakeResult {
+  ok: boolean;
+  line: string;
+  after?: () => Promise<void>;
+}
+
+export interface ExitTaker {
+  take(wall: WallRow, arg: string | null): Promise<TakeResult>;
+  /** Undo what take scheduled (a hold or a defer); false when there was nothing to undo. */
+  cancel?(wall: WallRow): boolean;
+}
+
+export type ExitTakers = Record<ExitKind, ExitTaker>;

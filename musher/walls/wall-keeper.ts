@@ -1,0 +1,344 @@
+import { priceExits } from '../../core/exits/offers.js';
+import { burnPerHourMicros } from '../../core/exits/burn.js';
+import { EXIT_ORDER, exitByNumber, exitNumber, type ExitContext, type ExitKind, type Offer } from '../../core/exits/types.js';
+import { renderExitsHint, renderWallCard, renderWallLine } from '../../core/wall/card.js';
+import { wallIdFrom, WALL_ID_LENGTH } from '../../core/wall/wall-id.js';
+import { formatWhen } from '../../core/exits/words.js';
+import type { SledCommand } from '../../core/sled-command.js';
+import type { HookAnswer } from '../../core/wire.js';
+import type { WallRecord } from '../../core/usage.js';
+import type { PriceTable } from '../../core/price-table.js';
+import type { Clock } from '../clock.js';
+import type { Log } from '../log.js';
+import type { SessionStore } from '../store/sessions.js';
+import type { UsageStore } from '../store/usage.js';
+import type { WallBook, WallRow } from '../store/wall-book.js';
+import { blockWith, carryOnWithNote } from '../hook-answers.js';
+import type { ExitTakers, KeyPort, PolicyPort, SnapshotPort } from './ports.js';
+
+/** A limit signal older than this is history being read back (a backfill), not a wall happening now. */
+const LIVE_SIGNAL_MS = 15 * 60_000;
+/** A wall with no known reset is taken as over after this long (the 5-hour window is the shortest). */
+const UNKNOWN_RESET_SPAN_MS = 5 * 3_600_000;
+/** After the reset, a wall whose work went elsewhere still blocks Claude Code's own auto-continue this long. */
+const AFTER_RESET_GUARD_MS = 2 * 3_600_000;
+/** Claude Code's own prompt when it continues by itself at the reset (facts/claude-code.md §3). */
+const AUTO_CONTINUE = /^Your claude\.ai usage limit has reset\./;
+/** The exits whose work runs later, by a scheduled job: the wall stays until it has run. */
+const SCHEDULED_EXITS: ReadonlySet<ExitKind> = new Set(['defer', 'overnight']);
+
+export interface WallKeeperDeps {
+  clock: Clock;
+  log: Log;
+  timeZone: string;
+  seat: string;
+  prices: PriceTable;
+  sessions: SessionStore;
+  usage: UsageStore;
+  book: WallBook;
+  policy: PolicyPort;
+  key: KeyPort;
+  snapshot: SnapshotPort;
+  exits: ExitTakers;
+  randomBytes(n: number): Uint8Array;
+  /** The harness version a session runs, when known (for the snapshot). */
+  harnessVersion?(sessionId: string): string | null;
+}
+
+/**
+ * The wall: turns limit signals into walls (one per session and window), prices the six exits, asks the policy,
+ * answers the prompts typed at the wall, and takes the exit chosen. Owns the walls' rows (WallBook) and nothing else.
+ */
+export class WallKeeper {
+  constructor(private readonly d: WallKeeperDeps) {}
+
+  /** A fresh limit signal from any source. Opens a wall, or notes the signal on the one already open. */
+  async onSignal(signal: WallRecord): Promise<WallRow | null> {
+    const now = this.d.clock.now();
+    if (!signal.sessionId || now - signal.timestampMs > LIVE_SIGNAL_MS) return null;
+    if (signal.resetsAtMs !== null && signal.resetsAtMs <= now) return null;
+    const current = this.current(signal.sessionId);
+    if (current && (current.window === null || signal.window === null || current.window === signal.window)) {
+      this.d.book.signal(current.wallId, now, signal.source);
+      return current;
+    }
+    return this.open(signal);
+  }
+
+  /** The session's wall that still matters now, closing the ones that are over. */
+  current(sessionId: string): WallRow | null {
+    const wall = this.d.book.latestForSession(sessionId);
+    if (!wall || wall.state === 'closed') return null;
+    const now = this.d.clock.now();
+    const resetAt = wall.resetsAtMs ?? wall.hitAtMs + UNKNOWN_RESET_SPAN_MS;
+    const over =
+      wall.state === 'open' || wall.choice === 'hold'
+        ? now >= resetAt && !(wall.choice === 'hold' && wall.choiceArg)
+        : wall.choice !== null && SCHEDULED_EXITS.has(wall.choice)
+          ? false // closed by its job
+          : now >= resetAt + AFTER_RESET_GUARD_MS;
+    if (over) {
+      this.d.book.close(wall.wallId, now, 'the window reset');
+      return null;
+    }
+    return wall;
+  }
+
+  private async open(signal: WallRecord): Promise<WallRow> {
+    const now = this.d.clock.now();
+    const session = this.d.sessions.get(signal.sessionId);
+    const harness = session?.harness === 'codex' ? 'codex' : 'claude-code';
+    const policy = this.d.policy.forDirectory(session?.cwd ?? null);
+    const context = await this.context(signal, harness, session?.model ?? null, policy);
+    const offers = priceExits(context);
+    const available = Object.fromEntries(offers.map((o) => [o.exit, o.ok ? { ok: true } : { ok: false, why: o.detail }])) as Record<ExitKind, { ok: boolean; why?: string }>;
+    const decision = policy.decide({
+      nowMs: now,
+      timeZone: this.d.timeZone,
+      window: signal.window,
+      resetAtMs: signal.resetsAtMs,
+      worth: this.d.sessions.worth(signal.sessionId),
+      allowanceLeft: context.key?.allowanceLeft ?? null,
+      owner: context.teammate ? { handle: context.teammate.handle, idleMs: context.teammate.idleMs } : null,
+      available,
+    });
+    let wallId = '';
+    for (;;) {
+      wallId = wallIdFrom(this.d.randomBytes(WALL_ID_LENGTH));
+      const inserted = this.d.book.open({
+        wallId,
+        sessionId: signal.sessionId,
+        harness,
+        window: signal.window,
+        resetsAtMs: signal.resetsAtMs,
+        hitAtMs: now,
+        signal: signal.source,
+        context: { ...context, wall: { ...context.wall } },
+        offers,
+        decision: decision.record,
+      });
+      if (inserted) break;
+    }
+    // The context was priced before the id existed; keep the id in it for re-rendering.
+    this.d.log.warn(`wall ${wallId}: session ${signal.sessionId} hit ${signal.window ?? 'a usage limit'} (${signal.source}); policy: ${decision.choice}${decision.rule ? ` by rule '${decision.rule}'` : ''}`);
+    for (const e of policy.errors) this.d.book.event({ wallId, at: now, kind: 'policy-error', detail: { error: e } });
+    const wall = this.d.book.get(wallId)!;
+    void this.snapshot(wall, session);
+    if (decision.choice !== 'ask') {
+      const result = await this.take(wall, decision.choice, null, 'policy', decision.rule);
+      if (result.after) void result.after().catch((e: Error) => this.d.log.error(`wall ${wallId}: ${e.message}`));
+    }
+    return this.d.book.get(wallId)!;
+  }
+
+  private async snapshot(wall: WallRow, session: ReturnType<SessionStore['get']>): Promise<void> {
+    try {
+      const shot = await this.d.snapshot.take(wall, {
+        cwd: session?.cwd ?? null,
+        transcriptPath: session?.transcriptPath ?? null,
+        model: session?.model ?? null,
+        version: this.d.harnessVersion?.(wall.sessionId) ?? null,
+      });
+      this.d.book.setSnapshot(wall.wallId, shot.id, shot.note, this.d.clock.now());
+    } catch (e) {
+      this.d.log.error(`wall ${wall.wallId}: snapshot failed: ${(e as Error).message}`);
+      this.d.book.setSnapshot(wall.wallId, null, (e as Error).message, this.d.clock.now());
+    }
+  }
+
+  private async context(signal: WallRecord, harness: 'claude-code' | 'codex', model: string | null, policy: ReturnType<PolicyPort['forDirectory']>): Promise<ExitContext> {
+    const now = this.d.clock.now();
+    const series = this.d.usage.sessionSeries(signal.sessionId, now - 24 * 3_600_000);
+    const sessionModel = model ?? series.at(-1)?.model ?? null;
+    const provider = harness === 'codex' ? 'openai' : 'anthropic';
+    const keyed = await this.d.key.configured(provider);
+    const cheaper = sessionModel ? policy.cheaperModel(sessionModel) : null;
+    return {
+      nowMs: now,
+      timeZone: this.d.timeZone,
+      wall: { id: '', window: signal.window, resetAtMs: signal.resetsAtMs },
+      session: { id: signal.sessionId, harness, model: sessionModel },
+      remaining: { usd: null, minutes: null, fit: null, burnPerHourMicros: burnPerHourMicros(series) },
+      key: keyed ? { allowanceLeft: this.d.key.allowanceLeft(this.d.seat, policy.allowance(this.d.seat), now) } : null,
+      cheaper: cheaper && sessionModel ? { model: cheaper, priceRatio: this.priceRatio(sessionModel, cheaper, now) } : null,
+      overnight: policy.overnightWindow(now, this.d.timeZone),
+      teammate: null,
+      coldCache: null,
+    };
+  }
+
+  /** How the cheaper model's price compares, on output tokens (a family's token classes keep the same ratios). */
+  private priceRatio(from: string, to: string, now: number): number | null {
+    const a = this.d.prices.lookup(from, now);
+    const b = this.d.prices.lookup(to, now);
+    if (!a || !b || a.base.output <= 0) return null;
+    return b.base.output / a.base.output;
+  }
+
+  /** The card, as the user sees it at the prompt. */
+  card(wall: WallRow): string {
+    const now = this.d.clock.now();
+    return renderWallCard({
+      wallId: wall.wallId,
+      window: wall.window,
+      resetAtMs: wall.resetsAtMs,
+      nowMs: now,
+      timeZone: this.d.timeZone,
+      snapshotId: wall.snapshotId,
+      snapshotNote: wall.snapshotNote ?? (wall.snapshotId ? null : 'still being written'),
+      remaining: wall.context.remaining,
+      offers: wall.offers,
+      choice: wall.choice
+        ? { exit: wall.choice, by: wall.chosenBy ?? 'user', rule: this.ruleOf(wall), outcome: wall.outcome }
+        : null,
+    });
+  }
+
+  private ruleOf(wall: WallRow): string | null {
+    const chosen = [...this.d.book.events(wall.wallId)].reverse().find((e) => e.kind === 'chosen');
+    return (chosen?.detail.rule as string | null | undefined) ?? null;
+  }
+
+  /**
+   * A prompt typed in a session. Returns the answer when the wall has something to say, or null to let the rest
+   * of musher handle it. `resumedFor` is the wall a resumed process was started for (its prompts are the exit).
+   */
+  async answerPrompt(p: { sessionId: string; harness: string; prompt: string; command: SledCommand | null; resumedFor: string | null }): Promise<{ answer: HookAnswer; after?: () => Promise<void> } | null> {
+    const wall = this.current(p.sessionId);
+    const cmd = p.command;
+    if (cmd?.verb === 'worth') return { answer: blockWith(this.setWorth(p.sessionId, cmd.level), p.harness) };
+    if (!wall) {
+      if (cmd?.verb === 'exit' || cmd?.verb === 'exits' || cmd?.verb === 'cancel') {
+        return { answer: blockWith('sled: no wall in this session — /sled status shows the bars and when each is forecast to fill', p.harness) };
+      }
+      const result = cmd ? null : this.pendingResult(p.sessionId);
+      return result ? { answer: carryOnWithNote(result, p.harness) } : null;
+    }
+    if (cmd?.verb === 'exits') return { answer: blockWith(this.card(wall), p.harness) };
+    if (cmd?.verb === 'cancel') return { answer: blockWith(this.cancel(wall), p.harness) };
+    if (cmd?.verb === 'exit') {
+      const kind = exitByNumber(cmd.number)!;
+      const result = await this.take(wall, kind, cmd.arg, 'user', null);
+      return { answer: blockWith(result.line, p.harness), after: result.after };
+    }
+    if (cmd) return null; // status, help: answered as anywhere else
+    if (p.resumedFor === wall.wallId) return null; // the exit at work
+    return this.atWall(wall, p.prompt, p.harness);
+  }
+
+  /** An ordinary prompt (or Claude Code's auto-continue) in a session at a wall. */
+  private atWall(wall: WallRow, prompt: string, harness: string): { answer: HookAnswer } | null {
+    const now = this.d.clock.now();
+    const reset = wall.resetsAtMs;
+    const beforeReset = reset === null || now < reset;
+    const autoContinue = AUTO_CONTINUE.test(prompt.trim());
+    if (wall.state === 'open') return beforeReset ? { answer: blockWith(this.card(wall), harness) } : null;
+    const chosen = `${exitNumber(wall.choice!)} ${wall.offers.find((o) => o.exit === wall.choice)?.title ?? wall.choice}`;
+    if (wall.choice === 'hold' && !wall.choiceArg) {
+      if (!beforeReset) return null; // Claude Code's own continue: the hold doing its job
+      const at = reset !== null ? formatWhen(reset, now, this.d.timeZone) : 'the reset';
+      return { answer: blockWith(`sled: holding until ${at}; Claude Code continues by itself then. ${wall.outcome ?? ''}\nReply /sled 1 … /sled 6 to choose otherwise.  wall ${wall.wallId}`.replace(/ \n/, '\n'), harness) };
+    }
+    if (autoContinue) {
+      return { answer: blockWith(`sled: not continuing here — this session's work went to ${chosen} at the wall (wall ${wall.wallId}). ${wall.outcome ?? ''}`.trim(), harness) };
+    }
+    if (!beforeReset) return null;
+    return { answer: blockWith(`sled: this session is past its wall by ${chosen}. ${wall.outcome ?? ''}\nReply /sled exits for the card, /sled cancel to undo.  wall ${wall.wallId}`.replace(/ \n/, '\n'), harness) };
+  }
+
+  /** Takes an exit, by the user's `/sled N` or the policy's choice. Unavailable exits say why and change nothing. */
+  async take(wall: WallRow, kind: ExitKind, arg: string | null, by: 'policy' | 'user', rule: string | null): Promise<{ line: string; after?: () => Promise<void> }> {
+    const offer = wall.offers.find((o) => o.exit === kind);
+    if (!offer || !offer.ok) {
+      return { line: `sled: ${exitNumber(kind)} ${offer?.title ?? kind} cannot be taken here: ${offer?.detail ?? 'not offered'}. /sled exits shows the others.` };
+    }
+    if (wall.choice && wall.choice !== kind) this.d.exits[wall.choice].cancel?.(wall);
+    const now = this.d.clock.now();
+    this.d.book.choose(wall.wallId, { exit: kind, arg, by, rule, at: now });
+    const chosen = this.d.book.get(wall.wallId)!;
+    let result;
+    try {
+      result = await this.d.exits[kind].take(chosen, arg);
+    } catch (e) {
+      result = { ok: false, line: `${offer.title} failed: ${(e as Error).message}` };
+    }
+    if (!result.ok) {
+      this.d.book.reopen(wall.wallId, this.d.clock.now(), result.line);
+      return { line: `sled: ${result.line}\nThe wall is still open: /sled exits shows the others.  wall ${wall.wallId}` };
+    }
+    this.d.book.outcome(wall.wallId, this.d.clock.now(), result.line);
+    const who = by === 'policy' ? `The policy chose ${offer.number} ${offer.title}${rule ? ` (rule: ${rule})` : ''}.` : `${offer.number} ${offer.title}.`;
+    return { line: `${who} ${result.line}`, after: result.after };
+  }
+
+  private cancel(wall: WallRow): string {
+    if (!wall.choice) return `sled: nothing to cancel — no exit taken yet at wall ${wall.wallId}. /sled exits shows them.`;
+    const undone = this.d.exits[wall.choice].cancel?.(wall) ?? false;
+    if (!undone) return `sled: ${exitNumber(wall.choice)} cannot be undone from here. /sled exits shows the card.`;
+    this.d.book.reopen(wall.wallId, this.d.clock.now(), 'cancelled by the user');
+    return `sled: cancelled ${exitNumber(wall.choice)} at wall ${wall.wallId}. The wall is open again: /sled 1 … /sled 6.`;
+  }
+
+  private setWorth(sessionId: string, level: string | null): string {
+    const levels = this.d.policy.forDirectory(this.d.sessions.get(sessionId)?.cwd ?? null).worthLevels;
+    const choices = [...levels, 'none'].join('|');
+    if (level === null) {
+      return `sled: this task's worth is ${this.d.sessions.worth(sessionId) ?? 'not set'} — set it with /sled worth ${choices}`;
+    }
+    if (level !== 'none' && !levels.includes(level)) return `sled: '${level}' is not a worth level here — use /sled worth ${choices}`;
+    this.d.sessions.setWorth(sessionId, level === 'none' ? null : level);
+    return `sled: this task's worth is now ${level}. The policy reads it at the wall.`;
+  }
+
+  /** The statusline's second line while the session is at a wall (open, or past it by a choice that is running). */
+  statusLine(sessionId: string | null): string | null {
+    if (!sessionId) return null;
+    const wall = this.current(sessionId);
+    if (!wall) return null;
+    if (wall.state === 'open') return renderWallLine(wall.wallId, wall.offers);
+    const offer = wall.offers.find((o) => o.exit === wall.choice);
+    return `⛔ wall ${wall.wallId} · ${offer ? `${offer.number} ${offer.short}` : wall.choice}${wall.outcome ? ` · ${wall.outcome}` : ''}`;
+  }
+
+  /** At amber: the exits the wall would offer, priced now without opening one. */
+  exitsHint(offers: Offer[]): string {
+    return renderExitsHint(offers);
+  }
+
+  /** `sleds policy explain <wall>`. */
+  explain(wallId: string): string | null {
+    const wall = this.d.book.get(wallId);
+    if (!wall) return null;
+    const events = this.d.book.events(wallId);
+    const lines = [`wall ${wall.wallId} · session ${wall.sessionId} · ${wall.window ?? 'unknown window'} · hit ${new Date(wall.hitAtMs).toISOString()}`];
+    lines.push(this.d.policy.explain(wall.decision));
+    for (const e of events) {
+      if (e.kind === 'chosen') lines.push(`${new Date(e.at).toISOString()} chosen: ${exitNumber(e.detail.exit as ExitKind)} ${String(e.detail.exit)} by ${String(e.detail.by)}${e.detail.rule ? ` (rule: ${String(e.detail.rule)})` : ''}`);
+      if (e.kind === 'outcome') lines.push(`${new Date(e.at).toISOString()} outcome: ${String(e.detail.line)}`);
+      if (e.kind === 'policy-error') lines.push(`policy error: ${String(e.detail.error)}`);
+    }
+    return lines.join('\n');
+  }
+
+  /** Closes a wall whose scheduled exit has run, with its result (shown at the next prompt and in status). */
+  finish(wallId: string, line: string): void {
+    const now = this.d.clock.now();
+    this.d.book.outcome(wallId, now, line);
+    this.d.book.close(wallId, now, 'its exit ran');
+  }
+
+  /** The result of an exit that ran later (a defer, a moved hold), shown once with the session's next prompt. */
+  private pendingResult(sessionId: string): string | null {
+    const wall = this.d.book.latestForSession(sessionId);
+    if (!wall || wall.state !== 'closed' || !wall.outcome || !wall.choice) return null;
+    const events = this.d.book.events(wall.wallId);
+    if (!events.some((e) => e.kind === 'closed' && e.detail.why === 'its exit ran') || events.some((e) => e.kind === 'reported')) return null;
+    this.d.book.event({ wallId: wall.wallId, at: this.d.clock.now(), kind: 'reported', detail: {} });
+    return `sled: wall ${wall.wallId} — ${wall.outcome}`;
+  }
+
+  offersInOrder(wall: WallRow): Offer[] {
+    return EXIT_ORDER.map((k) => wall.offers.find((o) => o.exit === k)).filter((o): o is Offer => !!o);
+  }
+}
+
