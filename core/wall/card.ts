@@ -63,7 +63,7 @@ export function renderWallCard(v: WallCardView): string {
     const o = v.offers.find((x) => x.exit === kind);
     if (!o) continue;
     const detail = o.ok ? o.detail : `— ${o.detail}`;
-    lines.push(`${o.number} ${o.title.padEnd(TITLE_WIDTH - 2)}${detail}`);
+    lines.push(`${o.number} ${o.title.padEnd(TITLE_WIDTH - 1)}${detail}`);
   }
   if (v.choice) {
     const chosen = v.offers.find((o) => o.exit === v.choice!.exit);
