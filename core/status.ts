@@ -62,6 +62,8 @@ export interface StatusSnapshot {
   credits: Array<{ provider: string; observedAt: number; enabled: boolean | null; unlimited: boolean | null; currency: string | null; exponent: number; usedMinor: number | null; limitMinor: number | null; balanceMinor: number | null; utilizationPct: number | null }>;
   /** The platform-key rail today: what the team's API key spent, per seat and model (metered by the gateway). */
   platformKey: { todayMicros: number; unpricedRecords: number; bySeatModel: Array<{ seat: string; model: string; costMicros: number; unpricedRecords: number; records: number }> };
+  /** The walls sessions hit: what was chosen, by whom, and what came of it (newest first). */
+  wallBook: Array<{ wallId: string; sessionId: string; window: string | null; hitAt: number; resetsAt: number | null; state: string; choice: string | null; chosenBy: string | null; outcome: string | null; snapshotId: string | null }>;
   /** The binding wall, when one is forecast before its bar resets. */
   nextWall: { name: string; provider: string; window: string; atMs: number; dollarsToWallMicros: number | null } | null;
 }
@@ -107,8 +109,12 @@ export function renderStatusCard(s: StatusSnapshot, sessionId: string | null, ti
   if (session) lines.push(`This session: ${money(session.costMicros, session.unpricedRecords)} (API-equivalent)`);
   lines.push(`Today: ${money(s.today.costMicros, s.today.unpricedRecords)} (API-equivalent)`);
   for (const m of s.today.byModel) lines.push(`  ${m.model.padEnd(24)} ${money(m.costMicros, m.unpricedRecords)}`);
+  for (const w of s.wallBook.filter((x) => s.now - x.hitAt < 24 * 3_600_000).slice(0, 3)) {
+    const what = w.choice ? `${w.choice} (${w.chosenBy ?? 'user'})${w.outcome ? ` — ${w.outcome}` : ''}` : 'waiting for a choice: /sled exits';
+    lines.push(`Wall ${w.wallId} · ${w.window ? windowLabel(w.window) : 'limit'} · ${w.state} · ${what}`);
+  }
   const wall = s.walls[0];
-  if (wall && s.now - wall.at < 24 * 3_600_000) {
+  if (wall && s.wallBook.length === 0 && s.now - wall.at < 24 * 3_600_000) {
     const resets = wall.resetsAt !== null ? `, resets ${formatReset(wall.resetsAt, s.now, timeZone)}` : '';
     lines.push(`Last wall: ${wall.window ? windowLabel(wall.window) : 'limit'} ${formatAge(s.now - wall.at)} ago${resets}`);
   }

@@ -17,6 +17,7 @@ function snapshot(over: Partial<StatusSnapshot> = {}): StatusSnapshot {
     usageEndpoint: 'claude usage endpoint: ok',
     credits: [],
     platformKey: { todayMicros: 0, unpricedRecords: 0, bySeatModel: [] },
+    wallBook: [],
     nextWall: null,
     ...over,
   };
@@ -28,6 +29,21 @@ describe('the /sled status card', () => {
     expect(card).toContain('5h           62%  resets 4:00pm · data 30s old');
     expect(card).toContain('→ 5-hour wall at 3:40pm · $6.10 more');
     expect(card).toMatch(/claude-opus-5-5\s+\$18\.40/);
+  });
+
+  it('names the walls of the day with what was chosen and what came of it', () => {
+    const card = renderStatusCard(
+      snapshot({
+        wallBook: [
+          { wallId: 'jd7k2m9qa45p', sessionId: 's1', window: 'five_hour', hitAt: NOW - 600_000, resetsAt: NOW + 3_600_000, state: 'chosen', choice: 'defer', chosenBy: 'policy', outcome: 'runs itself at 3:00pm', snapshotId: 'x' },
+          { wallId: 'k7m2n9pq4rst', sessionId: 's2', window: 'seven_day', hitAt: NOW - 60_000, resetsAt: null, state: 'open', choice: null, chosenBy: null, outcome: null, snapshotId: null },
+        ],
+      }),
+      null,
+      'UTC',
+    );
+    expect(card).toContain('Wall jd7k2m9qa45p · 5h · chosen · defer (policy) — runs itself at 3:00pm');
+    expect(card).toContain('Wall k7m2n9pq4rst · wk · open · waiting for a choice: /sled exits');
   });
 
   it('says when no wall is forecast before the resets', () => {

@@ -1,0 +1,106 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { copyFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { REPO_ROOT, makeWorld, sleds, startMusher, status, disposeWorld, waitFor, type SledsWorld } from '../support/sleds-env.js';
+
+const worlds: SledsWorld[] = [];
+afterEach(async () => {
+  await Promise.all(worlds.splice(0).map((w) => disposeWorld(w)));
+});
+
+async function world(env: NodeJS.ProcessEnv = {}): Promise<SledsWorld> {
+  const w = makeWorld({ SLEDS_NO_AUTOSTART: '1', SLEDS_SEAT: 'dana', ...env });
+  worlds.push(w);
+  await startMusher(w);
+  return w;
+}
+
+const SESSION = 'wall-sess-1';
+const hook = (w: SledsWorld, event: string, body: Record<string, unknown>, env: NodeJS.ProcessEnv = {}) =>
+  sleds(w, ['hook', event], JSON.stringify({ session_id: SESSION, cwd: '/tmp', hook_event_name: event, ...body }), env);
+
+async function prompt(w: SledsWorld, text: string, env: NodeJS.ProcessEnv = {}): Promise<{ decision?: string; reason?: string; systemMessage?: string } | null> {
+  const r = await hook(w, 'UserPromptSubmit', { prompt: text }, env);
+  expect(r.code).toBe(0);
+  return r.stdout ? JSON.parse(r.stdout) : null;
+}
+
+/** Claude Code's StopFailure at a 5-hour wall (facts/claude-code.md §3), resetting at the next 11:55pm UTC. */
+async function hitWall(w: SledsWorld): Promise<string> {
+  await hook(w, 'SessionStart', { source: 'startup', model: 'claude-opus-5-5' });
+  await hook(w, 'StopFailure', { error: 'rate_limit', last_assistant_message: "You've hit your 5-hour limit · resets 11:55pm (UTC)" });
+  const s = await waitFor('the wall to open', async () => ((await status(w)).wallBook.length > 0 ? status(w) : null));
+  return s.wallBook[0]!.wallId;
+}
+
+describe('at the wall', () => {
+  it('the next prompt is blocked with the card; each exit that cannot apply says why', async () => {
+    const w = await world();
+    const wallId = await hitWall(w);
+    expect(wallId).toMatch(/^[2-9a-km-np-z]{12}$/);
+    const answer = await prompt(w, 'keep going with the refactor');
+    expect(answer?.decision).toBe('block');
+    const card = answer!.reason!;
+    expect(card).toMatch(/^Wall: usage limit reached\./);
+    expect(card).toMatch(/Provider: 5-hour limit reached\. Resets (today )?11:55 pm UTC\./);
+    expect(card).toContain('Remaining work: estimate: none');
+    expect(card).toContain('1 Continue now      — no platform key configured (sleds key set anthropic)');
+    expect(card).toMatch(/2 Hold until reset  free · resumes 11:55 pm UTC/);
+    expect(card).toContain('3 Run overnight     — no overnight window in the policy');
+    expect(card).toContain('5 Hand off          — no teammate in the roster (.sleds/roster.yml)');
+    expect(card).toContain(`Reply /sled 1 … /sled 6.  wall ${wallId}`);
+
+    const refused = await prompt(w, '/sled 1');
+    expect(refused?.reason).toMatch(/^sled: 1 Continue now cannot be taken here: no platform key configured/);
+    expect((await status(w)).wallBook[0]).toMatchObject({ state: 'open', choice: null });
+  });
+
+  it('/sled 2 holds: prompts before the reset say so, /sled cancel reopens the wall, the statusline shows it', async () => {
+    const w = await world();
+    const wallId = await hitWall(w);
+    const line = await sleds(w, ['statusline'], JSON.stringify({ session_id: SESSION, model: { display_name: 'Opus' } }), { NO_COLOR: '1' });
+    expect(line.stdout.split('\n')[1]).toBe(`⛔ wall ${wallId} · 2 hold → 11:55pm · 6 defer`);
+
+    const held = await prompt(w, '/sled 2');
+    expect(held?.reason).toMatch(/^2 Hold until reset\. Holding: Claude Code continues by itself at 11:55 pm UTC\./);
+    expect((await status(w)).wallBook[0]).toMatchObject({ state: 'chosen', choice: 'hold', chosenBy: 'user' });
+    const again = await prompt(w, 'are we there yet');
+    expect(again?.reason).toMatch(/^sled: holding until 11:55 pm UTC; Claude Code continues by itself then\./);
+
+    const cancelled = await prompt(w, '/sled cancel');
+    expect(cancelled?.reason).toBe(`sled: cancelled 2 at wall ${wallId}. The wall is open again: /sled 1 … /sled 6.`);
+    expect((await prompt(w, 'hello'))?.reason).toMatch(/^Wall: usage limit reached/);
+  });
+
+  it('/sled exits shows the card again; /sled worth is kept for the policy; outside a wall the exits say there is none', async () => {
+    const w = await world();
+    expect((await prompt(w, '/sled 2'))?.reason).toMatch(/^sled: no wall in this session/);
+    expect((await prompt(w, '/sled worth high'))?.reason).toBe("sled: this task's worth is now high. The policy reads it at the wall.");
+    expect((await prompt(w, '/sled worth priceless'))?.reason).toMatch(/'priceless' is not a worth level here — use \/sled worth high\|normal\|low\|none/);
+    expect((await prompt(w, '/sled worth'))?.reason).toMatch(/worth is high/);
+    await hitWall(w);
+    expect((await prompt(w, '/sled exits'))?.reason).toMatch(/^Wall: usage limit reached/);
+  });
+
+  it('a process sleds resumed past the wall is not blocked by it', async () => {
+    const w = await world();
+    const wallId = await hitWall(w);
+    expect(await prompt(w, 'continue', { SLEDS_WALL: wallId })).toBeNull();
+    expect((await prompt(w, 'continue'))?.decision).toBe('block');
+  });
+
+  it('a limit record read back from old history opens no wall', async () => {
+    const w = makeWorld({ SLEDS_NO_AUTOSTART: '1' });
+    worlds.push(w);
+    const slug = join(w.claudeDir, 'projects', '-path-to-proj');
+    mkdirSync(slug, { recursive: true });
+    copyFileSync(join(REPO_ROOT, 'tests/fixtures/claude/projects/-path-to-proj/1098c3a4-5b2e-4f7a-9d61-0c3e8a7b2f45.jsonl'), join(slug, '1098c3a4-5b2e-4f7a-9d61-0c3e8a7b2f45.jsonl'));
+    await startMusher(w);
+    const s = await waitFor('the old limit record to be read', async () => {
+      const st = await status(w);
+      return st.walls.length > 0 ? st : null;
+    });
+    expect(s.walls[0]?.source).toBe('claude-transcript');
+    expect(s.wallBook).toEqual([]);
+  });
+});
