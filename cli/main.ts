@@ -15,6 +15,11 @@ Usage:
   sleds bars [--json]           every bar, its source and the age of its data
   sleds walls [--json] [--horizon 24h]
                                 when each bar is forecast to hit 100%, and how many dollars away
+  sleds wall show <wall> [--json]
+                                a wall's card: its exits, what was chosen, what came of it
+  sleds go <wall>               resume the wall's session on the platform key, here in this terminal
+  sleds policy explain <wall> [--json]
+                                how the policy decided at a wall, rule by rule
   sleds forecast replay <trace.jsonl> [--json]
                                 the forecaster over a recorded trace, one forecast per sample
   sleds musher [run]            run the daemon in the foreground
@@ -73,6 +78,18 @@ async function main(argv: string[]): Promise<number> {
     case 'walls': {
       const { runWalls } = await import('./walls.js');
       return runWalls(rest, json);
+    }
+    case 'wall': {
+      if (rest[0] !== 'show') {
+        process.stderr.write(`sleds: wall takes 'show <wall>' — e.g. sleds wall show jd7k2m9qa45p\n`);
+        return 2;
+      }
+      const { runWallShow } = await import('./wall.js');
+      return runWallShow(rest[1], json);
+    }
+    case 'go': {
+      const { runGo } = await import('./wall.js');
+      return runGo(rest[0], json);
     }
     case 'forecast': {
       if (rest[0] !== 'replay') {

@@ -94,6 +94,20 @@ export function startServer(musher: Musher, socketPath: string, log: Log, onShut
       if (req.method === 'GET' && url.pathname === '/v1/bars') {
         return send(res, 200, JSON.stringify(musher.barsNow()));
       }
+      const wallRoute = /^\/v1\/wall\/([^/]+)(?:\/(explain|go))?$/.exec(url.pathname);
+      if (wallRoute) {
+        const [, id, action] = wallRoute;
+        const wall = musher.wallBook.get(id!);
+        if (!wall) return send(res, 404, JSON.stringify({ error: `no wall ${id} — sleds status lists the walls` }));
+        if (req.method === 'GET' && !action) {
+          return send(res, 200, JSON.stringify({ wall, card: musher.wallKeeper.card(wall), events: musher.wallBook.events(wall.wallId) }));
+        }
+        if (req.method === 'GET' && action === 'explain') return send(res, 200, JSON.stringify({ text: musher.wallKeeper.explain(wall.wallId) }));
+        if (req.method === 'POST' && action === 'go') {
+          const go = await musher.wallKeeper.go(wall.wallId);
+          return send(res, 'error' in go ? 409 : 200, JSON.stringify(go));
+        }
+      }
       if (req.method === 'GET' && url.pathname === '/v1/health') {
         return send(res, 200, JSON.stringify({ ok: true, pid: process.pid, startedAt: musher.startedAt }));
       }

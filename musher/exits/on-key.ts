@@ -32,20 +32,34 @@ export async function continueOnKey(d: ExitDeps, wall: WallRow, model: string | 
   return { ok: true, line: `Run \`sleds go ${wall.wallId}\` in a terminal: it resumes this session${via} on the platform key.${allowance}` };
 }
 
-/** The command that resumes the wall's session on the key: used now (a pane) or by `sleds go`. */
-export async function planOnKey(d: ExitDeps, wall: WallRow, model: string | null, mode: 'tmux' | 'headless' | 'foreground'): Promise<{ cmd: ResumeCommand; pane: string | null }> {
+/** The env that points a resumed Claude Code at the gateway. The token is local to this machine's gateway: the
+ *  platform key itself never leaves musher. */
+async function gatewayEnv(d: ExitDeps, wall: WallRow): Promise<Record<string, string>> {
   const { token, baseUrl } = await d.gateway!.mint({ seat: d.seat, project: null, sessionId: wall.sessionId, wallId: wall.wallId, ttlMs: TOKEN_TTL_MS });
+  return { ANTHROPIC_BASE_URL: baseUrl, ANTHROPIC_AUTH_TOKEN: token, SLEDS_WALL: wall.wallId };
+}
+
+/** The command that resumes the wall's session on the key in its tmux pane (or headless when it has none). */
+export async function planOnKey(d: ExitDeps, wall: WallRow, model: string | null, mode: 'tmux' | 'headless'): Promise<{ cmd: ResumeCommand; pane: string | null }> {
+  const env = await gatewayEnv(d, wall);
   const pane = mode === 'tmux' ? d.resume.livePane(wall.sessionId) : null;
   const cmd = d.resume.plan({
     harness: wall.harness,
     sessionId: wall.sessionId,
     cwd: d.sessionCwd(wall.sessionId) ?? process.cwd(),
     model,
-    prompt: mode === 'headless' ? CONTINUE_PROMPT : CONTINUE_PROMPT,
-    // The token is local to this machine's gateway; the platform key itself never leaves musher.
-    env: { ANTHROPIC_BASE_URL: baseUrl, ANTHROPIC_AUTH_TOKEN: token, SLEDS_WALL: wall.wallId },
+    prompt: CONTINUE_PROMPT,
+    env,
     mode: pane ? 'tmux' : 'headless',
     tmuxPane: pane,
   });
   return { cmd, pane };
+}
+
+/** `sleds go <wall>`: the interactive Claude Code the user runs in their own terminal, resumed on the key. */
+export async function foregroundOnKey(d: ExitDeps, wall: WallRow, claudeBin: string): Promise<ResumeCommand> {
+  const model = wall.choice === 'switch' ? (wall.context.cheaper?.model ?? null) : null;
+  const env = await gatewayEnv(d, wall);
+  const args = ['--resume', wall.sessionId, ...(model ? ['--model', model] : []), CONTINUE_PROMPT];
+  return { file: claudeBin, args, env, cwd: d.sessionCwd(wall.sessionId) ?? process.cwd() };
 }

@@ -41,6 +41,8 @@ export interface WallKeeperDeps {
   snapshot: SnapshotPort;
   exits: ExitTakers;
   randomBytes(n: number): Uint8Array;
+  /** The command `sleds go <wall>` runs: the session resumed on the key in the user's terminal. */
+  goCommand?(wall: WallRow): Promise<{ file: string; args: string[]; env: Record<string, string>; cwd: string }>;
   /** The harness version a session runs, when known (for the snapshot). */
   harnessVersion?(sessionId: string): string | null;
 }
@@ -303,6 +305,18 @@ export class WallKeeper {
   /** At amber: the exits the wall would offer, priced now without opening one. */
   exitsHint(offers: Offer[]): string {
     return renderExitsHint(offers);
+  }
+
+  /** `sleds go <wall>`: what to run, or why not (one line). */
+  async go(wallId: string): Promise<{ cmd: { file: string; args: string[]; env: Record<string, string>; cwd: string } } | { error: string }> {
+    const wall = this.d.book.get(wallId);
+    if (!wall) return { error: `no wall ${wallId} — sleds status lists the walls` };
+    if (wall.state === 'closed') return { error: `wall ${wallId} is over (${wall.outcome ?? 'the window reset'})` };
+    if (wall.choice !== 'continue' && wall.choice !== 'switch') {
+      return { error: `wall ${wallId}: choose 1 (continue on the key) or 4 (cheaper model) first — type /sled 1 or /sled 4 in the session` };
+    }
+    if (!this.d.goCommand) return { error: 'the gateway is not running: set a platform key with `sleds key set anthropic`' };
+    return { cmd: await this.d.goCommand(wall) };
   }
 
   /** `sleds policy explain <wall>`. */
