@@ -69,6 +69,9 @@ export async function runHook(event: string, harness: string, cliMain: string): 
         // Set in a session sleds resumed past a wall (on the gateway, or at a moved time): its prompts are the
         // exit at work, not prompts at the wall.
         ...(process.env.SLEDS_WALL ? { 'x-sleds-wall': process.env.SLEDS_WALL } : {}),
+        // The tmux pane the session runs in (tmux sets both for every process in a pane): an exit can restart the
+        // session in place there. TMUX is "<server socket>,<pid>,<session>".
+        ...(process.env.TMUX && process.env.TMUX_PANE ? { 'x-sleds-tmux': process.env.TMUX, 'x-sleds-tmux-pane': process.env.TMUX_PANE } : {}),
       },
       BUDGET_MS[event] ?? DEFAULT_BUDGET_MS,
     );

@@ -149,11 +149,11 @@ export class Musher {
    * A hook event: recorded, and answered when the harness acts on the answer. `after` runs once the answer has
    * been sent (an exit that restarts the session's pane must not kill the hook that asked).
    */
-  async handleHook(d: HookDelivery & { resumedFor?: string | null }): Promise<{ answer: HookAnswer; after?: () => Promise<void> }> {
+  async handleHook(d: HookDelivery & { resumedFor?: string | null; tmux?: { socket: string; pane: string } | null }): Promise<{ answer: HookAnswer; after?: () => Promise<void> }> {
     return this.hookAnswer(d);
   }
 
-  private async hookAnswer(d: HookDelivery & { resumedFor?: string | null }): Promise<{ answer: HookAnswer; after?: () => Promise<void> }> {
+  private async hookAnswer(d: HookDelivery & { resumedFor?: string | null; tmux?: { socket: string; pane: string } | null }): Promise<{ answer: HookAnswer; after?: () => Promise<void> }> {
     let json: unknown;
     try {
       json = JSON.parse(d.raw);
@@ -184,6 +184,7 @@ export class Musher {
       transcriptPath: p.transcript_path ?? null,
       model: d.event === 'SessionStart' ? (p.model ?? null) : null,
     });
+    if (d.tmux) this.sessions.setPane(p.session_id, d.tmux.socket, d.tmux.pane);
     if (p.transcript_path) this.kickTranscript(p.transcript_path, d.harness);
     switch (d.event) {
       case 'UserPromptSubmit':

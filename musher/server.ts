@@ -35,6 +35,13 @@ function header(req: IncomingMessage, name: string): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
+/** TMUX is "<socket path>,<server pid>,<session index>"; the pane is "%<n>". */
+function tmuxOf(tmux: string | undefined, pane: string | undefined): { socket: string; pane: string } | null {
+  if (!tmux || !pane || !/^%\d+$/.test(pane)) return null;
+  const socket = tmux.split(',')[0];
+  return socket && socket.startsWith('/') ? { socket, pane } : null;
+}
+
 export interface MusherServer {
   server: Server;
   close(): Promise<void>;
@@ -55,6 +62,7 @@ export function startServer(musher: Musher, socketPath: string, log: Log, onShut
           raw,
           viaSpool: false,
           resumedFor: header(req, 'x-sleds-wall') ?? null,
+          tmux: tmuxOf(header(req, 'x-sleds-tmux'), header(req, 'x-sleds-tmux-pane')),
         };
         if (musher.answers(event)) {
           const { answer, after } = await musher.handleHook(delivery);

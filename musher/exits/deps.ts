@@ -10,7 +10,8 @@ export interface ResumeRequest {
   prompt: string | null;
   env: Record<string, string>;
   mode: 'tmux' | 'headless';
-  tmuxPane: string | null;
+  /** The pane to restart in place, and the tmux server it belongs to. */
+  tmux: { socket: string; pane: string } | null;
 }
 
 export interface ResumeCommand {
@@ -39,8 +40,8 @@ export interface ExitDeps {
     mint(req: { seat: string; project: string | null; sessionId: string; wallId: string; ttlMs: number }): Promise<{ token: string; baseUrl: string }>;
   } | null;
   resume: {
-    /** The tmux pane a live Claude Code process of this session runs in, if any. */
-    livePane(sessionId: string): string | null;
+    /** The tmux pane a live harness process of this session runs in, if any. */
+    livePane(sessionId: string): { socket: string; pane: string } | null;
     plan(req: ResumeRequest): ResumeCommand;
     /** Starts the command: in its pane (returns once tmux has), or headless (returns when the run ends). */
     run(cmd: ResumeCommand, mode: 'tmux' | 'headless', label: string): Promise<{ ok: boolean; line: string }>;

@@ -51,7 +51,7 @@ export async function planOnKey(d: ExitDeps, wall: WallRow, model: string | null
     prompt: CONTINUE_PROMPT,
     env,
     mode: pane ? 'tmux' : 'headless',
-    tmuxPane: pane,
+    tmux: pane,
   });
   return { cmd, pane };
 }

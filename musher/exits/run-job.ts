@@ -27,7 +27,7 @@ export async function runWallJob(d: ExitDeps, book: WallBook, job: ScheduledJob,
     prompt: CONTINUE_PROMPT,
     env: { SLEDS_WALL: wall.wallId },
     mode: pane ? 'tmux' : 'headless',
-    tmuxPane: pane,
+    tmux: pane,
   });
   const r = await d.resume.run(cmd, pane ? 'tmux' : 'headless', `wall ${wall.wallId}`);
   const what = job.kind === 'defer' ? 'deferred run' : 'held session';

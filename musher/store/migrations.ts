@@ -204,6 +204,8 @@ const MIGRATIONS: ReadonlyArray<string> = [
   );
   CREATE INDEX wall_events_wall ON wall_events(wall_id, id);
   ALTER TABLE sessions ADD COLUMN worth TEXT;
+  ALTER TABLE sessions ADD COLUMN tmux_socket TEXT;
+  ALTER TABLE sessions ADD COLUMN tmux_pane TEXT;
   `,
 ];
 

@@ -73,6 +73,16 @@ export class SessionStore {
     return r?.worth ?? null;
   }
 
+  /** Where the session's harness last ran in tmux (from its hooks' environment). */
+  setPane(sessionId: string, socket: string, pane: string): void {
+    this.db.prepare(`UPDATE sessions SET tmux_socket = ?, tmux_pane = ? WHERE session_id = ?`).run(socket, pane, sessionId);
+  }
+
+  pane(sessionId: string): { socket: string; pane: string } | null {
+    const r = this.db.prepare(`SELECT tmux_socket, tmux_pane FROM sessions WHERE session_id = ?`).get(sessionId) as { tmux_socket: string | null; tmux_pane: string | null } | undefined;
+    return r?.tmux_socket && r.tmux_pane ? { socket: r.tmux_socket, pane: r.tmux_pane } : null;
+  }
+
   recent(limit = 50): SessionRow[] {
     return (this.listStmt.all(limit) as Array<Record<string, unknown>>).map(toRow);
   }
