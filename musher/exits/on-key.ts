@@ -40,7 +40,7 @@ async function gatewayEnv(d: ExitDeps, wall: WallRow): Promise<Record<string, st
 }
 
 /** The command that resumes the wall's session on the key in its tmux pane (or headless when it has none). */
-export async function planOnKey(d: ExitDeps, wall: WallRow, model: string | null, mode: 'tmux' | 'headless'): Promise<{ cmd: ResumeCommand; pane: string | null }> {
+export async function planOnKey(d: ExitDeps, wall: WallRow, model: string | null, mode: "tmux" | "headless"): Promise<{ cmd: ResumeCommand; pane: { socket: string; pane: string } | null }> {
   const env = await gatewayEnv(d, wall);
   const pane = mode === 'tmux' ? d.resume.livePane(wall.sessionId) : null;
   const cmd = d.resume.plan({
