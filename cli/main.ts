@@ -17,6 +17,9 @@ Usage:
                                 when each bar is forecast to hit 100%, and how many dollars away
   sleds forecast replay <trace.jsonl> [--json]
                                 the forecaster over a recorded trace, one forecast per sample
+  sleds snapshots [--json]      the session snapshots taken at walls
+  sleds snapshot show <id> [--json]
+                                one snapshot: its git state, transcript and brief
   sleds musher [run]            run the daemon in the foreground
   sleds musher start|stop|status
   sleds hook <Event>            (called by the harness) forward a hook event
@@ -73,6 +76,14 @@ async function main(argv: string[]): Promise<number> {
     case 'walls': {
       const { runWalls } = await import('./walls.js');
       return runWalls(rest, json);
+    }
+    case 'snapshots': {
+      const { runSnapshots } = await import('./snapshots.js');
+      return runSnapshots(json);
+    }
+    case 'snapshot': {
+      const { runSnapshotCommand } = await import('./snapshots.js');
+      return runSnapshotCommand(rest, json);
     }
     case 'forecast': {
       if (rest[0] !== 'replay') {

@@ -170,6 +170,20 @@ const MIGRATIONS: ReadonlyArray<string> = [
   );
   CREATE INDEX platform_key_usage_ts ON platform_key_usage(ts, seat, model, cost_micros);
   `,
+  // 6: snapshots taken at walls (the files are under the data dir; the id is the manifest's content hash).
+  `
+  CREATE TABLE snapshots (
+    id          TEXT PRIMARY KEY,
+    session_id  TEXT NOT NULL,
+    wall_id     TEXT,
+    harness     TEXT NOT NULL,
+    taken_at    INTEGER NOT NULL,
+    size_bytes  INTEGER NOT NULL,
+    note        TEXT
+  );
+  CREATE INDEX snapshots_taken ON snapshots(taken_at);
+  CREATE INDEX snapshots_session ON snapshots(session_id, taken_at);
+  `,
 ];
 
 export function migrate(db: Database.Database): number {
