@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import { resolvePaths } from '../core/paths.js';
-import { formatAge, formatReset } from '../core/format.js';
+import { formatAge, formatClock, formatReset } from '../core/format.js';
 import { shortSnapshotId, type SnapshotManifest, type SnapshotRow } from '../core/snapshot.js';
 import type { SnapshotListAnswer, SnapshotShowAnswer } from '../musher/snapshot/api.js';
 import { requestMusher } from '../hooks/musher-client.js';
@@ -25,8 +25,10 @@ export function formatBytes(n: number): string {
   return `${(n / (1024 * 1024)).toFixed(1)} MB`;
 }
 
+/** "Nov 29 4:10pm (2h ago)", in the user's time zone. */
 function when(ms: number, now: number): string {
-  return `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} (${formatAge(now - ms)} ago)`;
+  const day = new Date(ms).toLocaleDateString('en-US', { month: 'short', day: 'numeric' });
+  return `${day} ${formatClock(ms)} (${formatAge(now - ms)} ago)`;
 }
 
 export async function runSnapshots(json: boolean): Promise<number> {

@@ -22,12 +22,12 @@ export interface GitCapture {
  * Untracked files that look like secrets are not copied even when git does not ignore them: the snapshot may travel
  * to a teammate, and a key in it would travel too.
  */
-const SECRET_NAME = /^(?:\.env(?:\..+)?|\.netrc|\.npmrc|\.pypirc|id_(?:rsa|dsa|ecdsa|ed25519)(?:\.pub)?|.*\.(?:pem|key|p12|pfx|keystore|jks))$/i;
+const SECRET_NAME = /^(?:\.env(?:\..+)?|\.netrc|\.npmrc|\.pypirc|id_(?:rsa|dsa|ecdsa|ed25519)|.*\.(?:pem|key|p12|pfx|keystore|jks))$/i;
 const HARMLESS_ENV = /^\.env\.(?:example|sample|template|dist)$/i;
 
 export function looksLikeSecret(path: string): boolean {
   const base = path.split('/').pop() ?? path;
-  return SECRET_NAME.test(base) && !HARMLESS_ENV.test(base) && !base.endsWith('.pub');
+  return SECRET_NAME.test(base) && !HARMLESS_ENV.test(base);
 }
 
 /** A remote's URL without credentials: http(s) loses any user info (tokens go there), others lose a password. */
