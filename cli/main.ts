@@ -22,6 +22,9 @@ Usage:
                                 how the policy decided at a wall, rule by rule
   sleds forecast replay <trace.jsonl> [--json]
                                 the forecaster over a recorded trace, one forecast per sample
+  sleds snapshots [--json]      the session snapshots taken at walls
+  sleds snapshot show <id> [--json]
+                                one snapshot: its git state, transcript and brief
   sleds musher [run]            run the daemon in the foreground
   sleds musher start|stop|status
   sleds hook <Event>            (called by the harness) forward a hook event
@@ -90,6 +93,14 @@ async function main(argv: string[]): Promise<number> {
     case 'go': {
       const { runGo } = await import('./wall.js');
       return runGo(rest[0], json);
+    }
+    case 'snapshots': {
+      const { runSnapshots } = await import('./snapshots.js');
+      return runSnapshots(json);
+    }
+    case 'snapshot': {
+      const { runSnapshotCommand } = await import('./snapshots.js');
+      return runSnapshotCommand(rest, json);
     }
     case 'forecast': {
       if (rest[0] !== 'replay') {

@@ -28,6 +28,9 @@ import { SpoolDrain, type SpooledEvent } from './ingest/spool-drain.js';
 import { WallBook } from './store/wall-book.js';
 import type { WallKeeper } from './walls/wall-keeper.js';
 import { buildWallKeeper, type WallWiring } from './walls/wiring.js';
+import { SnapshotStore } from './store/snapshots.js';
+import { takeSnapshot, type SnapshotInput, type TakenSnapshot } from './snapshot/take.js';
+import { listSnapshots, showSnapshot, type ApiAnswer, type SnapshotListAnswer } from './snapshot/api.js';
 
 export interface MusherOptions {
   paths: SledsPaths;
@@ -73,6 +76,7 @@ export class Musher {
   readonly offsets: OffsetStore;
   readonly credits: CreditStore;
   readonly platformKey: PlatformKeyStore;
+  readonly snapshots: SnapshotStore;
   readonly transcripts: ClaudeTranscriptSource;
   readonly codex: CodexRolloutSource;
   readonly forecaster: Forecaster;
@@ -93,6 +97,7 @@ export class Musher {
     this.offsets = new OffsetStore(this.db);
     this.credits = new CreditStore(this.db);
     this.platformKey = new PlatformKeyStore(this.db);
+    this.snapshots = new SnapshotStore(this.db);
     this.startedAt = opts.clock.now();
     // One follower for both adapters: they share the byte offsets, keyed by path.
     const follower = new FileFollower(this.db, this.offsets, opts.clock, opts.log);
@@ -133,6 +138,27 @@ export class Musher {
     const drained = this.spool.start();
     if (drained > 0) this.opts.log.info(`drained ${drained} spooled hook event(s)`);
     await Promise.all([this.transcripts.start(), this.codex.start()]);
+  }
+
+  /**
+   * Snapshots a session at a wall (musher/snapshot/take.ts). Never throws: what could not be kept is a note in the
+   * snapshot, and a snapshot that could not be stored at all is logged and gives null — the wall goes on either way.
+   */
+  async takeSnapshot(input: SnapshotInput): Promise<TakenSnapshot | null> {
+    try {
+      return await takeSnapshot(input, { paths: this.opts.paths, store: this.snapshots, clock: this.opts.clock, log: this.opts.log });
+    } catch (e) {
+      this.opts.log.error((e as Error).message);
+      return null;
+    }
+  }
+
+  snapshotList(): SnapshotListAnswer {
+    return listSnapshots(this.snapshots);
+  }
+
+  snapshotShow(idOrPrefix: string): Promise<ApiAnswer> {
+    return showSnapshot(this.snapshots, this.opts.paths, idOrPrefix);
   }
 
   async close(): Promise<void> {

@@ -116,6 +116,13 @@ export function startServer(musher: Musher, socketPath: string, log: Log, onShut
           return send(res, 'error' in go ? 409 : 200, JSON.stringify(go));
         }
       }
+      if (req.method === 'GET' && url.pathname === '/v1/snapshots') {
+        return send(res, 200, JSON.stringify(musher.snapshotList()));
+      }
+      if (req.method === 'GET' && url.pathname.startsWith('/v1/snapshots/')) {
+        const answer = await musher.snapshotShow(decodeURIComponent(url.pathname.slice('/v1/snapshots/'.length)));
+        return send(res, answer.status, JSON.stringify(answer.body));
+      }
       if (req.method === 'GET' && url.pathname === '/v1/health') {
         return send(res, 200, JSON.stringify({ ok: true, pid: process.pid, startedAt: musher.startedAt }));
       }

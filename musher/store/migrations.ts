@@ -207,6 +207,20 @@ const MIGRATIONS: ReadonlyArray<string> = [
   ALTER TABLE sessions ADD COLUMN tmux_socket TEXT;
   ALTER TABLE sessions ADD COLUMN tmux_pane TEXT;
   `,
+  // 7: snapshots taken at walls (the files are under the data dir; the id is the manifest's content hash).
+  `
+  CREATE TABLE snapshots (
+    id          TEXT PRIMARY KEY,
+    session_id  TEXT NOT NULL,
+    wall_id     TEXT,
+    harness     TEXT NOT NULL,
+    taken_at    INTEGER NOT NULL,
+    size_bytes  INTEGER NOT NULL,
+    note        TEXT
+  );
+  CREATE INDEX snapshots_taken ON snapshots(taken_at);
+  CREATE INDEX snapshots_session ON snapshots(session_id, taken_at);
+  `,
 ];
 
 export function migrate(db: Database.Database): number {

@@ -16,7 +16,7 @@ import type { WallBook, WallRow } from '../store/wall-book.js';
 import { blockWith, carryOnWithNote } from '../hook-answers.js';
 import type { ExitTakers, KeyPort, PolicyPort, SnapshotPort } from './ports.js';
 
-/** A limit signal older than this is history being read back (a backfill), not a wall happening now. */
+/** A limit signal further than this from now is history being read back (a backfill), or a skewed clock: not a wall happening now. */
 const LIVE_SIGNAL_MS = 15 * 60_000;
 /** A wall with no known reset is taken as over after this long (the 5-hour window is the shortest). */
 const UNKNOWN_RESET_SPAN_MS = 5 * 3_600_000;
@@ -57,7 +57,7 @@ export class WallKeeper {
   /** A fresh limit signal from any source. Opens a wall, or notes the signal on the one already open. */
   async onSignal(signal: WallRecord): Promise<WallRow | null> {
     const now = this.d.clock.now();
-    if (!signal.sessionId || now - signal.timestampMs > LIVE_SIGNAL_MS) return null;
+    if (!signal.sessionId || Math.abs(now - signal.timestampMs) > LIVE_SIGNAL_MS) return null;
     if (signal.resetsAtMs !== null && signal.resetsAtMs <= now) return null;
     const current = this.current(signal.sessionId);
     if (current && (current.window === null || signal.window === null || current.window === signal.window)) {

@@ -68,13 +68,35 @@ export function interimWallWiring(m: Musher): WallWiring {
   return {
     policy: NO_POLICY,
     key: { configured: async () => false, allowanceLeft: () => ({ dayMicros: null, weekMicros: null }) },
-    snapshot: { take: async () => ({ id: null, note: 'snapshots are not available in this build' }) },
+    snapshot: snapshotPort(m),
     exitDeps: {
       gateway: null,
       resume: { livePane: () => null, plan: missing('resuming a session'), run: missing('resuming a session') },
       scheduler: { schedule: missing('the scheduler'), cancelForWall: () => 0 },
       parseWhen: () => ({ ok: false, error: 'times are not understood in this build' }),
       sessionCwd: (id) => m.sessions.get(id)?.cwd ?? null,
+    },
+  };
+}
+
+/** The wall's snapshot: the session's transcript, git state and brief, with the bars as they stood. */
+export function snapshotPort(m: Musher): SnapshotPort {
+  return {
+    take: async (wall, s) => {
+      if (!s.cwd) return { id: null, note: "the session's folder is not known" };
+      const bars = m.barsNow().bars.map((b) => ({ provider: b.provider, window: b.window, usedPct: b.usedPct, resetsAtMs: b.resetsAt, observedAtMs: b.observedAt, source: b.source }));
+      const taken = await m.takeSnapshot({
+        sessionId: wall.sessionId,
+        harness: wall.harness,
+        harnessVersion: s.version,
+        model: s.model,
+        cwd: s.cwd,
+        transcriptPath: s.transcriptPath,
+        wallId: wall.wallId,
+        bars,
+        bindingWindow: wall.window,
+      });
+      return taken ? { id: taken.id, note: taken.row.note ?? null } : { id: null, note: 'the snapshot could not be stored (the musher log says why)' };
     },
   };
 }

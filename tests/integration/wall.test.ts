@@ -38,10 +38,14 @@ describe('at the wall', () => {
     const w = await world();
     const wallId = await hitWall(w);
     expect(wallId).toMatch(/^[2-9a-km-np-z]{12}$/);
+    const snapshotId = await waitFor('the snapshot', async () => (await status(w)).wallBook[0]?.snapshotId);
+    const shown = await sleds(w, ['snapshot', 'show', snapshotId, '--json']);
+    expect(shown.code).toBe(0);
+    expect(JSON.stringify(JSON.parse(shown.stdout))).toContain(SESSION);
     const answer = await prompt(w, 'keep going with the refactor');
     expect(answer?.decision).toBe('block');
     const card = answer!.reason!;
-    expect(card).toMatch(/^Wall: usage limit reached\./);
+    expect(card).toMatch(/^Wall: usage limit reached\. Session snapshotted\./);
     expect(card).toMatch(/Provider: 5-hour limit reached\. Resets (today )?11:55 pm UTC\./);
     expect(card).toContain('Remaining work: estimate: none');
     expect(card).toContain('1 Continue now      — no platform key configured (sleds key set anthropic)');
