@@ -17,6 +17,8 @@ Usage:
                                 when each bar is forecast to hit 100%, and how many dollars away
   sleds forecast replay <trace.jsonl> [--json]
                                 the forecaster over a recorded trace, one forecast per sample
+  sleds jobs [--json]           held, deferred and scheduled resumes: when, state, result
+  sleds jobs cancel <id>        cancel a scheduled job
   sleds musher [run]            run the daemon in the foreground
   sleds musher start|stop|status
   sleds hook <Event>            (called by the harness) forward a hook event
@@ -73,6 +75,10 @@ async function main(argv: string[]): Promise<number> {
     case 'walls': {
       const { runWalls } = await import('./walls.js');
       return runWalls(rest, json);
+    }
+    case 'jobs': {
+      const { runJobs } = await import('./jobs.js');
+      return runJobs(rest, json);
     }
     case 'forecast': {
       if (rest[0] !== 'replay') {

@@ -24,6 +24,12 @@ import { ClaudeTranscriptSource } from './ingest/claude-transcripts.js';
 import { CodexRolloutSource, type CodexSeatReading } from './ingest/codex-rollouts.js';
 import { Forecaster, type ForecastSnapshot } from './forecast/forecaster.js';
 import { SpoolDrain, type SpooledEvent } from './ingest/spool-drain.js';
+import { JobStore } from './store/jobs.js';
+import { Scheduler, type Precheck, type SchedulerTimer } from './scheduler/scheduler.js';
+import { RESUME_KINDS } from './scheduler/api.js';
+import { ResumeRunner } from './resume/runner.js';
+import { resumeJobHandler, type Binaries, type ResumeJobDeps } from './resume/resume-job.js';
+import { findBinaries } from './resume/binaries.js';
 
 export interface MusherOptions {
   paths: SledsPaths;
@@ -35,6 +41,12 @@ export interface MusherOptions {
   codexSessionsDir: string;
   version: string;
   onBackfillProgress?: (done: number, total: number) => void;
+  /** The scheduler's timer (tests pass a fake one); default real timers. */
+  schedulerTimer?: SchedulerTimer;
+  /** Where resumes find claude, codex and tmux; default SLEDS_*_BIN, PATH, the usual places. */
+  binaries?: () => Binaries;
+  /** The user's time zone, for times typed as "9am"; default the process's. */
+  timeZone?: string;
 }
 
 export interface HookDelivery extends SpooledEvent {
@@ -84,7 +96,16 @@ export class Musher {
   readonly codex: CodexRolloutSource;
   readonly forecaster: Forecaster;
   readonly spool: SpoolDrain;
+  readonly jobs: JobStore;
+  readonly resumeRunner: ResumeRunner;
+  readonly scheduler: Scheduler;
+  /** Asked before a scheduled job runs (the lead's: has the bar really dropped?); null: always go. */
+  jobPrecheck: Precheck | null = null;
+  /** The environment a resumed harness gets (the lead's: the gateway URL and a local token); null: none. */
+  resumeEnvFor: ResumeJobDeps['envFor'] | null = null;
   readonly startedAt: number;
+  /** The user's time zone: "9am" in `/sled 2 9am` is read in it. */
+  readonly timeZone: string;
   /** Set by the daemon (main.ts): its state is shown by doctor. */
   usagePoller: { state(): UsagePollerState } | null = null;
 
@@ -99,6 +120,7 @@ export class Musher {
     this.credits = new CreditStore(this.db);
     this.platformKey = new PlatformKeyStore(this.db);
     this.startedAt = opts.clock.now();
+    this.timeZone = opts.timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
     // One follower for both adapters: they share the byte offsets, keyed by path.
     const follower = new FileFollower(this.db, this.offsets, opts.clock, opts.log);
     this.transcripts = new ClaudeTranscriptSource({
@@ -126,6 +148,23 @@ export class Musher {
     });
     this.forecaster = new Forecaster(this.bars, this.usage, opts.clock);
     this.spool = new SpoolDrain(opts.paths.spoolDir, (e) => this.handleHook({ ...e, viaSpool: true }), opts.log);
+    this.jobs = new JobStore(this.db);
+    this.resumeRunner = new ResumeRunner({ log: opts.log, clock: opts.clock, logDir: `${opts.paths.stateDir}/resume` });
+    const resume = resumeJobHandler({
+      runner: this.resumeRunner,
+      log: opts.log,
+      claudeConfigDir: opts.claudeConfigDir,
+      binaries: opts.binaries ?? (() => findBinaries()),
+      envFor: (job, target) => this.resumeEnvFor?.(job, target) ?? {},
+    });
+    this.scheduler = new Scheduler({
+      store: this.jobs,
+      clock: opts.clock,
+      log: opts.log,
+      timer: opts.schedulerTimer,
+      handlers: Object.fromEntries(RESUME_KINDS.map((k) => [k, resume])),
+      precheck: (job) => this.jobPrecheck?.(job) ?? { go: true },
+    });
   }
 
   /** Starts the sources. Resolves when the transcript watcher has listed what exists (reading goes on after). */
@@ -133,12 +172,18 @@ export class Musher {
     const drained = this.spool.start();
     if (drained > 0) this.opts.log.info(`drained ${drained} spooled hook event(s)`);
     await Promise.all([this.transcripts.start(), this.codex.start()]);
+    this.scheduler.start();
   }
 
   async close(): Promise<void> {
+    this.scheduler.stop();
     this.spool.stop();
     await Promise.all([this.transcripts.stop(), this.codex.stop()]);
     this.db.close();
+  }
+
+  get clock(): Clock {
+    return this.opts.clock;
   }
 
   answers(event: string): boolean {
