@@ -58,6 +58,8 @@ export interface ResumeRunnerDeps {
   logDir: string;
   /** How often `watch` looks whether a run from before a restart is still going; default 2 s. */
   watchEveryMs?: number;
+  /** The environment the plan's variables are added to; default musher's own. */
+  baseEnv?: NodeJS.ProcessEnv;
 }
 
 export interface RunOptions {
@@ -119,7 +121,7 @@ export class ResumeRunner {
 
   private runTmux(plan: ResumePlan, base: OutcomeBase): Promise<ResumeOutcome> {
     return new Promise((resolve) => {
-      execFile(plan.file, plan.args, { cwd: plan.cwd, timeout: TMUX_TIMEOUT_MS, env: { ...process.env, ...plan.env } }, (err, _stdout, stderr) => {
+      execFile(plan.file, plan.args, { cwd: plan.cwd, timeout: TMUX_TIMEOUT_MS, env: { ...(this.deps.baseEnv ?? process.env), ...plan.env } }, (err, _stdout, stderr) => {
         const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : null) : 0;
         const finishedAt = this.deps.clock.now();
         if (code === 0) {
@@ -151,7 +153,7 @@ export class ResumeRunner {
       try {
         child = spawn(plan.file, plan.args, {
           cwd: plan.cwd,
-          env: { ...process.env, ...plan.env },
+          env: { ...(this.deps.baseEnv ?? process.env), ...plan.env },
           detached: true,
           stdio: ['ignore', out, err],
         });
