@@ -29,6 +29,11 @@ export interface LiveSession {
   pane: string | null;
   /** The tmux server's socket path, when it could be read from the process (Linux). */
   tmuxSocket: string | null;
+  /**
+   * The process's own CLAUDE_CONFIG_DIR, when set (Linux). A pane restarted by tmux gets tmux's environment, not the
+   * shell's the user typed `claude` in: without this, a session kept in another config dir would not be found.
+   */
+  claudeConfigDirEnv: string | null;
   startedAt: number | null;
 }
 
@@ -58,12 +63,14 @@ export function findLiveSessions(claudeConfigDir: string, sessionId: string): Li
     if (!parsed.success || parsed.data.sessionId !== sessionId) continue;
     const s = parsed.data;
     if (!isSameProcess(s.pid, s.procStart)) continue;
+    const env = s.tmux ? environOf(s.pid) : new Map<string, string>();
     out.push({
       pid: s.pid,
       sessionId: s.sessionId,
       cwd: s.cwd ?? null,
       pane: paneOf(s.tmux ?? null),
-      tmuxSocket: s.tmux ? tmuxSocketOf(s.pid) : null,
+      tmuxSocket: env.get('TMUX')?.split(',')[0] || null,
+      claudeConfigDirEnv: env.get('CLAUDE_CONFIG_DIR') || null,
       startedAt: s.startedAt ?? null,
     });
   }
@@ -105,14 +112,16 @@ export function procStartOf(pid: number): string | null {
   }
 }
 
-/** The tmux server socket from the process's TMUX variable; null when it cannot be read (not Linux, not ours). */
-function tmuxSocketOf(pid: number): string | null {
+/** The variables of a process (only its owner can read them); empty where there is no /proc. */
+function environOf(pid: number): Map<string, string> {
+  const out = new Map<string, string>();
   try {
-    const env = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
-    const tmux = env.find((e) => e.startsWith('TMUX='));
-    const socket = tmux?.slice(5).split(',')[0];
-    return socket ? socket : null;
+    for (const entry of readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')) {
+      const eq = entry.indexOf('=');
+      if (eq > 0) out.set(entry.slice(0, eq), entry.slice(eq + 1));
+    }
   } catch {
-    return null;
+    // not Linux, or not ours
   }
+  return out;
 }

@@ -50,7 +50,10 @@ export function resumeJobHandler(deps: ResumeJobDeps): JobHandler {
         model: target.model ?? null,
         prompt: target.prompt,
         permissionMode: target.permissionMode ?? null,
-        env: deps.envFor ? await deps.envFor(job, target) : {},
+        env: {
+          ...(live?.claudeConfigDirEnv ? { CLAUDE_CONFIG_DIR: live.claudeConfigDirEnv } : {}),
+          ...(deps.envFor ? await deps.envFor(job, target) : {}),
+        },
         mode,
         tmuxPane: live?.pane ?? undefined,
         tmuxSocket: live?.tmuxSocket ?? null,

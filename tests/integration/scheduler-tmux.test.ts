@@ -40,7 +40,7 @@ const RECORDER = `#!${process.execPath}
 const { writeFileSync, renameSync } = require('node:fs');
 const out = process.env.RECORD_TO;
 const data = { argv: process.argv.slice(2), cwd: process.cwd(), pid: process.pid, pane: process.env.TMUX_PANE,
-  env: { GATEWAY_TOKEN: process.env.GATEWAY_TOKEN, QUOTED: process.env.QUOTED } };
+  env: { GATEWAY_TOKEN: process.env.GATEWAY_TOKEN, QUOTED: process.env.QUOTED, CLAUDE_CONFIG_DIR: process.env.CLAUDE_CONFIG_DIR } };
 writeFileSync(out + '.tmp', JSON.stringify(data));
 renameSync(out + '.tmp', out);
 setInterval(() => {}, 1 << 30);
@@ -149,16 +149,17 @@ describe('resume in its tmux pane (real tmux)', () => {
     write('12345.json', '{ torn');
 
     expect(findLivePane(config, SID)).toBe(pane);
-    expect(findLiveSessions(config, SID)).toEqual([{ pid: live.pid, sessionId: SID, cwd: root, pane, tmuxSocket: socketPath, startedAt: 1 }]);
+    expect(findLiveSessions(config, SID)).toEqual([{ pid: live.pid, sessionId: SID, cwd: root, pane, tmuxSocket: socketPath, claudeConfigDirEnv: null, startedAt: 1 }]);
     expect(findLivePane(config, 'another-session')).toBeNull();
     expect(findLivePane(join(root, 'no-such-config'), SID)).toBeNull();
   });
 
   it('a scheduled hold finds the live pane and its server at run time and resumes there with the prompt', async () => {
     const record = join(root, 'record.json');
-    await new ResumeRunner({ log, clock, logDir: join(root, 'logs') }).run(planResume(request({ env: { RECORD_TO: record } })));
-    const first = await readRecord(record);
     const config = join(root, 'claude');
+    // The session was started with its own config dir (in the user's shell, not in tmux's environment).
+    await new ResumeRunner({ log, clock, logDir: join(root, 'logs') }).run(planResume(request({ env: { RECORD_TO: record, CLAUDE_CONFIG_DIR: config } })));
+    const first = await readRecord(record);
     mkdirSync(join(config, 'sessions'), { recursive: true });
     writeFileSync(join(config, 'sessions', `${first.pid}.json`), JSON.stringify({ pid: first.pid, sessionId: SID, procStart: procStartOf(first.pid), tmux: `main:@0.${pane}` }));
     rmSync(record);
@@ -182,6 +183,7 @@ describe('resume in its tmux pane (real tmux)', () => {
     expect(second.pid).not.toBe(first.pid);
     expect(second.argv).toEqual(['--resume', SID, '--model', 'sonnet', '--', 'continue where you stopped']);
     expect(second.env.GATEWAY_TOKEN).toBe('local-token');
+    expect(second.env.CLAUDE_CONFIG_DIR).toBe(config);
     expect(scheduler.get(job.id)).toMatchObject({ state: 'done', result: { ok: true, summary: 'resumed in its tmux pane', detail: { mode: 'tmux' } } });
     // The token was handed to the pane, never stored with the job.
     expect(JSON.stringify(scheduler.get(job.id))).not.toContain('local-token');
