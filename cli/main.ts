@@ -25,6 +25,8 @@ Usage:
   sleds snapshots [--json]      the session snapshots taken at walls
   sleds snapshot show <id> [--json]
                                 one snapshot: its git state, transcript and brief
+  sleds jobs [--json]           held, deferred and scheduled resumes: when, state, result
+  sleds jobs cancel <id>        cancel a scheduled job
   sleds musher [run]            run the daemon in the foreground
   sleds musher start|stop|status
   sleds hook <Event>            (called by the harness) forward a hook event
@@ -101,6 +103,10 @@ async function main(argv: string[]): Promise<number> {
     case 'snapshot': {
       const { runSnapshotCommand } = await import('./snapshots.js');
       return runSnapshotCommand(rest, json);
+    }
+    case 'jobs': {
+      const { runJobs } = await import('./jobs.js');
+      return runJobs(rest, json);
     }
     case 'forecast': {
       if (rest[0] !== 'replay') {

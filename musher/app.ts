@@ -28,9 +28,22 @@ import { SpoolDrain, type SpooledEvent } from './ingest/spool-drain.js';
 import { WallBook } from './store/wall-book.js';
 import type { WallKeeper } from './walls/wall-keeper.js';
 import { buildWallKeeper, type WallWiring } from './walls/wiring.js';
+import { OVERNIGHT_KIND } from './exits/overnight.js';
+import type { JobHandler } from './scheduler/scheduler.js';
+
+/** Exit 3 queues a job for the overnight runner, which is its own piece of work; until it is installed, say so. */
+const overnightPending: JobHandler = {
+  run: async () => ({ ok: false, summary: 'the overnight runner is not installed yet: nothing ran; the session waits at its wall' }),
+};
 import { SnapshotStore } from './store/snapshots.js';
 import { takeSnapshot, type SnapshotInput, type TakenSnapshot } from './snapshot/take.js';
 import { listSnapshots, showSnapshot, type ApiAnswer, type SnapshotListAnswer } from './snapshot/api.js';
+import { JobStore } from './store/jobs.js';
+import { Scheduler, type Precheck, type SchedulerTimer } from './scheduler/scheduler.js';
+import { RESUME_KINDS } from './scheduler/api.js';
+import { ResumeRunner } from './resume/runner.js';
+import { resumeJobHandler, type Binaries, type ResumeJobDeps } from './resume/resume-job.js';
+import { findBinaries } from './resume/binaries.js';
 
 export interface MusherOptions {
   paths: SledsPaths;
@@ -44,6 +57,12 @@ export interface MusherOptions {
   /** The wall's ports (policy, key, snapshot, the exits' machinery), built by the daemon once the stores exist. */
   wallWiring: (m: Musher) => WallWiring;
   onBackfillProgress?: (done: number, total: number) => void;
+  /** The scheduler's timer (tests pass a fake one); default real timers. */
+  schedulerTimer?: SchedulerTimer;
+  /** Where resumes find claude, codex and tmux; default SLEDS_*_BIN, PATH, the usual places. */
+  binaries?: () => Binaries;
+  /** The user's time zone, for times typed as "9am"; default the process's. */
+  timeZone?: string;
 }
 
 export interface HookDelivery extends SpooledEvent {
@@ -83,7 +102,16 @@ export class Musher {
   readonly spool: SpoolDrain;
   readonly wallBook: WallBook;
   readonly wallKeeper: WallKeeper;
+  readonly jobs: JobStore;
+  readonly resumeRunner: ResumeRunner;
+  readonly scheduler: Scheduler;
+  /** Asked before a scheduled job runs (the lead's: has the bar really dropped?); null: always go. */
+  jobPrecheck: Precheck | null = null;
+  /** The environment a resumed harness gets (the lead's: the gateway URL and a local token); null: none. */
+  resumeEnvFor: ResumeJobDeps['envFor'] | null = null;
   readonly startedAt: number;
+  /** The user's time zone: "9am" in `/sled 2 9am` is read in it. */
+  readonly timeZone: string;
   /** Set by the daemon (main.ts): its state is shown by doctor. */
   usagePoller: { state(): UsagePollerState } | null = null;
 
@@ -99,6 +127,7 @@ export class Musher {
     this.platformKey = new PlatformKeyStore(this.db);
     this.snapshots = new SnapshotStore(this.db);
     this.startedAt = opts.clock.now();
+    this.timeZone = opts.timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
     // One follower for both adapters: they share the byte offsets, keyed by path.
     const follower = new FileFollower(this.db, this.offsets, opts.clock, opts.log);
     this.transcripts = new ClaudeTranscriptSource({
@@ -125,12 +154,33 @@ export class Musher {
       onSeat: (seat) => this.recordCodexCredits(seat),
     });
     this.forecaster = new Forecaster(this.bars, this.usage, opts.clock);
+    this.spool = new SpoolDrain(opts.paths.spoolDir, (e) => this.handleHook({ ...e, viaSpool: true }), opts.log);
+    this.jobs = new JobStore(this.db);
+    this.resumeRunner = new ResumeRunner({ log: opts.log, clock: opts.clock, logDir: `${opts.paths.stateDir}/resume` });
+    const resume = resumeJobHandler({
+      runner: this.resumeRunner,
+      log: opts.log,
+      claudeConfigDir: opts.claudeConfigDir,
+      binaries: opts.binaries ?? (() => findBinaries()),
+      envFor: (job, target) => this.resumeEnvFor?.(job, target) ?? {},
+    });
+    this.scheduler = new Scheduler({
+      store: this.jobs,
+      clock: opts.clock,
+      log: opts.log,
+      timer: opts.schedulerTimer,
+      handlers: { ...Object.fromEntries(RESUME_KINDS.map((k) => [k, resume])), [OVERNIGHT_KIND]: overnightPending },
+      precheck: (job) => this.jobPrecheck?.(job) ?? { go: true },
+      onFinished: (job) => {
+        if (job.wallId && job.result && job.state !== 'cancelled') this.wallKeeper.finish(job.wallId, job.result.summary);
+      },
+    });
+    // The wall last: it stands on the stores, the scheduler and the resume runner above.
     this.wallBook = new WallBook(this.db);
     this.wallKeeper = buildWallKeeper(this, opts.wallWiring(this), opts);
     this.walls.onRecorded((signal) => {
       this.wallKeeper.onSignal(signal).catch((e: Error) => opts.log.error(`wall for ${signal.sessionId}: ${e.message}`));
     });
-    this.spool = new SpoolDrain(opts.paths.spoolDir, (e) => this.handleHook({ ...e, viaSpool: true }), opts.log);
   }
 
   /** Starts the sources. Resolves when the transcript watcher has listed what exists (reading goes on after). */
@@ -138,6 +188,7 @@ export class Musher {
     const drained = this.spool.start();
     if (drained > 0) this.opts.log.info(`drained ${drained} spooled hook event(s)`);
     await Promise.all([this.transcripts.start(), this.codex.start()]);
+    this.scheduler.start();
   }
 
   /**
@@ -162,9 +213,19 @@ export class Musher {
   }
 
   async close(): Promise<void> {
+    this.scheduler.stop();
     this.spool.stop();
     await Promise.all([this.transcripts.stop(), this.codex.stop()]);
     this.db.close();
+  }
+
+  /** The harness and tmux binaries, looked up when needed (an upgrade is picked up). */
+  binaries(): Binaries {
+    return (this.opts.binaries ?? (() => findBinaries()))();
+  }
+
+  get clock(): Clock {
+    return this.opts.clock;
   }
 
   answers(event: string): boolean {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { claudeConfigDir, resolvePaths } from '../core/paths.js';
 import { codexSessionsDir } from '../core/codex-rollout.js';
 import { Musher } from './app.js';
-import { interimWallWiring } from './walls/wiring.js';
+import { NO_KEY, NO_POLICY } from './walls/wiring.js';
 import { systemClock } from './clock.js';
 import { acquireLock } from './lock.js';
 import { fileLog } from './log.js';
@@ -50,7 +50,7 @@ export async function runMusher(opts: { background: boolean }): Promise<number> 
     claudeConfigDir: claudeConfigDir(process.env, homedir()),
     codexSessionsDir: codexSessionsDir(process.env, homedir()),
     version,
-    wallWiring: (m) => interimWallWiring(m),
+    wallWiring: () => ({ policy: NO_POLICY, key: NO_KEY, gateway: null }),
     onBackfillProgress: interactive
       ? (done, total) => {
           const now = Date.now();

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { chmodSync, statSync, unlinkSync } from 'node:fs';
 import { CARRY_ON, type Musher } from './app.js';
 import type { Log } from './log.js';
+import { cancelJob, createJob, listJobs, type ApiAnswer } from './scheduler/api.js';
 
 /** musher's API: HTTP/1.1 + JSON over a Unix socket that only its user can open (0600). */
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
@@ -40,6 +41,15 @@ function tmuxOf(tmux: string | undefined, pane: string | undefined): { socket: s
   if (!tmux || !pane || !/^%\d+$/.test(pane)) return null;
   const socket = tmux.split(',')[0];
   return socket && socket.startsWith('/') ? { socket, pane } : null;
+}
+
+/** GET /v1/jobs, POST /v1/jobs (kind, runAt | when, payload), POST /v1/jobs/<id>/cancel. */
+async function jobsRoute(musher: Musher, req: IncomingMessage, url: URL): Promise<ApiAnswer | null> {
+  if (req.method === 'GET' && url.pathname === '/v1/jobs') return listJobs(musher.scheduler, musher.clock, Number(url.searchParams.get('limit')) || 50);
+  if (req.method === 'POST' && url.pathname === '/v1/jobs') return createJob(musher.scheduler, musher.clock, await readBody(req), musher.timeZone);
+  const cancel = /^\/v1\/jobs\/([^/]+)\/cancel$/.exec(url.pathname);
+  if (req.method === 'POST' && cancel) return cancelJob(musher.scheduler, decodeURIComponent(cancel[1]!));
+  return null;
 }
 
 export interface MusherServer {
@@ -122,6 +132,10 @@ export function startServer(musher: Musher, socketPath: string, log: Log, onShut
       if (req.method === 'GET' && url.pathname.startsWith('/v1/snapshots/')) {
         const answer = await musher.snapshotShow(decodeURIComponent(url.pathname.slice('/v1/snapshots/'.length)));
         return send(res, answer.status, JSON.stringify(answer.body));
+      }
+      if (url.pathname === '/v1/jobs' || url.pathname.startsWith('/v1/jobs/')) {
+        const answer = await jobsRoute(musher, req, url);
+        if (answer) return send(res, answer.status, JSON.stringify(answer.body));
       }
       if (req.method === 'GET' && url.pathname === '/v1/health') {
         return send(res, 200, JSON.stringify({ ok: true, pid: process.pid, startedAt: musher.startedAt }));

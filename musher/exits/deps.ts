@@ -1,32 +1,15 @@
 import type { Clock } from '../clock.js';
 import type { Log } from '../log.js';
+import type { Binaries } from '../resume/resume-job.js';
+import type { ResumeRunner } from '../resume/runner.js';
+import type { Scheduler } from '../scheduler/scheduler.js';
 
-/** A resumed session: how to start it (argument arrays only) and where. */
-export interface ResumeRequest {
-  harness: 'claude-code' | 'codex';
-  sessionId: string;
-  cwd: string;
-  model: string | null;
-  prompt: string | null;
-  env: Record<string, string>;
-  mode: 'tmux' | 'headless';
-  /** The pane to restart in place, and the tmux server it belongs to. */
-  tmux: { socket: string; pane: string } | null;
-}
-
-export interface ResumeCommand {
-  file: string;
-  args: string[];
-  env: Record<string, string>;
-  cwd: string;
-}
-
-export interface ScheduledJob {
-  kind: 'hold' | 'defer' | 'overnight';
-  wallId: string;
-  sessionId: string;
-  runAtMs: number;
-  payload: Record<string, unknown>;
+/** Where a live harness process of a session runs in tmux: enough to restart it in place. */
+export interface LivePane {
+  pane: string;
+  socket: string | null;
+  /** The process's own CLAUDE_CONFIG_DIR, carried into the restarted pane. */
+  claudeConfigDirEnv: string | null;
 }
 
 /** The machinery the exits stand on: the gateway, resuming a session, and the scheduler. */
@@ -39,22 +22,11 @@ export interface ExitDeps {
     /** A local token for one resumed session, and the base URL the harness should use. */
     mint(req: { seat: string; project: string | null; sessionId: string; wallId: string; ttlMs: number }): Promise<{ token: string; baseUrl: string }>;
   } | null;
+  scheduler: Pick<Scheduler, 'schedule' | 'cancelForWall'>;
   resume: {
-    /** The tmux pane a live harness process of this session runs in, if any. */
-    livePane(sessionId: string): { socket: string; pane: string } | null;
-    plan(req: ResumeRequest): ResumeCommand;
-    /** Starts the command: in its pane (returns once tmux has), or headless (returns when the run ends). */
-    run(cmd: ResumeCommand, mode: 'tmux' | 'headless', label: string): Promise<{ ok: boolean; line: string }>;
+    livePane(sessionId: string): LivePane | null;
+    binaries(): Binaries;
+    runner: Pick<ResumeRunner, 'run'>;
   };
-  scheduler: {
-    schedule(job: ScheduledJob): string;
-    cancelForWall(wallId: string): number;
-  };
-  /** Parses "+2h", "11:30am", an ISO time… in the user's zone. */
-  parseWhen(text: string, nowMs: number, timeZone: string): { ok: true; atMs: number } | { ok: false; error: string };
   sessionCwd(sessionId: string): string | null;
 }
-
-/** What a session resumed by sleds is told, in Claude Code's own words for the same moment. */
-export const CONTINUE_PROMPT =
-  'Your usage limit has reset (sleds resumed this session). Continue the task you were working on when the limit was reached; do not repeat work that is already complete.';

@@ -1,13 +1,14 @@
 import { formatWhen } from '../../core/exits/words.js';
+import { parseWhen } from '../../core/when.js';
+import { CONTINUE_PROMPT, type ResumeJob } from '../../core/resume-plan.js';
 import type { WallRow } from '../store/wall-book.js';
-import type { TakeResult } from '../walls/ports.js';
-import type { ExitDeps, ScheduledJob } from './deps.js';
+import type { ExitDeps } from './deps.js';
 
-/** When a hold or defer runs: the time the user gave, else the reset. Null with a reason when neither is known. */
+/** When a hold or defer runs: the time the user gave, else the reset. */
 export function runTime(d: ExitDeps, wall: WallRow, arg: string | null): { atMs: number } | { error: string } {
   const now = d.clock.now();
   if (arg) {
-    const when = d.parseWhen(arg, now, d.timeZone);
+    const when = parseWhen(arg, now, d.timeZone);
     if (!when.ok) return { error: when.error };
     if (when.atMs <= now) return { error: `${arg} is in the past — give a later time, e.g. +2h` };
     return { atMs: when.atMs };
@@ -16,17 +17,17 @@ export function runTime(d: ExitDeps, wall: WallRow, arg: string | null): { atMs:
   return { atMs: wall.resetsAtMs };
 }
 
-export function scheduleLater(d: ExitDeps, wall: WallRow, kind: ScheduledJob['kind'], atMs: number, payload: Record<string, unknown>): string {
-  d.scheduler.cancelForWall(wall.wallId);
-  return d.scheduler.schedule({ kind, wallId: wall.wallId, sessionId: wall.sessionId, runAtMs: atMs, payload });
+/** Replaces whatever the wall had scheduled with one resume of its session at `atMs`. */
+export function scheduleResume(d: ExitDeps, wall: WallRow, kind: 'hold' | 'defer', atMs: number, where: ResumeJob['where']): void {
+  d.scheduler.cancelForWall(wall.wallId, 'replaced by a new choice at the wall');
+  const payload: ResumeJob = { harness: wall.harness, sessionId: wall.sessionId, cwd: d.sessionCwd(wall.sessionId) ?? process.cwd(), model: null, prompt: CONTINUE_PROMPT, where };
+  d.scheduler.schedule({ kind, wallId: wall.wallId, sessionId: wall.sessionId, runAt: atMs, payload });
 }
 
 export function when(d: ExitDeps, atMs: number): string {
   return formatWhen(atMs, d.clock.now(), d.timeZone);
 }
 
-export function cancelLater(d: ExitDeps, wall: WallRow): boolean {
-  return d.scheduler.cancelForWall(wall.wallId) > 0;
+export function cancelScheduled(d: ExitDeps, wall: WallRow): boolean {
+  return d.scheduler.cancelForWall(wall.wallId, 'cancelled at the prompt (/sled cancel)').length > 0;
 }
-
-export type { TakeResult };

@@ -221,6 +221,30 @@ const MIGRATIONS: ReadonlyArray<string> = [
   CREATE INDEX snapshots_taken ON snapshots(taken_at);
   CREATE INDEX snapshots_session ON snapshots(session_id, taken_at);
   `,
+  // 8: jobs: what musher does at a time (resume a held or deferred session). State moves are conditional UPDATEs.
+  `
+  CREATE TABLE jobs (
+    id           TEXT PRIMARY KEY,
+    kind         TEXT NOT NULL,
+    wall_id      TEXT,
+    session_id   TEXT,
+    run_at       INTEGER NOT NULL,
+    state        TEXT NOT NULL CHECK (state IN ('scheduled', 'running', 'done', 'failed', 'cancelled')),
+    payload      TEXT NOT NULL,
+    result       TEXT,
+    handle       TEXT,
+    attempts     INTEGER NOT NULL DEFAULT 0,
+    last_check   TEXT,
+    created_at   INTEGER NOT NULL,
+    updated_at   INTEGER NOT NULL,
+    started_at   INTEGER,
+    finished_at  INTEGER,
+    reported_at  INTEGER
+  );
+  CREATE INDEX jobs_due ON jobs(state, run_at);
+  CREATE INDEX jobs_wall ON jobs(wall_id, state);
+  CREATE INDEX jobs_session ON jobs(session_id, state);
+  `,
 ];
 
 export function migrate(db: Database.Database): number {

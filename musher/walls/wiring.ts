@@ -1,24 +1,23 @@
 import { randomBytes } from 'node:crypto';
 import type { ExitKind } from '../../core/exits/types.js';
-import type { Musher } from '../app.js';
-import { makeExits } from '../exits/index.js';
-import type { ExitDeps } from '../exits/deps.js';
-import type { Clock } from '../clock.js';
-import type { Log } from '../log.js';
 import type { PriceTable } from '../../core/price-table.js';
+import type { Musher } from '../app.js';
+import type { Clock } from '../clock.js';
+import { makeExits } from '../exits/index.js';
+import { foregroundOnKey } from '../exits/on-key.js';
+import type { ExitDeps, LivePane } from '../exits/deps.js';
+import type { Log } from '../log.js';
+import { findLiveSessions } from '../resume/find-pane.js';
+import type { Job } from '../scheduler/job.js';
+import type { PrecheckAnswer } from '../scheduler/scheduler.js';
 import { WallKeeper } from './wall-keeper.js';
 import type { KeyPort, PolicyPort, SnapshotPort } from './ports.js';
 
+/** What the daemon plugs into the wall: the policy, the platform key, and the gateway. */
 export interface WallWiring {
   policy: PolicyPort;
   key: KeyPort;
-  snapshot: SnapshotPort;
-  exitDeps: Omit<ExitDeps, 'clock' | 'log' | 'timeZone' | 'seat'>;
-}
-
-/** The user's zone for every time on the card. */
-export function localTimeZone(): string {
-  return process.env.TZ && process.env.TZ !== '' ? process.env.TZ : Intl.DateTimeFormat().resolvedOptions().timeZone;
+  gateway: ExitDeps['gateway'];
 }
 
 export function seatName(): string {
@@ -39,11 +38,25 @@ export const NO_POLICY: PolicyPort = {
   explain: () => 'no policy evaluated: every wall asks',
 };
 
-export function buildWallKeeper(m: Musher, w: WallWiring, o: { clock: Clock; log: Log; prices: PriceTable }): WallKeeper {
-  const timeZone = localTimeZone();
+export const NO_KEY: KeyPort = { configured: async () => false, allowanceLeft: () => ({ dayMicros: null, weekMicros: null }) };
+
+/** How long after a "not yet" the scheduler asks again whether the bar has dropped. */
+const RECHECK_MS = 5 * 60_000;
+
+export function buildWallKeeper(m: Musher, w: WallWiring, o: { clock: Clock; log: Log; prices: PriceTable; claudeConfigDir: string }): WallKeeper {
+  const timeZone = m.timeZone;
   const seat = seatName();
-  const exits = makeExits({ ...w.exitDeps, clock: o.clock, log: o.log, timeZone, seat });
-  return new WallKeeper({
+  const exitDeps: ExitDeps = {
+    clock: o.clock,
+    log: o.log,
+    timeZone,
+    seat,
+    gateway: w.gateway,
+    scheduler: m.scheduler,
+    resume: { livePane: (id) => livePane(m, o.claudeConfigDir, id), binaries: () => m.binaries(), runner: m.resumeRunner },
+    sessionCwd: (id) => m.sessions.get(id)?.cwd ?? null,
+  };
+  const keeper = new WallKeeper({
     clock: o.clock,
     log: o.log,
     timeZone,
@@ -54,29 +67,39 @@ export function buildWallKeeper(m: Musher, w: WallWiring, o: { clock: Clock; log
     book: m.wallBook,
     policy: w.policy,
     key: w.key,
-    snapshot: w.snapshot,
-    exits,
+    snapshot: snapshotPort(m),
+    exits: makeExits(exitDeps),
     randomBytes: (n) => randomBytes(n),
+    goCommand: w.gateway ? (wall) => foregroundOnKey(exitDeps, wall) : undefined,
   });
+  // A resumed session's hooks say which wall they are the exit of, so its prompts are not blocked by it.
+  m.resumeEnvFor = (job: Job): Record<string, string> => (job.wallId ? { SLEDS_WALL: job.wallId } : {});
+  m.jobPrecheck = (job: Job) => barDropped(m, o.clock, job);
+  return keeper;
 }
 
-/** Parts not wired yet answer with a clear line instead of pretending. Replaced piece by piece as they land. */
-export function interimWallWiring(m: Musher): WallWiring {
-  const missing = (what: string) => (): never => {
-    throw new Error(`${what} is not available in this build`);
-  };
-  return {
-    policy: NO_POLICY,
-    key: { configured: async () => false, allowanceLeft: () => ({ dayMicros: null, weekMicros: null }) },
-    snapshot: snapshotPort(m),
-    exitDeps: {
-      gateway: null,
-      resume: { livePane: () => null, plan: missing('resuming a session'), run: missing('resuming a session') },
-      scheduler: { schedule: missing('the scheduler'), cancelForWall: () => 0 },
-      parseWhen: () => ({ ok: false, error: 'times are not understood in this build' }),
-      sessionCwd: (id) => m.sessions.get(id)?.cwd ?? null,
-    },
-  };
+/**
+ * A live pane of the session: Claude Code's own record of its live processes (pid checked), with the tmux server's
+ * socket from there or, failing that, from the session's hooks (which forward $TMUX).
+ */
+function livePane(m: Musher, claudeConfigDir: string, sessionId: string): LivePane | null {
+  const live = findLiveSessions(claudeConfigDir, sessionId).find((s) => s.pane !== null);
+  if (!live) return null;
+  const fromHooks = m.sessions.pane(sessionId);
+  const socket = live.tmuxSocket ?? (fromHooks && fromHooks.pane === live.pane ? fromHooks.socket : null);
+  return { pane: live.pane!, socket, claudeConfigDirEnv: live.claudeConfigDirEnv };
+}
+
+/** Before a held or deferred session resumes: has its bar really dropped? The reset passing is enough. */
+function barDropped(m: Musher, clock: Clock, job: Job): PrecheckAnswer {
+  if (!job.wallId) return { go: true };
+  const wall = m.wallBook.get(job.wallId);
+  if (!wall || wall.resetsAtMs === null) return { go: true };
+  const now = clock.now();
+  if (now >= wall.resetsAtMs) return { go: true };
+  const bar = m.bars.all().find((b) => b.window === wall.window && b.observedAt > wall.hitAtMs);
+  if (bar && bar.usedPct < 100) return { go: true };
+  return { go: false, retryAtMs: Math.min(wall.resetsAtMs, now + RECHECK_MS), why: `the ${wall.window ?? 'plan'} bar is still full until its reset` };
 }
 
 /** The wall's snapshot: the session's transcript, git state and brief, with the bars as they stood. */

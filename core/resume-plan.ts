@@ -1,0 +1,236 @@
+import { z } from 'zod';
+
+/**
+ * How to resume a session, as a program and its arguments: in the tmux pane it runs in (restarted in place) or
+ * headless. Pure: musher/resume/ runs the plan. Every command is an argument array; nothing goes through a shell.
+ *
+ * Measured (claude 2.1.328, codex 0.169.0, tmux 3.3a):
+ * - `claude -p --resume <id> … -- <prompt>` and `codex exec resume … -- <id> <prompt>` resume from any cwd with the
+ *   same session id; the `--` keeps a prompt that starts with "-" a prompt (without it claude says "unknown option").
+ * - tmux runs respawn-pane's command without a shell when it is given as two or more arguments (tmux(1), "shell-command
+ *   arguments"). tmux still parses its own argv: an argument ending in ";" ends the tmux command (so `x;` must be sent
+ *   as `x\;`, and `x\;` as `x\\;`), and `-c` is format-expanded (`#` must be sent as `##`). Spaces, quotes and `$` pass
+ *   as they are. A `-c` folder that does not exist is silently replaced by another: the runner checks it first.
+ */
+
+export const Harness = z.enum(['claude-code', 'codex']);
+export type Harness = z.infer<typeof Harness>;
+/** tmux: restarted in place in its pane. headless: `-p` / `exec`, output to a file. foreground: the interactive
+ * command for a terminal (`sleds go`), the same argv as in a pane. */
+export const ResumeMode = z.enum(['tmux', 'headless', 'foreground']);
+export type ResumeMode = z.infer<typeof ResumeMode>;
+
+/** The prompt Claude Code itself sends when it continues at a reset (facts/claude-code.md §3). */
+export const CONTINUE_PROMPT =
+  'Your usage limit has reset. Continue the task you were working on when the limit was reached; do not repeat work that is already complete.';
+
+/**
+ * What a scheduled resume stores (the jobs table's payload): the request minus the binaries, found when it runs, and
+ * minus the environment, which may hold a token and is made afresh when it runs. Unknown fields are dropped, not
+ * refused: whatever else a caller passes (an `env` with a token) never reaches the table.
+ */
+export const ResumeJob = z.object({
+  harness: Harness,
+  sessionId: z.string().min(1),
+  cwd: z.string().min(1),
+  model: z.string().nullish(),
+  prompt: z.string().nullable().default(null),
+  /** Where it runs: the session's tmux pane when it still has a live one, else headless; or always headless. */
+  where: z.enum(['pane-else-headless', 'headless']).default('pane-else-headless'),
+  permissionMode: z.string().nullish(),
+});
+export type ResumeJob = z.infer<typeof ResumeJob>;
+
+export interface ResumeRequest {
+  harness: Harness;
+  sessionId: string;
+  cwd: string;
+  model?: string | null;
+  /** Sent as the first message of the resumed session; null: none in a pane, CONTINUE_PROMPT headless. */
+  prompt: string | null;
+  /** For the harness, e.g. ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY of the gateway. */
+  env?: Record<string, string>;
+  mode: ResumeMode;
+  /** tmux mode: the pane id, "%3". */
+  tmuxPane?: string;
+  /** tmux mode: the server's socket path (`tmux -S`), when it is not the default server. */
+  tmuxSocket?: string | null;
+  /** Claude only: `--permission-mode` for the resumed session (headless runs cannot answer a permission prompt). */
+  permissionMode?: string | null;
+  claudeBin: string;
+  codexBin: string;
+  tmuxBin: string;
+}
+
+export interface ResumePlan {
+  /** The program to start (tmux itself in tmux mode). */
+  file: string;
+  args: string[];
+  /** Added to the environment of `file` (empty in tmux mode: the variables travel as `-e` to the pane). */
+  env: Record<string, string>;
+  cwd: string;
+  mode: ResumeMode;
+  harness: Harness;
+  sessionId: string;
+  /** The harness binary the plan runs (inside tmux in tmux mode), for the runner to check before it starts. */
+  program: string;
+}
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const PANE_ID = /^%\d+$/;
+
+/** A one-line error for a request that cannot be planned (a bug of the caller, not of the user). */
+export class ResumePlanError extends Error {}
+
+export function planResume(req: ResumeRequest): ResumePlan {
+  if (!req.sessionId.trim()) throw new ResumePlanError('resume: no session id');
+  if (!req.cwd.startsWith('/')) throw new ResumePlanError(`resume: the session's folder must be an absolute path, got '${req.cwd}'`);
+  const env = req.env ?? {};
+  for (const k of Object.keys(env)) if (!ENV_NAME.test(k)) throw new ResumePlanError(`resume: '${k}' is not an environment variable name`);
+  const command = harnessCommand(req);
+  const base = { harness: req.harness, sessionId: req.sessionId, cwd: req.cwd, mode: req.mode, program: command[0]! };
+  if (req.mode !== 'tmux') return { ...base, file: command[0]!, args: command.slice(1), env: { ...env } };
+
+  if (!req.tmuxPane || !PANE_ID.test(req.tmuxPane)) throw new ResumePlanError(`resume: tmux mode needs a pane id like %3, got '${req.tmuxPane ?? ''}'`);
+  // The gateway's variables go to the pane with -e. They show in `ps` to other local processes while tmux runs: the
+  // gateway hands out a local per-seat token that only works against 127.0.0.1, never the platform key, so that is
+  // acceptable; a real secret must not travel this way.
+  const envArgs = Object.keys(env)
+    .sort()
+    .flatMap((k) => ['-e', tmuxArg(`${k}=${env[k]}`)]);
+  const socket = req.tmuxSocket ? ['-S', req.tmuxSocket] : [];
+  return {
+    ...base,
+    file: req.tmuxBin,
+    args: [...socket, 'respawn-pane', '-k', '-t', req.tmuxPane, '-c', tmuxArg(req.cwd.replace(/#/g, '##')), ...envArgs, '--', ...command.map(tmuxArg)],
+    env: {},
+  };
+}
+
+/** The harness's own argv (program first). */
+function harnessCommand(req: ResumeRequest): string[] {
+  const model = req.model ? req.model : null;
+  const headless = req.mode === 'headless';
+  const prompt = req.prompt ?? (headless ? CONTINUE_PROMPT : null);
+  const tail = prompt !== null ? ['--', prompt] : [];
+  if (req.harness === 'claude-code') {
+    return [
+      req.claudeBin,
+      ...(headless ? ['-p'] : []),
+      '--resume',
+      req.sessionId,
+      ...(headless ? ['--output-format', 'json'] : []),
+      ...(model ? ['--model', model] : []),
+      ...(req.permissionMode ? ['--permission-mode', req.permissionMode] : []),
+      ...tail,
+    ];
+  }
+  // Codex: the id is positional too, so it goes after the `--` with the prompt.
+  if (headless) {
+    return [req.codexBin, 'exec', 'resume', '--skip-git-repo-check', '--json', ...(model ? ['--model', model] : []), '--', req.sessionId, prompt!];
+  }
+  return [req.codexBin, 'resume', ...(model ? ['--model', model] : []), '--', req.sessionId, ...(prompt !== null ? [prompt] : [])];
+}
+
+/** One argument as tmux's own argv parser must see it so the program receives it unchanged (see the top). */
+export function tmuxArg(arg: string): string {
+  return arg.endsWith(';') ? `${arg.slice(0, -1)}\\;` : arg;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// What a headless run left on stdout
+
+export interface HeadlessResult {
+  /** Claude's `result`, or Codex's last agent message. */
+  text: string | null;
+  /** Claude's `is_error`; for Codex, whether the turn failed. Null when the output says neither. */
+  isError: boolean | null;
+  /** The session id the output names (Claude's `session_id`, Codex's `thread_id`). */
+  sessionId: string | null;
+  costUsd: number | null;
+  /** Why it failed, when the output says (Claude's api error status, Codex's turn.failed / error message). */
+  error: string | null;
+}
+
+const ClaudeResult = z.looseObject({
+  type: z.string().optional(),
+  result: z.string().optional(),
+  is_error: z.boolean().optional(),
+  session_id: z.string().optional(),
+  total_cost_usd: z.number().optional(),
+  api_error_status: z.number().nullish(),
+  terminal_reason: z.string().nullish(),
+});
+
+/** `claude -p --output-format json`: one JSON object (the last line that parses as one is taken). */
+export function readClaudeOutput(stdout: string): HeadlessResult | null {
+  const lines = stdout.split('\n').filter((l) => l.trim().startsWith('{'));
+  for (let i = lines.length - 1; i >= 0; i--) {
+    let json: unknown;
+    try {
+      json = JSON.parse(lines[i]!);
+    } catch {
+      continue;
+    }
+    const r = ClaudeResult.safeParse(json);
+    if (!r.success || (r.data.result === undefined && r.data.is_error === undefined)) continue;
+    const d = r.data;
+    const why = d.is_error ? [d.terminal_reason, d.api_error_status ? `HTTP ${d.api_error_status}` : null].filter(Boolean).join(', ') : '';
+    return {
+      text: d.result ?? null,
+      isError: d.is_error ?? null,
+      sessionId: d.session_id ?? null,
+      costUsd: d.total_cost_usd ?? null,
+      error: d.is_error ? oneLine(`${d.result ?? 'error'}${why ? ` (${why})` : ''}`) : null,
+    };
+  }
+  return null;
+}
+
+const CodexEvent = z.looseObject({
+  type: z.string(),
+  thread_id: z.string().optional(),
+  item: z.looseObject({ type: z.string().optional(), text: z.string().optional(), message: z.string().optional() }).optional(),
+  error: z.looseObject({ message: z.string().optional() }).nullish(),
+  message: z.string().optional(),
+});
+
+/** `codex exec --json`: JSON lines; the last agent_message, and whether the turn completed or failed. */
+export function readCodexOutput(stdout: string): HeadlessResult | null {
+  let text: string | null = null;
+  let sessionId: string | null = null;
+  let turn: 'completed' | 'failed' | null = null;
+  let failure: string | null = null;
+  let lastError: string | null = null;
+  let seen = false;
+  for (const line of stdout.split('\n')) {
+    if (!line.trim().startsWith('{')) continue;
+    let json: unknown;
+    try {
+      json = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    const r = CodexEvent.safeParse(json);
+    if (!r.success) continue;
+    seen = true;
+    const e = r.data;
+    if (e.type === 'thread.started' && e.thread_id) sessionId = e.thread_id;
+    else if (e.type === 'item.completed' && e.item?.type === 'agent_message' && e.item.text !== undefined) text = e.item.text;
+    else if (e.type === 'turn.completed') turn = 'completed';
+    else if (e.type === 'turn.failed') {
+      turn = 'failed';
+      failure = e.error?.message ?? 'the turn failed';
+    }
+    // A top-level error may be one Codex recovered from (a retried stream): it decides only when no turn ended.
+    else if (e.type === 'error') lastError = e.message ?? e.error?.message ?? 'error';
+  }
+  if (!seen) return null;
+  const error = turn === 'failed' ? failure : turn === null ? lastError : null;
+  const isError = turn === 'failed' ? true : turn === 'completed' ? false : lastError !== null ? true : null;
+  return { text, isError, sessionId, costUsd: null, error: error !== null ? oneLine(error) : null };
+}
+
+function oneLine(s: string): string {
+  return s.replace(/\s*\n\s*/g, ' ').slice(0, 500);
+}
