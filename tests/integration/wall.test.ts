@@ -76,6 +76,31 @@ describe('at the wall', () => {
     expect((await prompt(w, 'hello'))?.reason).toMatch(/^Wall: usage limit reached/);
   });
 
+  it('/sled 6 defers to the reset: a job at the reset, the prompts and Claude Code\'s own continue held back, /sled cancel undoes it', async () => {
+    const w = await world();
+    const wallId = await hitWall(w);
+    const deferred = await prompt(w, '/sled 6');
+    expect(deferred?.reason).toMatch(/^6 Defer to reset\. Deferred: this session runs itself headless at 11:55 pm UTC on the same model/);
+    const jobs = JSON.parse((await sleds(w, ['jobs', '--json'])).stdout) as { jobs: Array<{ kind: string; wallId: string; state: string; runAt: number; payload: { where: string; sessionId: string } }> };
+    expect(jobs.jobs).toHaveLength(1);
+    const job = jobs.jobs[0]!;
+    expect(job).toMatchObject({ kind: 'defer', wallId, state: 'scheduled', payload: { where: 'headless', sessionId: SESSION } });
+    expect(new Date(job.runAt).toISOString()).toMatch(/T23:55:00\.000Z$/);
+
+    expect((await prompt(w, 'one more thing'))?.reason).toMatch(/^sled: this session is past its wall by 6 Defer to reset\./);
+    const own = await prompt(w, 'Your claude.ai usage limit has reset. Continue the task you were working on when the limit was reached; do not repeat work that is already complete.');
+    expect(own?.reason).toMatch(/^sled: not continuing here — this session's work went to 6 Defer to reset/);
+
+    // Taking another exit replaces the scheduled run; cancelling reopens the wall.
+    await prompt(w, '/sled 2 +2h');
+    const after = JSON.parse((await sleds(w, ['jobs', '--json'])).stdout) as { jobs: Array<{ kind: string; state: string }> };
+    expect(after.jobs.map((j) => `${j.kind}:${j.state}`).sort()).toEqual(['defer:cancelled', 'hold:scheduled']);
+    expect((await prompt(w, '/sled cancel'))?.reason).toBe(`sled: cancelled 2 at wall ${wallId}. The wall is open again: /sled 1 … /sled 6.`);
+    const last = JSON.parse((await sleds(w, ['jobs', '--json'])).stdout) as { jobs: Array<{ state: string }> };
+    expect(last.jobs.every((j) => j.state === 'cancelled')).toBe(true);
+    expect((await prompt(w, '/sled 6 yesterday'))?.reason).toMatch(/^sled: .*\nThe wall is still open/);
+  });
+
   it('/sled exits shows the card again; /sled worth is kept for the policy; outside a wall the exits say there is none', async () => {
     const w = await world();
     expect((await prompt(w, '/sled 2'))?.reason).toMatch(/^sled: no wall in this session/);
