@@ -170,6 +170,15 @@ describe('the policy loader', () => {
     expect(r.warnings).toEqual(['~/.config/sleds/policy.yml:4: colour: unknown key, ignored']);
   });
 
+  it("rules from the user's file replace the team's whole and carry the user's file's lines", () => {
+    const w = world();
+    writeFileSync(w.teamFile, GOOD);
+    writeFileSync(w.userFile, '# mine\nrules:\n\n  - name: always defer\n    then: defer\n');
+    const r = w.loader.forDirectory(w.repo);
+    expect(r.policy.rulesSource).toBe('~/.config/sleds/policy.yml');
+    expect(r.policy.rules.map((x) => [x.name, x.line])).toEqual([['always defer', 4]]);
+  });
+
   it("an error in the user's file is named at the user's file and line", () => {
     const w = world();
     writeFileSync(w.teamFile, GOOD);
