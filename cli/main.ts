@@ -27,6 +27,8 @@ Usage:
                                 one snapshot: its git state, transcript and brief
   sleds jobs [--json]           held, deferred and scheduled resumes: when, state, result
   sleds jobs cancel <id>        cancel a scheduled job
+  sleds policy check [path] [--json] | show [--json]
+                                validate the workspace policy; show it and where each part came from
   sleds musher [run]            run the daemon in the foreground
   sleds musher start|stop|status
   sleds hook <Event>            (called by the harness) forward a hook event
@@ -115,6 +117,14 @@ async function main(argv: string[]): Promise<number> {
       }
       const { runForecastReplay } = await import('./forecast-replay.js');
       return runForecastReplay(rest.slice(1), json);
+    }
+    case 'policy': {
+      if (rest[0] === 'explain') {
+        const { runPolicyExplain } = await import('./wall.js');
+        return runPolicyExplain(rest[1], json);
+      }
+      const { runPolicy } = await import('./policy.js');
+      return runPolicy(rest, json);
     }
     case 'install': {
       const { runInstall } = await import('./install.js');

@@ -1,0 +1,78 @@
+/**
+ * Wall-clock time in an IANA time zone, with Intl only (no libraries, no clock reads). Pure: the same inputs give
+ * the same answer; the formatter cache is an optimisation, not state.
+ */
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatter(timeZone: string): Intl.DateTimeFormat {
+  let f = formatters.get(timeZone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
+    formatters.set(timeZone, f);
+  }
+  return f;
+}
+
+export function isValidTimeZone(timeZone: string): boolean {
+  try {
+    formatter(timeZone);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export interface LocalDateTime {
+  year: number;
+  month: number; // 1–12
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+}
+
+export function localDateTime(ms: number, timeZone: string): LocalDateTime {
+  const p: Record<string, number> = {};
+  for (const part of formatter(timeZone).formatToParts(new Date(ms))) {
+    if (part.type !== 'literal') p[part.type] = Number(part.value);
+  }
+  return { year: p.year!, month: p.month!, day: p.day!, hour: p.hour! % 24, minute: p.minute!, second: p.second! };
+}
+
+/** How far the zone's wall clock is ahead of UTC at `ms` (−4 h for New York in summer). */
+export function zoneOffsetMs(ms: number, timeZone: string): number {
+  const whole = Math.floor(ms / 1000) * 1000;
+  const l = localDateTime(whole, timeZone);
+  return Date.UTC(l.year, l.month - 1, l.day, l.hour, l.minute, l.second) - whole;
+}
+
+/**
+ * The instant a wall-clock time happens in a zone. Around a DST change: a time that happens twice (the autumn
+ * hour) gives the first; a time that never happens (the spring gap) moves forward by the gap, so 02:30 on the
+ * spring-forward night in New York is 03:30 EDT — the same choice as Temporal's "compatible".
+ */
+export function zonedTimeToEpoch(year: number, month: number, day: number, minuteOfDay: number, timeZone: string): number {
+  const asUtc = Date.UTC(year, month - 1, day, Math.floor(minuteOfDay / 60), minuteOfDay % 60);
+  const before = zoneOffsetMs(asUtc - 86_400_000, timeZone);
+  const after = zoneOffsetMs(asUtc + 86_400_000, timeZone);
+  const offsets = before === after ? [before] : [before, after];
+  const fits = offsets.map((o) => asUtc - o).filter((t) => zoneOffsetMs(t, timeZone) === asUtc - t);
+  if (fits.length > 0) return Math.min(...fits);
+  return asUtc - before;
+}
+
+/** The calendar day `days` after the given one (negative for before), across month and year ends. */
+export function addDays(year: number, month: number, day: number, days: number): { year: number; month: number; day: number } {
+  const d = new Date(Date.UTC(year, month - 1, day + days));
+  return { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate() };
+}
