@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { claudeConfigDir, resolvePaths } from '../core/paths.js';
 import { codexSessionsDir } from '../core/codex-rollout.js';
 import { Musher } from './app.js';
-import { NO_KEY, NO_POLICY } from './walls/wiring.js';
+import { NO_KEY } from './walls/wiring.js';
+import { PolicyLoader } from './policy/loader.js';
+import { policyPort } from './policy/port.js';
 import { systemClock } from './clock.js';
 import { acquireLock } from './lock.js';
 import { fileLog } from './log.js';
@@ -50,7 +52,7 @@ export async function runMusher(opts: { background: boolean }): Promise<number> 
     claudeConfigDir: claudeConfigDir(process.env, homedir()),
     codexSessionsDir: codexSessionsDir(process.env, homedir()),
     version,
-    wallWiring: () => ({ policy: NO_POLICY, key: NO_KEY, gateway: null }),
+    wallWiring: () => ({ policy: policyPort(new PolicyLoader({ configDir: paths.configDir, homeDir: homedir(), log })), key: NO_KEY, gateway: null }),
     onBackfillProgress: interactive
       ? (done, total) => {
           const now = Date.now();

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT, makeWorld, sleds, startMusher, status, disposeWorld, waitFor, type SledsWorld } from '../support/sleds-env.js';
 
@@ -50,7 +50,8 @@ describe('at the wall', () => {
     expect(card).toContain('Remaining work: estimate: none');
     expect(card).toContain('1 Continue now      — no platform key configured (sleds key set anthropic)');
     expect(card).toMatch(/2 Hold until reset  free · resumes 11:55 pm UTC/);
-    expect(card).toContain('3 Run overnight     — no overnight window in the policy');
+    expect(card).toContain('3 Run overnight     — no platform key configured (sleds key set anthropic); the batch tier runs on it');
+    expect(card).toContain('4 Switch model      — sonnet 5.5 · no platform key configured (sleds key set anthropic)');
     expect(card).toContain('5 Hand off          — no teammate in the roster (.sleds/roster.yml)');
     expect(card).toContain(`Reply /sled 1 … /sled 6.  wall ${wallId}`);
 
@@ -99,6 +100,31 @@ describe('at the wall', () => {
     const last = JSON.parse((await sleds(w, ['jobs', '--json'])).stdout) as { jobs: Array<{ state: string }> };
     expect(last.jobs.every((j) => j.state === 'cancelled')).toBe(true);
     expect((await prompt(w, '/sled 6 yesterday'))?.reason).toMatch(/^sled: .*\nThe wall is still open/);
+  });
+
+  it('the workspace policy chooses at the wall by its first matching rule; the card and `sleds policy explain` say which', async () => {
+    const w = await world();
+    const repo = join(w.root, 'repo');
+    mkdirSync(join(repo, '.sleds'), { recursive: true });
+    mkdirSync(join(repo, '.git'));
+    writeFileSync(
+      join(repo, '.sleds', 'policy.yml'),
+      ['rules:', '  - name: hand off when the owner is idle', '    when: { owner_idle: 30m }', '    then: handoff', '  - name: hold within a day of the reset', '    when: { reset_within: 24h }', '    then: hold', ''].join('\n'),
+    );
+    await hook(w, 'SessionStart', { source: 'startup', cwd: repo });
+    await hook(w, 'StopFailure', { cwd: repo, error: 'rate_limit', last_assistant_message: "You've hit your 5-hour limit · resets 11:55pm (UTC)" });
+    const wall = await waitFor('the policy to choose', async () => (await status(w)).wallBook.find((x) => x.choice !== null));
+    expect(wall).toMatchObject({ choice: 'hold', chosenBy: 'policy', state: 'chosen' });
+    const held = await hook(w, 'UserPromptSubmit', { cwd: repo, prompt: 'go on' });
+    expect(JSON.parse(held.stdout).reason).toMatch(/^sled: holding until 11:55 pm UTC/);
+    const card = (await prompt(w, '/sled exits'))!.reason!;
+    expect(card).toContain('The policy chose 2 Hold until reset (rule: hold within a day of the reset); the audit log says so.');
+    const explained = await sleds(w, ['policy', 'explain', wall.wallId]);
+    expect(explained.code, explained.stderr).toBe(0);
+    expect(explained.stdout).toMatch(/hand off when the owner is idle/);
+    expect(explained.stdout).toMatch(/hold within a day of the reset/);
+    expect(explained.stdout).toMatch(/chosen: 2 hold by policy \(rule: hold within a day of the reset\)/);
+    expect((await sleds(w, ['policy', 'explain', 'zzzzzzzzzzzz'])).stderr).toMatch(/^sleds: no wall zzzzzzzzzzzz/);
   });
 
   it('/sled exits shows the card again; /sled worth is kept for the policy; outside a wall the exits say there is none', async () => {

@@ -1,0 +1,36 @@
+import { allowanceFor, cheaperModel, evaluatePolicy, nextOvernightWindow, worthLevels } from '../../core/policy/evaluate.js';
+import { PolicyDecisionSchema } from '../../core/policy/decision.js';
+import { renderPolicyExplanation } from '../../core/policy/explain.js';
+import { defaultPolicy } from '../../core/policy/resolve.js';
+import type { Policy } from '../../core/policy/schema.js';
+import type { PolicyPort, PolicyView } from '../walls/ports.js';
+import type { PolicyLoader } from './loader.js';
+
+/** The workspace policy as the wall asks it: the session folder's effective policy, evaluated at the wall. */
+export function policyPort(loader: PolicyLoader): PolicyPort {
+  return {
+    forDirectory(cwd) {
+      const loaded = cwd ? loader.forDirectory(cwd) : { policy: defaultPolicy(), sources: [], errors: [] };
+      return viewOf(loaded.policy, loaded.sources, loaded.errors);
+    },
+    explain(record) {
+      const parsed = PolicyDecisionSchema.safeParse(record);
+      return parsed.success ? renderPolicyExplanation(parsed.data) : 'no policy evaluation was kept for this wall';
+    },
+  };
+}
+
+function viewOf(policy: Policy, sources: string[], errors: string[]): PolicyView {
+  return {
+    cheaperModel: (model) => cheaperModel(policy, model),
+    overnightWindow: (now, timeZone) => nextOvernightWindow(policy, now, timeZone),
+    allowance: (seat) => allowanceFor(policy, seat),
+    decide: (input) => {
+      const decision = evaluatePolicy(policy, input);
+      return { choice: decision.choice, rule: decision.rule?.name ?? null, record: decision };
+    },
+    worthLevels: worthLevels(policy).map((l) => l.name),
+    sources,
+    errors,
+  };
+}
