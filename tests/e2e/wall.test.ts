@@ -1,0 +1,154 @@
+/**
+ * The wall end to end, with the REAL Claude Code against the fake Anthropic API in subscriber mode: the usage-limit
+ * 429 opens a wall with a snapshot, the next prompt is answered with the card (no request reaches the API),
+ * `/sled 1` restarts the same session in its tmux pane on musher's gateway with the platform key until the
+ * allowance ends it, and `/sled 6` on another wall runs the session headless at its reset.
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ensureClaudeBinary } from './harness/claude-binary.js';
+import { makeClaudeHome, makeProjectDir, runClaudePrint } from './harness/claude-env.js';
+import { conversationText, lastUserPrompt, startFakeAnthropic, type RecordedRequest } from './harness/fake-anthropic.js';
+import { startTmux } from './harness/tmux.js';
+import { REPO_ROOT, sleds, startMusher, status, stopMusher, waitFor, worldIn, type SledsWorld } from '../support/sleds-env.js';
+
+const PLUGIN_DIR = join(REPO_ROOT, 'plugin');
+const STATUSLINE = `node ${join(REPO_ROOT, 'dist', 'statusline.cjs')}`;
+const PLATFORM_KEY = 'sk-ant-api03-platform-key-for-the-e2e-0123456789';
+
+const header = (r: RecordedRequest, name: string): string | undefined => {
+  const v = r.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+};
+
+describe('the wall in the real Claude Code', { timeout: 180_000 }, () => {
+  let bin: string;
+  const cleanups: Array<() => Promise<unknown>> = [];
+  const later = (fn: () => Promise<unknown>) => cleanups.push(fn);
+
+  beforeAll(async () => {
+    bin = await ensureClaudeBinary();
+  }, 600_000);
+
+  afterEach(async () => {
+    for (const fn of cleanups.splice(0).reverse()) await fn().catch(() => undefined);
+  });
+
+  /** A git project with the team's policy, a Claude home on the fake API, and musher with the platform key. */
+  async function setUp(policy: string, settings?: object) {
+    const fake = await startFakeAnthropic({ reply: (req) => `Answer to: ${lastUserPrompt(req).slice(0, 60)}` });
+    later(() => fake.close());
+    const cwd = await makeProjectDir();
+    later(() => rm(cwd, { recursive: true, force: true }));
+    execFileSync('git', ['init', '-q'], { cwd });
+    mkdirSync(join(cwd, '.sleds'));
+    writeFileSync(join(cwd, '.sleds', 'policy.yml'), policy);
+    writeFileSync(join(cwd, 'work.txt'), 'half done\n');
+    const home = await makeClaudeHome({ mode: 'subscriber', fakeUrl: fake.url, cwd, settings, extraEnv: { SLEDS_HOME: '' } });
+    later(() => home.cleanup());
+    home.env.SLEDS_HOME = join(home.home, '.sleds');
+    home.env.SLEDS_SEAT = 'dana';
+    home.env.SLEDS_ANTHROPIC_UPSTREAM = fake.url;
+    home.env.SLEDS_CLAUDE_BIN = bin;
+    const world: SledsWorld = worldIn(home.home, home.env);
+    const keySet = await sleds(world, ['key', 'set', 'anthropic'], `${PLATFORM_KEY}\n`);
+    expect(keySet.code, keySet.stderr).toBe(0);
+    later(() => stopMusher(world));
+    await startMusher(world);
+    return { fake, home, world };
+  }
+
+  it('429 → wall + snapshot → the card with no request → /sled 1 resumes the same session on the key in its pane → the allowance ends it', async () => {
+    const resetsAt = Math.floor(Date.now() / 1000) + 3 * 3600;
+    const { fake, home, world } = await setUp(
+      ['allowance:', '  default: { per_day: $0.03 }', ''].join('\n'),
+      { statusLine: { type: 'command', command: STATUSLINE, padding: 0 } },
+    );
+    const tmux = await startTmux({ argv: [bin, '--plugin-dir', PLUGIN_DIR], env: home.env, cwd: home.cwd });
+    later(() => tmux.kill());
+    await tmux.waitForScreen((s) => /^❯\s*$/m.test(s), 30_000, 'the input prompt');
+    await tmux.sendText('first task: rename the widget');
+    await tmux.sendKeys('Enter');
+    await tmux.waitForText('Answer to: first task: rename the widget', 30_000);
+
+    fake.setBehaviour({ usageLimitRejection: { claim: 'five_hour', resetsAt } });
+    await tmux.sendText('second task: now the gadget');
+    await tmux.sendKeys('Enter');
+    await tmux.waitForText("You've hit your 5-hour limit", 30_000);
+    const wall = await waitFor('the wall and its snapshot', async () => (await status(world)).wallBook.find((w) => w.snapshotId), 30_000);
+    const sessionId = wall.sessionId;
+    const shot = JSON.parse((await sleds(world, ['snapshot', 'show', wall.snapshotId!, '--json'])).stdout) as Record<string, unknown>;
+    expect(JSON.stringify(shot)).toContain('work.txt');
+
+    // At the wall the next prompt is answered with the card; nothing reaches the API.
+    const before = fake.messageRequests().length;
+    await tmux.sendText('keep going please');
+    await tmux.sendKeys('Enter');
+    const card = await tmux.waitForScreen((s) => s.includes('Wall: usage limit reached') && s.includes(`wall ${wall.wallId}`), 30_000, 'the wall card');
+    expect(card).toMatch(/1 Continue now\s+platform key · allowance left \$0\.03/);
+    expect(fake.messageRequests()).toHaveLength(before);
+
+    // /sled 1: the same session restarts in this pane on the gateway, with the platform key upstream.
+    fake.setBehaviour({ usageLimitRejection: null });
+    await tmux.sendText('/sled 1');
+    await tmux.sendKeys('Enter');
+    const onKey = await fake.waitForMessageRequests(before + 1, 60_000);
+    const resumed = onKey[before]!;
+    expect(header(resumed, 'x-api-key')).toBe(PLATFORM_KEY);
+    expect(header(resumed, 'authorization')).toBeUndefined();
+    expect(header(resumed, 'x-claude-code-session-id')).toBe(sessionId);
+    expect(conversationText(resumed)).toContain('first task: rename the widget');
+    await tmux.waitForText('Answer to: Your usage limit has reset', 30_000);
+    const metered = await waitFor('the key spend in the rail', async () => {
+      const s = await status(world);
+      return s.platformKey.bySeatModel.find((r) => r.seat === 'dana' && r.records > 0) ? s : null;
+    });
+    expect(metered.platformKey.todayMicros).toBeGreaterThan(0);
+
+    // The allowance ends it: the next request is refused by the gateway with the message the user sees.
+    await tmux.sendText('and one more');
+    await tmux.sendKeys('Enter');
+    await tmux.waitForScreen((s) => /allowance for dana spent: \$0\.\d\d today/.test(s), 30_000, 'the allowance message');
+    expect(fake.messageRequests().length).toBe(before + 1);
+
+    // The key never shows up in what sleds writes or prints.
+    const json = (await sleds(world, ['status', '--json'])).stdout + (await sleds(world, ['wall', 'show', wall.wallId, '--json'])).stdout;
+    expect(json).not.toContain(PLATFORM_KEY);
+    expect(readFileSync(world.logFile, 'utf8')).not.toContain(PLATFORM_KEY);
+    const snapshotsDir = join(world.sledsHome, 'data', 'snapshots', 'blobs');
+    for (const f of readdirSync(snapshotsDir)) expect(readFileSync(join(snapshotsDir, f), 'latin1')).not.toContain(PLATFORM_KEY);
+  });
+
+  it('/sled 6 on another wall: at the reset the session runs itself headless, and the result is kept', async () => {
+    const { fake, home, world } = await setUp('rules: []\n');
+    const first = await runClaudePrint(bin, ['-p', 'remember the word PELICAN', '--plugin-dir', PLUGIN_DIR, '--output-format', 'json'], { env: home.env, cwd: home.cwd, timeoutMs: 60_000 });
+    expect(first.code, first.stderr).toBe(0);
+    const sessionId = (JSON.parse(first.stdout) as { session_id: string }).session_id;
+
+    // A 5-hour wall that resets in a few seconds (the clock musher and the fake share).
+    const resetsAt = Math.floor(Date.now() / 1000) + 8;
+    fake.setBehaviour({ usageLimitRejection: { claim: 'five_hour', resetsAt } });
+    const hit = await runClaudePrint(bin, ['-p', '--resume', sessionId, 'next step', '--plugin-dir', PLUGIN_DIR], { env: home.env, cwd: home.cwd, timeoutMs: 60_000 });
+    expect(hit.stdout).toContain("You've hit your 5-hour limit");
+    const wall = await waitFor('the wall', async () => (await status(world)).wallBook.find((w) => w.sessionId === sessionId), 30_000);
+
+    const chosen = await runClaudePrint(bin, ['-p', '--resume', sessionId, '/sled 6', '--plugin-dir', PLUGIN_DIR], { env: home.env, cwd: home.cwd, timeoutMs: 60_000 });
+    expect(chosen.stdout).toMatch(/Deferred: this session runs itself headless at/);
+    const requestsAtChoice = fake.messageRequests().length;
+    fake.setBehaviour({ usageLimitRejection: null });
+
+    const done = await waitFor(
+      'the deferred run at the reset',
+      async () => (await status(world)).wallBook.find((w) => w.wallId === wall.wallId && w.state === 'closed'),
+      60_000,
+    );
+    expect(done.outcome).toMatch(/Answer to: Your usage limit has reset/);
+    const run = fake.messageRequests()[requestsAtChoice]!;
+    expect(run.receivedAt).toBeGreaterThanOrEqual(resetsAt * 1000);
+    expect(header(run, 'x-claude-code-session-id')).toBe(sessionId);
+    expect(conversationText(run)).toContain('remember the word PELICAN');
+  });
+});
