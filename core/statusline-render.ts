@@ -9,7 +9,7 @@ export const AMBER = '\x1b[38;5;214m';
 export const RED = '\x1b[38;5;196m';
 export const RESET = '\x1b[0m';
 
-/** Any bar at or above this is amber (the policy will make it configurable). */
+/** Any bar at or above this is amber, unless the workspace policy's `amber_at` says otherwise. */
 export const AMBER_AT_PCT = 90;
 /** A bar's age is shown once its data is older than this. */
 export const STALE_AFTER_MS = 10 * 60_000;
@@ -46,14 +46,16 @@ export interface StatuslineView {
   wallLine?: string | null;
   /** At amber: what the wall would offer, e.g. `at 100%: key $38 left · hold → 9:00am`. */
   exitsHint?: string | null;
+  /** The workspace policy's amber threshold; default AMBER_AT_PCT. */
+  amberAtPct?: number;
 }
 
 export type Severity = 'ok' | 'amber' | 'red';
 
-export function severityOf(bars: BarView[] | null, wallSoon = false): Severity {
+export function severityOf(bars: BarView[] | null, wallSoon = false, amberAtPct = AMBER_AT_PCT): Severity {
   const top = bars ? Math.max(...bars.map((b) => b.usedPct), 0) : 0;
   if (top >= 100) return 'red';
-  if (top >= AMBER_AT_PCT || wallSoon) return 'amber';
+  if (top >= amberAtPct || wallSoon) return 'amber';
   return 'ok';
 }
 
@@ -86,7 +88,7 @@ export function renderStatusline(view: StatuslineView): string {
   if (view.session) parts.push(renderMoney(view.session, 'session'));
   if (view.today) parts.push(renderMoney(view.today, 'today'));
   if (view.musherAway) parts.push('(musher away)');
-  const severity = view.wallLine ? 'red' : severityOf(view.bars, view.wall?.soon ?? false);
+  const severity = view.wallLine ? 'red' : severityOf(view.bars, view.wall?.soon ?? false, view.amberAtPct);
   if (severity === 'amber' && view.exitsHint) parts.push(view.exitsHint);
   const line = parts.join(' · ');
   const first = !view.color || severity === 'ok' ? line : `${severity === 'red' ? RED : AMBER}${line}${RESET}`;

@@ -358,6 +358,7 @@ export class Musher {
         ? stored.map(asView)
         : null;
     const today = this.usage.spendByModel(startOfLocalDay(now), now + 86_400_000);
+    const preview = this.wallKeeper.preview(sessionId);
     const view: StatuslineView = {
       modelName: model?.display_name ?? model?.id ?? null,
       bars,
@@ -372,6 +373,8 @@ export class Musher {
       nowMs: now,
       color,
       wallLine: this.wallKeeper.statusLine(sessionId),
+      amberAtPct: preview?.amberAt,
+      exitsHint: preview?.hint || null,
     };
     const record = (): void => {
       if (sessionId) {
@@ -386,6 +389,12 @@ export class Musher {
         if (typeof json.transcript_path === 'string') this.kickTranscript(json.transcript_path, 'claude-code');
       }
       if (!moved) this.recordStatuslineBars(json, sessionId, now);
+      // The exits a wall would offer, priced ahead for the amber line (the fullest bar is the one that binds).
+      const top = bars?.reduce<BarView | null>((a, b) => (a === null || b.usedPct > a.usedPct ? b : a), null);
+      const topBar = top ? stored.find((b) => b.label === top.label) : undefined;
+      if (sessionId && topBar) {
+        this.wallKeeper.refreshPreview(sessionId, { window: topBar.window, resetsAtMs: topBar.resetsAt }).catch((e: Error) => this.opts.log.error(`exits preview: ${e.message}`));
+      }
       // Keep the forecast fresh for the next render, off the render's own path.
       if (now - this.forecaster.snapshot().at >= FORECAST_REFRESH_MS) this.forecaster.refresh();
     };

@@ -1,4 +1,4 @@
-import { allowanceFor, cheaperModel, evaluatePolicy, nextOvernightWindow, worthLevels } from '../../core/policy/evaluate.js';
+import { allowanceFor, amberAt, cheaperModel, evaluatePolicy, nextOvernightWindow, worthLevels } from '../../core/policy/evaluate.js';
 import { PolicyDecisionSchema } from '../../core/policy/decision.js';
 import { renderPolicyExplanation } from '../../core/policy/explain.js';
 import { defaultPolicy } from '../../core/policy/resolve.js';
@@ -29,6 +29,7 @@ function viewOf(policy: Policy, sources: string[], errors: string[]): PolicyView
       const decision = evaluatePolicy(policy, input);
       return { choice: decision.choice, rule: decision.rule?.name ?? null, record: decision };
     },
+    amberAt: amberAt(policy),
     worthLevels: worthLevels(policy).map((l) => l.name),
     sources,
     errors,

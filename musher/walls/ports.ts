@@ -12,6 +12,8 @@ export interface PolicyView {
   allowance(seat: string): { perDayMicros: number | null; perWeekMicros: number | null };
   /** The policy's choice at the wall and the evaluation to keep (read back by `sleds policy explain`). */
   decide(input: PolicyInput): { choice: ExitKind | 'ask'; rule: string | null; record: unknown };
+  /** The statusline turns amber from this percent. */
+  amberAt: number;
   /** The worth levels, highest first (`/sled worth <level>`). */
   worthLevels: string[];
   /** Where the policy came from and any errors in it, for the audit log. */

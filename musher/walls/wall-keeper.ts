@@ -22,6 +22,8 @@ const LIVE_SIGNAL_MS = 15 * 60_000;
 const UNKNOWN_RESET_SPAN_MS = 5 * 3_600_000;
 /** After the reset, a wall whose work went elsewhere still blocks Claude Code's own auto-continue this long. */
 const AFTER_RESET_GUARD_MS = 2 * 3_600_000;
+/** How often the statusline's preview of the exits is priced again. */
+const PREVIEW_MS = 30_000;
 /** Claude Code's own prompt when it continues by itself at the reset (facts/claude-code.md §3). */
 const AUTO_CONTINUE = /^Your claude\.ai usage limit has reset\./;
 /** The exits whose work runs later, by a scheduled job: the wall stays until it has run. */
@@ -302,9 +304,25 @@ export class WallKeeper {
     return `⛔ wall ${wall.wallId} · ${offer ? `${offer.number} ${offer.short}` : wall.choice}${wall.outcome ? ` · ${wall.outcome}` : ''}`;
   }
 
-  /** At amber: the exits the wall would offer, priced now without opening one. */
-  exitsHint(offers: Offer[]): string {
-    return renderExitsHint(offers);
+  private readonly previews = new Map<string, { at: number; amberAt: number; hint: string }>();
+
+  /** What the statusline shows before a wall: the policy's amber threshold, and the exits the wall would offer. */
+  preview(sessionId: string | null): { amberAt: number; hint: string } | null {
+    return sessionId ? (this.previews.get(sessionId) ?? null) : null;
+  }
+
+  /** Prices the exits for a session's binding bar without opening a wall; at most every PREVIEW_MS per session. */
+  async refreshPreview(sessionId: string, bar: { window: string; resetsAtMs: number | null }): Promise<void> {
+    const now = this.d.clock.now();
+    const last = this.previews.get(sessionId);
+    if (last && now - last.at < PREVIEW_MS) return;
+    this.previews.set(sessionId, { at: now, amberAt: last?.amberAt ?? 90, hint: last?.hint ?? '' });
+    const session = this.d.sessions.get(sessionId);
+    const harness = session?.harness === 'codex' ? 'codex' : 'claude-code';
+    const policy = this.d.policy.forDirectory(session?.cwd ?? null);
+    const signal: WallRecord = { source: 'preview', dedupKey: '', sessionId, timestampMs: now, window: bar.window, resetsAtMs: bar.resetsAtMs, message: '' };
+    const offers = priceExits(await this.context(signal, harness, session?.model ?? null, policy));
+    this.previews.set(sessionId, { at: now, amberAt: policy.amberAt, hint: renderExitsHint(offers) });
   }
 
   /** `sleds go <wall>`: what to run, or why not (one line). */

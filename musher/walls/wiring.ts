@@ -31,6 +31,7 @@ export const NO_POLICY: PolicyPort = {
     overnightWindow: () => null,
     allowance: () => ({ perDayMicros: null, perWeekMicros: null }),
     decide: () => ({ choice: 'ask' as ExitKind | 'ask', rule: null, record: null }),
+    amberAt: 90,
     worthLevels: ['high', 'normal', 'low'],
     sources: [],
     errors: [],

@@ -51,6 +51,27 @@ describe('renderStatusline', () => {
     expect(soon).toContain('→ wall 2:20pm');
   });
 
+  it('at amber it names the exits the wall would offer; below amber it does not', () => {
+    const hint = 'at 100%: key $38 left · hold → 4:10pm';
+    const amber = renderStatusline(view({ color: false, exitsHint: hint, bars: [{ label: '5h', usedPct: 92, resetsAtMs: null, ageMs: null }] }));
+    expect(amber).toBe(`Opus 5.5 · 5h 92% · $3.21 session · $18.40 today · ${hint}`);
+    expect(renderStatusline(view({ color: false, exitsHint: hint }))).not.toContain('at 100%');
+  });
+
+  it("the policy's amber threshold moves the colour", () => {
+    const bars = [{ label: '5h', usedPct: 80, resetsAtMs: null, ageMs: null }];
+    expect(renderStatusline(view({ bars })).startsWith(AMBER)).toBe(false);
+    expect(renderStatusline(view({ bars, amberAtPct: 75 })).startsWith(AMBER)).toBe(true);
+  });
+
+  it('at a wall a second, red line names the wall and its exits', () => {
+    const line = renderStatusline(view({ wallLine: '⛔ wall jd7k2m9qa45p · 2 hold → 4:10pm · 6 defer' }));
+    const [first, second] = line.split('\n');
+    expect(first!.startsWith(RED)).toBe(true);
+    expect(second).toBe(`${RED}⛔ wall jd7k2m9qa45p · 2 hold → 4:10pm · 6 defer${RESET}`);
+    expect(renderStatusline(view({ color: false, wallLine: '⛔ wall x' })).split('\n')[1]).toBe('⛔ wall x');
+  });
+
   it('the worst bar decides the colour', () => {
     const bars = [
       { label: '5h', usedPct: 20, resetsAtMs: null, ageMs: null },
