@@ -17,6 +17,8 @@ Usage:
                                 when each bar is forecast to hit 100%, and how many dollars away
   sleds forecast replay <trace.jsonl> [--json]
                                 the forecaster over a recorded trace, one forecast per sample
+  sleds key set|status|rm anthropic|openai [--json]
+                                the platform keys the gateway spends (set reads stdin, never argv)
   sleds musher [run]            run the daemon in the foreground
   sleds musher start|stop|status
   sleds hook <Event>            (called by the harness) forward a hook event
@@ -81,6 +83,10 @@ async function main(argv: string[]): Promise<number> {
       }
       const { runForecastReplay } = await import('./forecast-replay.js');
       return runForecastReplay(rest.slice(1), json);
+    }
+    case 'key': {
+      const { runKey } = await import('./key.js');
+      return runKey(rest, json);
     }
     case 'install': {
       const { runInstall } = await import('./install.js');

@@ -24,6 +24,7 @@ import { ClaudeTranscriptSource } from './ingest/claude-transcripts.js';
 import { CodexRolloutSource, type CodexSeatReading } from './ingest/codex-rollouts.js';
 import { Forecaster, type ForecastSnapshot } from './forecast/forecaster.js';
 import { SpoolDrain, type SpooledEvent } from './ingest/spool-drain.js';
+import type { GatewayService } from './gateway/service.js';
 
 export interface MusherOptions {
   paths: SledsPaths;
@@ -87,6 +88,8 @@ export class Musher {
   readonly startedAt: number;
   /** Set by the daemon (main.ts): its state is shown by doctor. */
   usagePoller: { state(): UsagePollerState } | null = null;
+  /** Set by the daemon (main.ts): the platform-key gateway and its tokens. */
+  gateway: GatewayService | null = null;
 
   constructor(private readonly opts: MusherOptions) {
     this.db = openStore(opts.paths.dbFile);

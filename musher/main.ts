@@ -13,6 +13,8 @@ import { startServer } from './server.js';
 import { requestMusher } from '../hooks/musher-client.js';
 import { UsagePoller } from './quota/usage-poller.js';
 import { readClaudeCredentials } from './quota/credentials.js';
+import { GatewayService, envAllowance } from './gateway/service.js';
+import { openSecretStore } from './secrets/store.js';
 
 /** `sleds musher run`: the daemon itself, in the foreground (the background start runs this detached). */
 export async function runMusher(opts: { background: boolean }): Promise<number> {
@@ -41,11 +43,12 @@ export async function runMusher(opts: { background: boolean }): Promise<number> 
   const root = packageRoot();
   const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
   let lastDraw = 0;
+  const prices = loadPriceTable(root);
   const musher = new Musher({
     paths,
     clock: systemClock,
     log,
-    prices: loadPriceTable(root),
+    prices,
     claudeConfigDir: claudeConfigDir(process.env, homedir()),
     codexSessionsDir: codexSessionsDir(process.env, homedir()),
     version,
@@ -76,6 +79,19 @@ export async function runMusher(opts: { background: boolean }): Promise<number> 
     userAgent: `sleds/${version} (usage poller)`,
   });
   musher.usagePoller = poller;
+  // The platform-key gateway: listens (127.0.0.1 only) once a key is configured, now or at the first token minted.
+  const gateway = new GatewayService({
+    db: musher.db,
+    platformKeys: musher.platformKey,
+    prices,
+    clock: systemClock,
+    log,
+    secrets: openSecretStore(paths),
+    // LEAD: the policy module's per-seat allowance replaces this env stand-in.
+    allowance: envAllowance(env),
+    env,
+  });
+  musher.gateway = gateway;
   let stopping = false;
   let resolveStopped: () => void = () => undefined;
   const stopped = new Promise<void>((r) => (resolveStopped = r));
@@ -84,6 +100,7 @@ export async function runMusher(opts: { background: boolean }): Promise<number> 
     stopping = true;
     log.info('musher stopping');
     await server.close();
+    await gateway.close();
     await poller.stop();
     await musher.close();
     try {
@@ -102,6 +119,7 @@ export async function runMusher(opts: { background: boolean }): Promise<number> 
   log.info(`musher ${version} listening on ${paths.socketFile} (pid ${process.pid})`);
   await musher.start();
   poller.start();
+  gateway.startIfConfigured().catch((e: Error) => log.error(`gateway did not start: ${e.message}`));
   if (interactive) {
     void musher.transcripts.idle().then(() => process.stderr.write('\nsleds: history read; musher is ready\n'));
   }
