@@ -24,9 +24,12 @@ export class SseReader {
     this.buffer += text;
     const out: SseEvent[] = [];
     let start = 0;
+    // Where the next "\r" is, looked up again only once passed: most streams have none, and searching the whole
+    // rest of the buffer for one at every line would make a chunk cost its length squared.
+    let cr = this.buffer.indexOf('\r');
     for (;;) {
       const lf = this.buffer.indexOf('\n', start);
-      const cr = this.buffer.indexOf('\r', start);
+      if (cr >= 0 && cr < start) cr = this.buffer.indexOf('\r', start);
       let end: number;
       let next: number;
       if (cr >= 0 && (lf < 0 || cr < lf)) {

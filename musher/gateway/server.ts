@@ -261,7 +261,11 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
         decoder = new TextDecoder('utf-8');
       }
       res.writeHead(status, forwardedResponseHeaders(upRes.headers));
-      res.flushHeaders();
+      // The head goes out with the first chunk (one write, not two); an upstream that sends its head and then
+      // thinks for a while still gets it to the client at once.
+      setImmediate(() => {
+        if (!res.headersSent && !res.destroyed) res.flushHeaders();
+      });
       upRes.on('data', (chunk: Buffer) => {
         // Each chunk goes to the client as it arrives; the tee reads a copy of it.
         if (!res.write(chunk)) upRes.pause();
@@ -270,7 +274,8 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
       res.on('drain', () => upRes.resume());
       upRes.on('end', () => {
         res.end();
-        finish();
+        // Metering waits for the next turn of the loop: the client has its last byte first.
+        setImmediate(finish);
       });
       upRes.on('aborted', () => {
         res.destroy();

@@ -47,17 +47,23 @@ export class FileSecretStore implements SecretStore {
     this.path = join(dir, SECRETS_FILE);
   }
 
+  /** The last file read, keyed by what a replacement (always a rename: a new inode) or an edit would change. */
+  private cache: { stamp: string; secrets: Record<string, string> } | null = null;
+
   private read(): Record<string, string> {
-    let mode: number;
+    let st: ReturnType<typeof statSync>;
     try {
-      mode = statSync(this.path).mode;
+      st = statSync(this.path);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return {};
       throw e;
     }
+    const mode = Number(st.mode);
     if ((mode & 0o077) !== 0) {
       throw new SecretsFileError(`${this.path} can be read by other users (mode ${(mode & 0o777).toString(8)}) — run 'chmod 600 ${this.path}' and try again`);
     }
+    const stamp = `${st.ino}:${st.size}:${st.mtimeMs}`;
+    if (this.cache?.stamp === stamp) return { ...this.cache.secrets };
     let parsed: unknown;
     try {
       parsed = JSON.parse(readFileSync(this.path, 'utf8'));
@@ -66,7 +72,8 @@ export class FileSecretStore implements SecretStore {
     }
     const file = SecretsFile.safeParse(parsed);
     if (!file.success) throw new SecretsFileError(`${this.path} is not a sleds secrets file — fix it or remove it and set the keys again`);
-    return file.data.secrets;
+    this.cache = { stamp, secrets: file.data.secrets };
+    return { ...file.data.secrets };
   }
 
   private write(secrets: Record<string, string>): void {

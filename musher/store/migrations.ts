@@ -184,6 +184,7 @@ const MIGRATIONS: ReadonlyArray<string> = [
   );
   CREATE INDEX gateway_tokens_expiry ON gateway_tokens(expires_at);
   ALTER TABLE platform_key_usage ADD COLUMN output_known INTEGER NOT NULL DEFAULT 1;
+  CREATE INDEX platform_key_usage_seat ON platform_key_usage(seat, ts, cost_micros);
   `,
 ];
 
