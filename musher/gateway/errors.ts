@@ -28,10 +28,16 @@ const ANTHROPIC: Record<RefusalKind, { status: number; type: string; retry: bool
   'not-found': { status: 404, type: 'not_found_error', retry: false },
 };
 
+/**
+ * Codex 0.169 (measured, custom provider, default retries) ignores `x-should-retry`: a 401, 402 or 403 is retried
+ * five times ("Reconnecting... 5/5", ~7 s) before the message shows; a 429 `insufficient_quota` is not retried but
+ * replaced by Codex's own "Quota exceeded. Check your plan and billing details."; a 400 is sent once and its body
+ * shown whole. So what must be read once is a 400 here.
+ */
 const OPENAI: Record<RefusalKind, { status: number; type: string; code: string; retry: boolean }> = {
   'no-token': { status: 401, type: 'invalid_request_error', code: 'invalid_api_key', retry: false },
-  allowance: { status: 402, type: 'insufficient_quota', code: 'allowance_spent', retry: false },
-  'no-key': { status: 500, type: 'server_error', code: 'platform_key_missing', retry: false },
+  allowance: { status: 400, type: 'invalid_request_error', code: 'allowance_spent', retry: false },
+  'no-key': { status: 400, type: 'invalid_request_error', code: 'platform_key_missing', retry: false },
   'upstream-unreachable': { status: 503, type: 'service_unavailable_error', code: 'upstream_unreachable', retry: true },
   'not-found': { status: 404, type: 'invalid_request_error', code: 'not_found', retry: false },
 };

@@ -1,7 +1,7 @@
 import http, { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import { randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { createUsageMeter, meteredCost, type GatewayProvider, type MeteredResponse, type UsageMeter } from '../../core/gateway/meter.js';
 import { allowanceRefusalMessage, type Allowance, type UtcOffset } from '../../core/gateway/allowance.js';
 import { formatUsd } from '../../core/format.js';
@@ -167,6 +167,13 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     });
   });
 
+  // Codex's built-in provider first asks for Responses over a WebSocket; refused with 426, it falls back to POST +
+  // SSE (facts/codex-cli.md §0), which is what the gateway meters.
+  server.on('upgrade', (_req: IncomingMessage, socket: Socket) => {
+    const body = JSON.stringify({ error: { message: 'sleds gateway: no WebSocket here — use POST /v1/responses', type: 'invalid_request_error', param: null, code: 'upgrade_required' } });
+    socket.end(`HTTP/1.1 426 Upgrade Required\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+  });
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const r = route(req.method ?? 'GET', req.url ?? '/');
     if (r === 'hello') {
@@ -241,6 +248,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     };
 
     upReq.on('error', (e: NodeJS.ErrnoException) => {
+      if (clientGone) return; // destroyed by us: the client left first
       if (res.headersSent) {
         // Cut mid-stream: the client must see the stream break, not a clean end.
         res.destroy();
@@ -263,10 +271,13 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
       res.writeHead(status, forwardedResponseHeaders(upRes.headers));
       // The head goes out with the first chunk (one write, not two); an upstream that sends its head and then
       // thinks for a while still gets it to the client at once.
+      // (`headersSent` turns true at writeHead, before anything is written: track the first write here.)
+      let wrote = false;
       setImmediate(() => {
-        if (!res.headersSent && !res.destroyed) res.flushHeaders();
+        if (!wrote && !res.destroyed) res.flushHeaders();
       });
       upRes.on('data', (chunk: Buffer) => {
+        wrote = true;
         // Each chunk goes to the client as it arrives; the tee reads a copy of it.
         if (!res.write(chunk)) upRes.pause();
         if (meter && decoder) meter.push(decoder.decode(chunk, { stream: true }));
@@ -288,8 +299,10 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     });
 
     // The client went away before the answer ended: stop the upstream and meter what came (the input side).
+    let clientGone = false;
     res.on('close', () => {
       if (!res.writableFinished) {
+        clientGone = true;
         upReq.destroy();
         finish();
       }

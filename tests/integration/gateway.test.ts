@@ -113,7 +113,8 @@ async function scriptedUpstream(head: string, tail: string, requestId: string | 
     req.on('end', async () => {
       seen.push({ headers: req.headers });
       res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'request-id': typeof requestId === 'string' ? requestId : requestId() });
-      res.write(head);
+      if (head === '') res.flushHeaders();
+      else res.write(head);
       if (gate) await gate;
       res.end(tail, () => finished++);
     });
@@ -183,6 +184,26 @@ describe('the gateway', () => {
     expect(all).toBe(START + REST); // byte for byte what the upstream sent
     const row = await waitFor('the metered response', () => rows(w.db)[0]);
     expect(row).toMatchObject({ request_id: 'req_replayed_1', seat: 'dana', project: 'acme/api', model: 'claude-opus-5-5', input_tokens: 1000, output_tokens: 500, cost_micros: SCRIPTED_COST, output_known: 1, source: 'gateway' });
+  });
+
+  it('an upstream that sends its head and then thinks: the client gets the head at once', async () => {
+    const up = await scriptedUpstream('', START + REST);
+    const w = await world({ anthropic: up.url });
+    up.hold();
+    const head = await new Promise<{ status: number; requestId: string | undefined; res: http.IncomingMessage }>((resolve, reject) => {
+      const req = http.request(`${w.gateway.url}/v1/messages?beta=true`, { method: 'POST', headers: { 'x-api-key': w.token, ...CLAUDE_HEADERS } }, (res) =>
+        resolve({ status: res.statusCode!, requestId: res.headers['request-id'] as string | undefined, res }),
+      );
+      req.on('error', reject);
+      req.end(JSON.stringify(MESSAGES_BODY));
+    });
+    expect(head).toMatchObject({ status: 200, requestId: 'req_replayed_1' });
+    expect(up.finished()).toBe(0);
+    up.release();
+    let body = '';
+    head.res.setEncoding('utf8').on('data', (c: string) => (body += c));
+    await new Promise((r) => head.res.on('end', r));
+    expect(body).toBe(START + REST);
   });
 
   it('swaps the local token for the real key, keeps the Anthropic headers, and meters exact tokens and cost from the real SSE', async () => {
@@ -341,6 +362,19 @@ describe('the gateway', () => {
     expect(row).toMatchObject({ request_id: seen!.requestId, seat: 'dana', project: 'acme/web', model: 'gpt-5.4', input_tokens: 176, cache_read: 1024, output_tokens: 300, cost_micros: 440 + 256 + 4500 });
   });
 
+  it('OpenAI Responses: the allowance refusal is a 400 in the OpenAI envelope (Codex shows a 400 once), nothing sent upstream', async () => {
+    const oai = await startFakeOpenAI({});
+    cleanups.push(() => oai.close());
+    const w = await world({ openai: oai.origin });
+    w.allowance.current = { perDayMicros: 0, perWeekMicros: null };
+    const r = await post(w.gateway.url, '/v1/responses', { authorization: `Bearer ${w.token}` }, { model: 'gpt-5.4', input: 'hi', stream: true });
+    expect(r.status).toBe(400);
+    expect(JSON.parse(r.body)).toEqual({
+      error: { message: 'allowance for dana spent: $0.00 today — it renews at midnight; type /sled exits for the other ways on', type: 'invalid_request_error', param: null, code: 'allowance_spent' },
+    });
+    expect(oai.requests).toHaveLength(0);
+  });
+
   it('ANTHROPIC_AUTH_TOKEN-style Bearer works too; an unknown model is recorded unpriced, not as $0', async () => {
     const fake = await startFakeAnthropic({ model: 'claude-from-the-future-9', usage: { input_tokens: 10, output_tokens: 2, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 } });
     cleanups.push(() => fake.close());
@@ -392,6 +426,21 @@ describe('the gateway', () => {
     const row = await waitFor('the cut response recorded', () => rows(w.db)[0]);
     expect(row).toMatchObject({ request_id: 'req_cut', input_tokens: 1000, output_tokens: 0, output_known: 0, cost_micros: 4000 });
     up.release();
+  });
+
+  it('refuses Codex\'s WebSocket upgrade with 426, so it falls back to POST + SSE', async () => {
+    const w = await world({});
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = http.request(`${w.gateway.url}/v1/responses`, { headers: { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==' } });
+      req.on('response', (res) => {
+        res.resume();
+        resolve(res.statusCode!);
+      });
+      req.on('upgrade', () => reject(new Error('upgraded')));
+      req.on('error', reject);
+      req.end();
+    });
+    expect(status).toBe(426);
   });
 
   it('binds loopback only', async () => {
