@@ -135,7 +135,11 @@ export class GatewayService {
     const req = parsed.data;
     const expiresAtMs = this.opts.clock.now() + (req.ttlMs ?? DEFAULT_TOKEN_TTL_MS);
     const token = this.tokens.mint({ seat: req.seat ?? this.seat, project: req.project ?? null, sessionId: req.sessionId, wallId: req.wallId ?? null, expiresAtMs });
-    return { status: 200, body: { token, baseUrl: gateway.url, openaiBaseUrl: `${gateway.url}/v1`, expiresAtMs } };
+    // Claude Code takes the token as ANTHROPIC_AUTH_TOKEN (sent as Bearer) without a question; as ANTHROPIC_API_KEY
+    // an interactive session first asks "Detected a custom API key … use it?" (default No) unless ~/.claude.json
+    // approves its last 20 characters (measured on 2.1.328).
+    const claudeEnv = { ANTHROPIC_BASE_URL: gateway.url, ANTHROPIC_AUTH_TOKEN: token };
+    return { status: 200, body: { token, baseUrl: gateway.url, openaiBaseUrl: `${gateway.url}/v1`, expiresAtMs, claudeEnv } };
   }
 
   async close(): Promise<void> {

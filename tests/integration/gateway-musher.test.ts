@@ -96,6 +96,7 @@ describe('the gateway in musher', () => {
     expect(minted.status).toBe(200);
     expect(minted.json.token).toMatch(/^sleds_gw_[A-Za-z0-9_-]{43}$/);
     expect(minted.json.baseUrl).toBe(gw.url);
+    expect(minted.json.claudeEnv).toEqual({ ANTHROPIC_BASE_URL: gw.url, ANTHROPIC_AUTH_TOKEN: minted.json.token });
 
     const r = await callGateway(minted.json.baseUrl, minted.json.token);
     expect(r.status).toBe(200);
