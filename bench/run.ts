@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { writeHistory } from './gen-history.js';
 import { formatForecastAccuracy, runForecastAccuracy } from './forecast-accuracy.js';
+import { formatGatewayBench, runGatewayBench } from './gateway.js';
 
 /**
  * `npm run bench [-- --gb 1 --runs 30 --json]`: the hook and the statusline against a bare node start, measured
@@ -167,7 +168,17 @@ async function main(): Promise<void> {
   say(`statusline after new line ${after.statuslineAfterLine!.toFixed(1)} ms  = ${after.statuslineAfterLineRatio!.toFixed(2)}× node (on the ${(written.bytes / 1e9).toFixed(2)} GB history)`);
   rmSync(big.root, { recursive: true, force: true });
 
-  // 4. Forecast accuracy: simulated traces replayed through the forecaster and two baselines (bench/trace-sim.ts).
+  // 4. The platform-key gateway against calling the fake upstream directly, on a real musher.
+  const gw = world();
+  const gateway = await runGatewayBench({ cli: CLI, env: gw.env });
+  for (const l of formatGatewayBench(gateway)) say(l);
+  results.gatewayAddedMedianMs = gateway.addedMedianMs;
+  results.gatewayAddedP90Ms = gateway.addedP90Ms;
+  results.gatewayStreamsPerS = gateway.gatewayStreamsPerS;
+  results.gatewayThroughputRatio = gateway.gatewayStreamsPerS / gateway.directStreamsPerS;
+  rmSync(gw.root, { recursive: true, force: true });
+
+  // 5. Forecast accuracy: simulated traces replayed through the forecaster and two baselines (bench/trace-sim.ts).
   const accuracy = runForecastAccuracy({ seed: 1 });
   for (const l of formatForecastAccuracy(accuracy)) say(l);
   results.forecastTargets = JSON.stringify(accuracy.targets);

@@ -29,6 +29,8 @@ Usage:
   sleds jobs cancel <id>        cancel a scheduled job
   sleds policy check [path] [--json] | show [--json]
                                 validate the workspace policy; show it and where each part came from
+  sleds key set|status|rm anthropic|openai [--json]
+                                the platform keys the gateway spends (set reads stdin, never argv)
   sleds musher [run]            run the daemon in the foreground
   sleds musher start|stop|status
   sleds hook <Event>            (called by the harness) forward a hook event
@@ -125,6 +127,10 @@ async function main(argv: string[]): Promise<number> {
       }
       const { runPolicy } = await import('./policy.js');
       return runPolicy(rest, json);
+    }
+    case 'key': {
+      const { runKey } = await import('./key.js');
+      return runKey(rest, json);
     }
     case 'install': {
       const { runInstall } = await import('./install.js');

@@ -44,6 +44,7 @@ import { RESUME_KINDS } from './scheduler/api.js';
 import { ResumeRunner } from './resume/runner.js';
 import { resumeJobHandler, type Binaries, type ResumeJobDeps } from './resume/resume-job.js';
 import { findBinaries } from './resume/binaries.js';
+import type { GatewayService } from './gateway/service.js';
 
 export interface MusherOptions {
   paths: SledsPaths;
@@ -114,6 +115,8 @@ export class Musher {
   readonly timeZone: string;
   /** Set by the daemon (main.ts): its state is shown by doctor. */
   usagePoller: { state(): UsagePollerState } | null = null;
+  /** Set by the daemon (main.ts): the platform-key gateway and its tokens. */
+  gateway: GatewayService | null = null;
 
   constructor(private readonly opts: MusherOptions) {
     this.db = openStore(opts.paths.dbFile);

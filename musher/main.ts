@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { claudeConfigDir, resolvePaths } from '../core/paths.js';
 import { codexSessionsDir } from '../core/codex-rollout.js';
 import { Musher } from './app.js';
-import { NO_KEY } from './walls/wiring.js';
+import { daemonWallWiring } from './walls/daemon-wiring.js';
 import { PolicyLoader } from './policy/loader.js';
 import { policyPort } from './policy/port.js';
 import { systemClock } from './clock.js';
@@ -16,6 +16,8 @@ import { startServer } from './server.js';
 import { requestMusher } from '../hooks/musher-client.js';
 import { UsagePoller } from './quota/usage-poller.js';
 import { readClaudeCredentials } from './quota/credentials.js';
+import { GatewayService } from './gateway/service.js';
+import { openSecretStore } from './secrets/store.js';
 
 /** `sleds musher run`: the daemon itself, in the foreground (the background start runs this detached). */
 export async function runMusher(opts: { background: boolean }): Promise<number> {
@@ -44,15 +46,19 @@ export async function runMusher(opts: { background: boolean }): Promise<number> 
   const root = packageRoot();
   const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
   let lastDraw = 0;
+  const prices = loadPriceTable(root);
+  // The workspace policy (each repository's .sleds/policy.yml over the user's own) and the platform keys.
+  const policy = policyPort(new PolicyLoader({ configDir: paths.configDir, homeDir: homedir(), log }), paths.configDir);
+  const secrets = openSecretStore(paths);
   const musher = new Musher({
     paths,
     clock: systemClock,
     log,
-    prices: loadPriceTable(root),
+    prices,
     claudeConfigDir: claudeConfigDir(process.env, homedir()),
     codexSessionsDir: codexSessionsDir(process.env, homedir()),
     version,
-    wallWiring: () => ({ policy: policyPort(new PolicyLoader({ configDir: paths.configDir, homeDir: homedir(), log })), key: NO_KEY, gateway: null }),
+    wallWiring: (m) => daemonWallWiring(m, policy, secrets),
     onBackfillProgress: interactive
       ? (done, total) => {
           const now = Date.now();
@@ -80,6 +86,19 @@ export async function runMusher(opts: { background: boolean }): Promise<number> 
     userAgent: `sleds/${version} (usage poller)`,
   });
   musher.usagePoller = poller;
+  // The platform-key gateway: listens (127.0.0.1 only) once a key is configured, now or at the first token minted.
+  const gateway = new GatewayService({
+    db: musher.db,
+    platformKeys: musher.platformKey,
+    prices,
+    clock: systemClock,
+    log,
+    secrets,
+    // The seat's caps from the policy of the repository the resumed session works in.
+    allowance: (seat, grant) => policy.forDirectory(musher.sessions.get(grant.sessionId)?.cwd ?? null).allowance(seat),
+    env,
+  });
+  musher.gateway = gateway;
   let stopping = false;
   let resolveStopped: () => void = () => undefined;
   const stopped = new Promise<void>((r) => (resolveStopped = r));
@@ -88,6 +107,7 @@ export async function runMusher(opts: { background: boolean }): Promise<number> 
     stopping = true;
     log.info('musher stopping');
     await server.close();
+    await gateway.close();
     await poller.stop();
     await musher.close();
     try {
@@ -106,6 +126,7 @@ export async function runMusher(opts: { background: boolean }): Promise<number> 
   log.info(`musher ${version} listening on ${paths.socketFile} (pid ${process.pid})`);
   await musher.start();
   poller.start();
+  gateway.startIfConfigured().catch((e: Error) => log.error(`gateway did not start: ${e.message}`));
   if (interactive) {
     void musher.transcripts.idle().then(() => process.stderr.write('\nsleds: history read; musher is ready\n'));
   }

@@ -137,6 +137,20 @@ export function startServer(musher: Musher, socketPath: string, log: Log, onShut
         const answer = await jobsRoute(musher, req, url);
         if (answer) return send(res, answer.status, JSON.stringify(answer.body));
       }
+      if (req.method === 'GET' && url.pathname === '/v1/gateway') {
+        return send(res, 200, JSON.stringify(musher.gateway?.state() ?? { running: false, url: null }));
+      }
+      if (req.method === 'POST' && url.pathname === '/v1/gateway/tokens') {
+        if (!musher.gateway) return send(res, 503, JSON.stringify({ error: 'this musher runs no gateway' }));
+        let body: unknown;
+        try {
+          body = JSON.parse(await readBody(req));
+        } catch {
+          return send(res, 400, JSON.stringify({ error: 'body is not JSON — send {sessionId, seat?, project?, wallId?, ttlMs?}' }));
+        }
+        const minted = await musher.gateway.mint(body);
+        return send(res, minted.status, JSON.stringify(minted.body));
+      }
       if (req.method === 'GET' && url.pathname === '/v1/health') {
         return send(res, 200, JSON.stringify({ ok: true, pid: process.pid, startedAt: musher.startedAt }));
       }

@@ -1,16 +1,16 @@
 import { allowanceFor, amberAt, cheaperModel, evaluatePolicy, nextOvernightWindow, worthLevels } from '../../core/policy/evaluate.js';
 import { PolicyDecisionSchema } from '../../core/policy/decision.js';
 import { renderPolicyExplanation } from '../../core/policy/explain.js';
-import { defaultPolicy } from '../../core/policy/resolve.js';
 import type { Policy } from '../../core/policy/schema.js';
 import type { PolicyPort, PolicyView } from '../walls/ports.js';
 import type { PolicyLoader } from './loader.js';
 
 /** The workspace policy as the wall asks it: the session folder's effective policy, evaluated at the wall. */
-export function policyPort(loader: PolicyLoader): PolicyPort {
+export function policyPort(loader: PolicyLoader, outsideAnyRepo: string): PolicyPort {
   return {
     forDirectory(cwd) {
-      const loaded = cwd ? loader.forDirectory(cwd) : { policy: defaultPolicy(), sources: [], errors: [] };
+      // No folder known: the user's own file over the defaults, read from a folder that is in no repository.
+      const loaded = loader.forDirectory(cwd ?? outsideAnyRepo);
       return viewOf(loaded.policy, loaded.sources, loaded.errors);
     },
     explain(record) {

@@ -245,6 +245,22 @@ const MIGRATIONS: ReadonlyArray<string> = [
   CREATE INDEX jobs_wall ON jobs(wall_id, state);
   CREATE INDEX jobs_session ON jobs(session_id, state);
   `,
+  // 9: the gateway: the local tokens musher mints per resumed session (only their sha256 is kept), and whether a
+  // metered response's output is known (a stream cut before its final usage records the input side alone).
+  `
+  CREATE TABLE gateway_tokens (
+    token_hash   TEXT PRIMARY KEY,
+    seat         TEXT NOT NULL,
+    project      TEXT,
+    session_id   TEXT NOT NULL,
+    wall_id      TEXT,
+    created_at   INTEGER NOT NULL,
+    expires_at   INTEGER NOT NULL
+  );
+  CREATE INDEX gateway_tokens_expiry ON gateway_tokens(expires_at);
+  ALTER TABLE platform_key_usage ADD COLUMN output_known INTEGER NOT NULL DEFAULT 1;
+  CREATE INDEX platform_key_usage_seat ON platform_key_usage(seat, ts, cost_micros);
+  `,
 ];
 
 export function migrate(db: Database.Database): number {

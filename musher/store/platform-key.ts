@@ -18,6 +18,8 @@ export interface PlatformKeyUse {
   /** Null when the model has no price: shown as unpriced, never as $0. */
   costMicros: number | null;
   source: string;
+  /** False when the response ended before its final usage (output counted as 0; the cost is a lower bound). */
+  outputKnown?: boolean;
 }
 
 export interface KeySpend {
@@ -31,12 +33,16 @@ export interface KeySpend {
 export class PlatformKeyStore {
   private readonly insert;
   private readonly rangeStmt;
+  private readonly seatStmt;
   constructor(db: Db) {
     this.insert = db.prepare(
       `INSERT OR IGNORE INTO platform_key_usage (request_id, seat, project, model, ts, input_tokens, output_tokens, cache_write,
-         cache_read, cost_micros, source)
+         cache_read, cost_micros, source, output_known)
        VALUES (@requestId, @seat, @project, @model, @timestampMs, @inputTokens, @outputTokens, @cacheWriteTokens,
-         @cacheReadTokens, @costMicros, @source)`,
+         @cacheReadTokens, @costMicros, @source, @outputKnown)`,
+    );
+    this.seatStmt = db.prepare(
+      `SELECT COALESCE(SUM(cost_micros), 0) AS cost FROM platform_key_usage WHERE ts >= ? AND ts < ? AND seat = ?`,
     );
     this.rangeStmt = db.prepare(
       `SELECT seat, model, COALESCE(SUM(cost_micros), 0) AS cost, SUM(cost_micros IS NULL) AS unpriced, COUNT(*) AS n
@@ -46,7 +52,12 @@ export class PlatformKeyStore {
 
   /** False when this response was recorded before. */
   record(use: PlatformKeyUse): boolean {
-    return this.insert.run(use).changes > 0;
+    return this.insert.run({ ...use, outputKnown: use.outputKnown === false ? 0 : 1 }).changes > 0;
+  }
+
+  /** One seat's priced spend between two times (the allowance's measure; unpriced responses add nothing). */
+  seatSpendMicros(seat: string, fromMs: number, toMs: number): number {
+    return (this.seatStmt.get(fromMs, toMs, seat) as { cost: number }).cost;
   }
 
   /** Spend per seat and model between two times. */

@@ -334,7 +334,11 @@ export class WallKeeper {
       return { error: `wall ${wallId}: choose 1 (continue on the key) or 4 (cheaper model) first — type /sled 1 or /sled 4 in the session` };
     }
     if (!this.d.goCommand) return { error: 'the gateway is not running: set a platform key with `sleds key set anthropic`' };
-    return { cmd: await this.d.goCommand(wall) };
+    try {
+      return { cmd: await this.d.goCommand(wall) };
+    } catch (e) {
+      return { error: `wall ${wallId}: ${(e as Error).message}` };
+    }
   }
 
   /** `sleds policy explain <wall>`. */

@@ -1,0 +1,135 @@
+import { userInfo } from 'node:os';
+import { z } from 'zod';
+import type { Allowance } from '../../core/gateway/allowance.js';
+import type { TokenGrant } from './tokens.js';
+import type { GatewayProvider } from '../../core/gateway/meter.js';
+import type { PriceTable } from '../../core/price-table.js';
+import type { Clock } from '../clock.js';
+import type { Log } from '../log.js';
+import type { Db } from '../store/db.js';
+import type { PlatformKeyStore } from '../store/platform-key.js';
+import type { SecretStore } from '../secrets/store.js';
+import { PLATFORM_KEY_SECRETS } from '../secrets/platform-keys.js';
+import { startGateway, type Gateway } from './server.js';
+import { GatewayTokens } from './tokens.js';
+
+type Env = Record<string, string | undefined>;
+
+/** The gateway inside musher: started when a platform key is configured, tokens minted over the musher socket. */
+export interface GatewayServiceOptions {
+  db: Db;
+  platformKeys: PlatformKeyStore;
+  prices: PriceTable;
+  clock: Clock;
+  log: Log;
+  secrets: SecretStore;
+  allowance(seat: string, grant: TokenGrant): Allowance;
+  env: Env;
+}
+
+export const DEFAULT_UPSTREAMS: Record<GatewayProvider, string> = {
+  anthropic: 'https://api.anthropic.com',
+  openai: 'https://api.openai.com',
+};
+
+const DEFAULT_TOKEN_TTL_MS = 24 * 3_600_000;
+const MAX_TOKEN_TTL_MS = 7 * 24 * 3_600_000;
+
+export const MintRequest = z.object({
+  seat: z.string().min(1).max(200).optional(),
+  project: z.string().min(1).max(500).nullish(),
+  sessionId: z.string().min(1).max(200),
+  wallId: z.string().min(1).max(100).nullish(),
+  ttlMs: z.number().int().positive().max(MAX_TOKEN_TTL_MS).optional(),
+});
+
+/** The seat musher speaks for: SLEDS_SEAT, else the OS user (the roster comes later). */
+export function seatName(env: Env): string {
+  return env.SLEDS_SEAT || userInfo().username;
+}
+
+export class GatewayService {
+  readonly tokens: GatewayTokens;
+  readonly seat: string;
+  private gateway: Gateway | null = null;
+  private starting: Promise<Gateway | null> | null = null;
+
+  constructor(private readonly opts: GatewayServiceOptions) {
+    this.tokens = new GatewayTokens(opts.db, () => opts.clock.now());
+    this.seat = seatName(opts.env);
+  }
+
+  private async keyConfigured(): Promise<boolean> {
+    for (const name of Object.values(PLATFORM_KEY_SECRETS)) {
+      if (await this.opts.secrets.get(name)) return true;
+    }
+    return false;
+  }
+
+  /** Starts the gateway when a platform key is configured; resolves to it, or null when there is no key. */
+  startIfConfigured(): Promise<Gateway | null> {
+    if (this.gateway) return Promise.resolve(this.gateway);
+    this.starting ??= (async () => {
+      try {
+        if (!(await this.keyConfigured())) return null;
+        const env = this.opts.env;
+        const port = env.SLEDS_GATEWAY_PORT ? Number(env.SLEDS_GATEWAY_PORT) : 0;
+        if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`SLEDS_GATEWAY_PORT=${env.SLEDS_GATEWAY_PORT} is not a port number`);
+        this.gateway = await startGateway({
+          host: '127.0.0.1',
+          port,
+          upstreams: {
+            anthropic: env.SLEDS_ANTHROPIC_UPSTREAM || DEFAULT_UPSTREAMS.anthropic,
+            openai: env.SLEDS_OPENAI_UPSTREAM || DEFAULT_UPSTREAMS.openai,
+          },
+          tokens: this.tokens,
+          platformKeys: this.opts.platformKeys,
+          prices: this.opts.prices,
+          clock: this.opts.clock,
+          log: this.opts.log,
+          platformKey: (provider) => this.opts.secrets.get(PLATFORM_KEY_SECRETS[provider]),
+          allowance: (seat, grant) => this.opts.allowance(seat, grant),
+        });
+        this.opts.log.info(`gateway listening on ${this.gateway.url}`);
+        return this.gateway;
+      } finally {
+        this.starting = null;
+      }
+    })();
+    return this.starting;
+  }
+
+  state(): { running: boolean; url: string | null } {
+    return { running: this.gateway !== null, url: this.gateway?.url ?? null };
+  }
+
+  /** `POST /v1/gateway/tokens`: a token for one resumed session, and the base URLs to hand the harness. */
+  async mint(body: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
+    const parsed = MintRequest.safeParse(body);
+    if (!parsed.success) {
+      const i = parsed.error.issues[0];
+      return { status: 400, body: { error: `${i?.path.join('.') || 'body'}: ${i?.message ?? 'invalid'} — send {sessionId, seat?, project?, wallId?, ttlMs?}` } };
+    }
+    let gateway: Gateway | null;
+    try {
+      gateway = await this.startIfConfigured();
+    } catch (e) {
+      return { status: 500, body: { error: `the gateway could not start: ${(e as Error).message}` } };
+    }
+    if (!gateway) return { status: 409, body: { error: "no platform key configured — run 'sleds key set anthropic' (or openai) first" } };
+    const req = parsed.data;
+    const expiresAtMs = this.opts.clock.now() + (req.ttlMs ?? DEFAULT_TOKEN_TTL_MS);
+    const token = this.tokens.mint({ seat: req.seat ?? this.seat, project: req.project ?? null, sessionId: req.sessionId, wallId: req.wallId ?? null, expiresAtMs });
+    // Claude Code takes the token as ANTHROPIC_AUTH_TOKEN (sent as Bearer) without a question; as ANTHROPIC_API_KEY
+    // an interactive session first asks "Detected a custom API key … use it?" (default No) unless ~/.claude.json
+    // approves its last 20 characters (measured on 2.1.328).
+    const claudeEnv = { ANTHROPIC_BASE_URL: gateway.url, ANTHROPIC_AUTH_TOKEN: token };
+    return { status: 200, body: { token, baseUrl: gateway.url, openaiBaseUrl: `${gateway.url}/v1`, expiresAtMs, claudeEnv } };
+  }
+
+  async close(): Promise<void> {
+    await this.starting?.catch(() => null);
+    await this.gateway?.close();
+    this.gateway = null;
+  }
+}

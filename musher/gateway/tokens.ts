@@ -1,0 +1,60 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Db } from '../store/db.js';
+
+/**
+ * The gateway's local tokens: the harness never sees the platform key. musher mints one per resumed session and
+ * the harness sends it as its API key; the gateway swaps it for the real key. Only the token's sha256 is stored,
+ * so the database alone cannot be used to spend. The only writer of `gateway_tokens`.
+ */
+export const TOKEN_PREFIX = 'sleds_gw_';
+
+export interface TokenGrant {
+  seat: string;
+  project: string | null;
+  sessionId: string;
+  wallId: string | null;
+  expiresAtMs: number;
+}
+
+export type TokenCheck = { ok: true; grant: TokenGrant } | { ok: false; reason: 'unknown' | 'expired' };
+
+function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+export class GatewayTokens {
+  private readonly insert;
+  private readonly lookup;
+  private readonly prune;
+  constructor(
+    db: Db,
+    private readonly now: () => number,
+  ) {
+    this.insert = db.prepare(
+      `INSERT INTO gateway_tokens (token_hash, seat, project, session_id, wall_id, created_at, expires_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.lookup = db.prepare(`SELECT seat, project, session_id, wall_id, expires_at FROM gateway_tokens WHERE token_hash = ?`);
+    this.prune = db.prepare(`DELETE FROM gateway_tokens WHERE expires_at < ?`);
+  }
+
+  /** A new token for one session: `sleds_gw_` + 32 random bytes (base64url). */
+  mint(grant: { seat: string; project?: string | null; sessionId: string; wallId?: string | null; expiresAtMs: number }): string {
+    const now = this.now();
+    // Tokens a day past their expiry are of no use even to explain a 401: drop them as new ones are made.
+    this.prune.run(now - 86_400_000);
+    const token = `${TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
+    this.insert.run(hashToken(token), grant.seat, grant.project ?? null, grant.sessionId, grant.wallId ?? null, now, grant.expiresAtMs);
+    return token;
+  }
+
+  check(token: string): TokenCheck {
+    if (!token.startsWith(TOKEN_PREFIX)) return { ok: false, reason: 'unknown' };
+    const row = this.lookup.get(hashToken(token)) as
+      | { seat: string; project: string | null; session_id: string; wall_id: string | null; expires_at: number }
+      | undefined;
+    if (!row) return { ok: false, reason: 'unknown' };
+    if (row.expires_at <= this.now()) return { ok: false, reason: 'expired' };
+    return { ok: true, grant: { seat: row.seat, project: row.project, sessionId: row.session_id, wallId: row.wall_id, expiresAtMs: row.expires_at } };
+  }
+}

@@ -1,0 +1,26 @@
+import type { Musher } from '../app.js';
+import { allowanceLeft } from '../gateway/allowance.js';
+import { PLATFORM_KEY_SECRETS } from '../secrets/platform-keys.js';
+import type { SecretStore } from '../secrets/store.js';
+import type { PolicyPort } from './ports.js';
+import type { WallWiring } from './wiring.js';
+
+/** The wall as the daemon runs it: the workspace policy, the platform keys in the secret store, musher's gateway. */
+export function daemonWallWiring(m: Musher, policy: PolicyPort, secrets: SecretStore): WallWiring {
+  return {
+    policy,
+    key: {
+      configured: async (provider) => (await secrets.get(PLATFORM_KEY_SECRETS[provider])) !== null,
+      allowanceLeft: (seat, allowance, now) => allowanceLeft(m.platformKey, seat, allowance, now),
+    },
+    gateway: {
+      // The gateway is set on musher once it exists (main.ts); a token is minted when an exit needs one.
+      mint: async (req) => {
+        if (!m.gateway) throw new Error('this musher runs no gateway');
+        const minted = await m.gateway.mint({ seat: req.seat, project: req.project ?? undefined, sessionId: req.sessionId, wallId: req.wallId, ttlMs: req.ttlMs });
+        if (minted.status !== 200) throw new Error(String(minted.body.error ?? `the gateway answered ${minted.status}`));
+        return { token: String(minted.body.token), baseUrl: String(minted.body.baseUrl) };
+      },
+    },
+  };
+}
