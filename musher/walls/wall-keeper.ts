@@ -301,7 +301,7 @@ export class WallKeeper {
     if (!wall) return null;
     if (wall.state === 'open') return renderWallLine(wall.wallId, wall.offers);
     const offer = wall.offers.find((o) => o.exit === wall.choice);
-    return `⛔ wall ${wall.wallId} · ${offer ? `${offer.number} ${offer.short}` : wall.choice}${wall.outcome ? ` · ${wall.outcome}` : ''}`;
+    return `⛔ wall ${wall.wallId} · ${offer ? `${offer.number} ${offer.title.toLowerCase()}` : wall.choice} · /sled exits`;
   }
 
   private readonly previews = new Map<string, { at: number; amberAt: number; hint: string }>();

@@ -64,7 +64,7 @@ describe('the wall in the real Claude Code', { timeout: 180_000 }, () => {
   it('429 → wall + snapshot → the card with no request → /sled 1 resumes the same session on the key in its pane → the allowance ends it', async () => {
     const resetsAt = Math.floor(Date.now() / 1000) + 3 * 3600;
     const { fake, home, world } = await setUp(
-      ['allowance:', '  default: { per_day: $0.03 }', ''].join('\n'),
+      ['allowance:', '  default: { per_day: $0.05 }', ''].join('\n'),
       { statusLine: { type: 'command', command: STATUSLINE, padding: 0 } },
     );
     const tmux = await startTmux({ argv: [bin, '--plugin-dir', PLUGIN_DIR], env: home.env, cwd: home.cwd });
@@ -88,11 +88,16 @@ describe('the wall in the real Claude Code', { timeout: 180_000 }, () => {
     await tmux.sendText('keep going please');
     await tmux.sendKeys('Enter');
     const card = await tmux.waitForScreen((s) => s.includes('Wall: usage limit reached') && s.includes(`wall ${wall.wallId}`), 30_000, 'the wall card');
-    expect(card).toMatch(/1 Continue now\s+platform key · allowance left \$0\.03/);
+    expect(card).toMatch(/1 Continue now\s+platform key · allowance left \$0\.05/);
     expect(fake.messageRequests()).toHaveLength(before);
 
     // /sled 1: the same session restarts in this pane on the gateway, with the platform key upstream.
-    fake.setBehaviour({ usageLimitRejection: null });
+    // Each answer on the key now costs about $0.08: the $0.05 allowance lets one through, then ends it.
+    fake.setBehaviour({ usageLimitRejection: null, usage: { input_tokens: 40_000 } });
+    // Claude Code (2.1.328) puts a blocked prompt back in the input box for editing: clear it first.
+    await tmux.waitForScreen((s) => /^❯\s+keep going please\s*$/m.test(s), 10_000, 'the blocked prompt back in the input');
+    await tmux.sendKeys('C-u');
+    await tmux.waitForScreen((s) => /^❯\s*$/m.test(s), 10_000, 'an empty input');
     await tmux.sendText('/sled 1');
     await tmux.sendKeys('Enter');
     const onKey = await fake.waitForMessageRequests(before + 1, 60_000);
@@ -101,7 +106,8 @@ describe('the wall in the real Claude Code', { timeout: 180_000 }, () => {
     expect(header(resumed, 'authorization')).toBeUndefined();
     expect(header(resumed, 'x-claude-code-session-id')).toBe(sessionId);
     expect(conversationText(resumed)).toContain('first task: rename the widget');
-    await tmux.waitForText('Answer to: Your usage limit has reset', 30_000);
+    // The pane restarted in place: the resumed session's first turn, answered through the gateway.
+    await tmux.waitForScreen((s) => /❯ Your usage limit has reset[\s\S]*● Answer to: second task: now the gadget/.test(s), 30_000, 'the resumed turn in the same pane');
     const metered = await waitFor('the key spend in the rail', async () => {
       const s = await status(world);
       return s.platformKey.bySeatModel.find((r) => r.seat === 'dana' && r.records > 0) ? s : null;
@@ -145,10 +151,11 @@ describe('the wall in the real Claude Code', { timeout: 180_000 }, () => {
       async () => (await status(world)).wallBook.find((w) => w.wallId === wall.wallId && w.state === 'closed'),
       60_000,
     );
-    expect(done.outcome).toMatch(/Answer to: Your usage limit has reset/);
+    expect(done.outcome).toMatch(/^ran headless: Answer to: /);
     const run = fake.messageRequests()[requestsAtChoice]!;
     expect(run.receivedAt).toBeGreaterThanOrEqual(resetsAt * 1000);
     expect(header(run, 'x-claude-code-session-id')).toBe(sessionId);
     expect(conversationText(run)).toContain('remember the word PELICAN');
+    expect(lastUserPrompt(run)).toContain('Your usage limit has reset');
   });
 });
