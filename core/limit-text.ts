@@ -40,6 +40,7 @@ function parseReset(text: string, nowMs: number): number | null {
     return at;
   }
   let at = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate(), hour, minute);
-  if (at <= nowMs) at += 86_400_000;
+  // The text has whole minutes: a reset at 12:34:57 reads "12:34am", which is already past at 12:34:50.
+  if (at < nowMs - 60_000) at += 86_400_000;
   return at;
 }

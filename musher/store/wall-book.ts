@@ -91,6 +91,14 @@ export class WallBook {
     this.event({ wallId, at, kind: 'snapshot', detail: { snapshotId, note } });
   }
 
+  /** A more precise reset from a later signal (the transcript's epoch seconds beat the hook's whole minutes). */
+  setReset(wallId: string, resetsAtMs: number, at: number, source: string): void {
+    this.db.transaction(() => {
+      this.db.prepare(`UPDATE walls SET resets_at = ? WHERE wall_id = ?`).run(resetsAtMs, wallId);
+      this.event({ wallId, at, kind: 'reset', detail: { resetsAtMs, source } });
+    })();
+  }
+
   /** Another signal of the same wall (the transcript's record after the hook's): noted, nothing else changes. */
   signal(wallId: string, at: number, source: string): void {
     this.event({ wallId, at, kind: 'signal', detail: { source } });

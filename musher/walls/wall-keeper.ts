@@ -22,6 +22,8 @@ const LIVE_SIGNAL_MS = 15 * 60_000;
 const UNKNOWN_RESET_SPAN_MS = 5 * 3_600_000;
 /** After the reset, a wall whose work went elsewhere still blocks Claude Code's own auto-continue this long. */
 const AFTER_RESET_GUARD_MS = 2 * 3_600_000;
+/** Signals whose reset is an exact time (epoch seconds), not the whole minutes of Claude Code's message. */
+const PRECISE_RESET_SOURCES: ReadonlySet<string> = new Set(['claude-transcript', 'codex-rollout', 'statusline']);
 /** How often the statusline's preview of the exits is priced again. */
 const PREVIEW_MS = 30_000;
 /** Claude Code's own prompt when it continues by itself at the reset (facts/claude-code.md §3). */
@@ -45,6 +47,8 @@ export interface WallKeeperDeps {
   randomBytes(n: number): Uint8Array;
   /** The command `sleds go <wall>` runs: the session resumed on the key in the user's terminal. */
   goCommand?(wall: WallRow): Promise<{ file: string; args: string[]; env: Record<string, string>; cwd: string }>;
+  /** A wall's reset became known more precisely: a job scheduled for the old reset moves with it. */
+  onResetMoved?(wallId: string, resetsAtMs: number): void;
   /** The harness version a session runs, when known (for the snapshot). */
   harnessVersion?(sessionId: string): string | null;
 }
@@ -64,7 +68,11 @@ export class WallKeeper {
     const current = this.current(signal.sessionId);
     if (current && (current.window === null || signal.window === null || current.window === signal.window)) {
       this.d.book.signal(current.wallId, now, signal.source);
-      return current;
+      if (signal.resetsAtMs !== null && signal.resetsAtMs !== current.resetsAtMs && PRECISE_RESET_SOURCES.has(signal.source)) {
+        this.d.book.setReset(current.wallId, signal.resetsAtMs, now, signal.source);
+        this.d.onResetMoved?.(current.wallId, signal.resetsAtMs);
+      }
+      return this.d.book.get(current.wallId);
     }
     return this.open(signal);
   }

@@ -72,11 +72,21 @@ export function buildWallKeeper(m: Musher, w: WallWiring, o: { clock: Clock; log
     exits: makeExits(exitDeps),
     randomBytes: (n) => randomBytes(n),
     goCommand: w.gateway ? (wall) => foregroundOnKey(exitDeps, wall) : undefined,
+    onResetMoved: (wallId, resetsAtMs) => moveJobsToReset(m, wallId, resetsAtMs),
   });
   // A resumed session's hooks say which wall they are the exit of, so its prompts are not blocked by it.
   m.resumeEnvFor = (job: Job): Record<string, string> => (job.wallId ? { SLEDS_WALL: job.wallId } : {});
   m.jobPrecheck = (job: Job) => barDropped(m, o.clock, job);
   return keeper;
+}
+
+/** A hold or defer set for "the reset" follows the reset when it becomes known more exactly. */
+function moveJobsToReset(m: Musher, wallId: string, resetsAtMs: number): void {
+  const wall = m.wallBook.get(wallId);
+  if (!wall || wall.choiceArg) return; // a time the user gave stays
+  for (const job of m.scheduler.cancelForWall(wallId, 'moved to the exact reset')) {
+    m.scheduler.schedule({ kind: job.kind, wallId, sessionId: job.sessionId, runAt: resetsAtMs, payload: job.payload });
+  }
 }
 
 /**

@@ -150,7 +150,9 @@ describe('the wall in the real Claude Code', { timeout: 180_000 }, () => {
       'the deferred run at the reset',
       async () => (await status(world)).wallBook.find((w) => w.wallId === wall.wallId && w.state === 'closed'),
       60_000,
-    );
+    ).catch((e: Error) => {
+      throw new Error(`${e.message}\njobs: ${JSON.stringify(fake.messageRequests().length)}\nlog: ${readFileSync(world.logFile, 'utf8').slice(-3000)}`);
+    });
     expect(done.outcome).toMatch(/^ran headless: Answer to: /);
     const run = fake.messageRequests()[requestsAtChoice]!;
     expect(run.receivedAt).toBeGreaterThanOrEqual(resetsAt * 1000);
