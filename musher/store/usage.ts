@@ -24,6 +24,7 @@ export class UsageStore {
   private readonly totalsStmt;
   private readonly seriesStmt;
   private readonly sessionSeriesStmt;
+  private readonly lastCallStmt;
   constructor(db: Db) {
     // One record per content block repeats the usage; a later block may carry the final output count.
     this.insert = db.prepare(
@@ -52,6 +53,10 @@ export class UsageStore {
     this.sessionSeriesStmt = db.prepare(
       `SELECT ts, cost_micros AS costMicros, model FROM usage_records WHERE session_id = ? AND ts >= ? AND cost_micros IS NOT NULL ORDER BY ts`,
     );
+    this.lastCallStmt = db.prepare(
+      `SELECT model, ts, input_tokens + cache_read + cache_write_5m + cache_write_1h AS ctx, cache_write_1h AS w1h
+       FROM usage_records WHERE session_id = ? AND model != '<synthetic>' ORDER BY ts DESC LIMIT 1`,
+    );
     this.totalsStmt = db.prepare(
       `SELECT COALESCE(SUM(cost_micros), 0) AS cost, COALESCE(SUM(records), 0) AS n, COALESCE(SUM(unpriced), 0) AS unpriced,
               COALESCE(SUM(input_tokens), 0) AS input, COALESCE(SUM(output_tokens), 0) AS output,
@@ -63,6 +68,12 @@ export class UsageStore {
   /** Each priced record's time and cost since `fromMs`, oldest first, for one source (for the $→% calibration). */
   costSeries(source: string, fromMs: number): Array<{ ts: number; costMicros: number }> {
     return this.seriesStmt.all(fromMs, source) as Array<{ ts: number; costMicros: number }>;
+  }
+
+  /** The session's latest model call: how big its context was, and whether it cached for an hour. */
+  lastCall(sessionId: string): { model: string; ts: number; contextTokens: number; cachedForAnHour: boolean } | null {
+    const r = this.lastCallStmt.get(sessionId) as { model: string; ts: number; ctx: number; w1h: number } | undefined;
+    return r ? { model: r.model, ts: r.ts, contextTokens: r.ctx, cachedForAnHour: r.w1h > 0 } : null;
   }
 
   /** One session's priced records since `fromMs`, oldest first: its burn rate at a wall. */

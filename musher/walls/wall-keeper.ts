@@ -175,8 +175,23 @@ export class WallKeeper {
       cheaper: cheaper && sessionModel ? { model: cheaper, priceRatio: this.priceRatio(sessionModel, cheaper, now) } : null,
       overnight: policy.overnightWindow(now, this.d.timeZone),
       teammate: null,
-      coldCache: null,
+      coldCache: this.coldCache(signal, now),
     };
+  }
+
+  /**
+   * Whether the prompt cache will have expired by the reset (5 minutes, or an hour when the session cached for an
+   * hour), and what writing the session's context again will cost then.
+   */
+  private coldCache(signal: WallRecord, now: number): ExitContext['coldCache'] {
+    const last = this.d.usage.lastCall(signal.sessionId);
+    if (!last || signal.resetsAtMs === null) return null;
+    const ttl = last.cachedForAnHour ? 3_600_000 : 5 * 60_000;
+    if (signal.resetsAtMs - last.ts <= ttl) return null;
+    const row = this.d.prices.lookup(last.model, now);
+    const rate = row ? (last.cachedForAnHour ? row.base.cacheWrite1h : row.base.cacheWrite5m) : null;
+    // Rates are pico-dollars per token.
+    return { writeCostMicros: rate !== null ? Math.round((last.contextTokens * rate) / 1_000_000) : null };
   }
 
   /** How the cheaper model's price compares, on output tokens (a family's token classes keep the same ratios). */

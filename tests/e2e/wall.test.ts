@@ -160,4 +160,39 @@ describe('the wall in the real Claude Code', { timeout: 180_000 }, () => {
     expect(conversationText(run)).toContain('remember the word PELICAN');
     expect(lastUserPrompt(run)).toContain('Your usage limit has reset');
   });
+
+  it('/sled 2 moved past the reset: Claude Code\'s own continue at the reset is blocked, and the session continues at the moved time', async () => {
+    const { fake, home, world } = await setUp('rules: []\n');
+    const first = await runClaudePrint(bin, ['-p', 'remember the word HERON', '--plugin-dir', PLUGIN_DIR, '--output-format', 'json'], { env: home.env, cwd: home.cwd, timeoutMs: 60_000 });
+    expect(first.code, first.stderr).toBe(0);
+    const sessionId = (JSON.parse(first.stdout) as { session_id: string }).session_id;
+    const resetsAt = Math.floor(Date.now() / 1000) + 5;
+    fake.setBehaviour({ usageLimitRejection: { claim: 'five_hour', resetsAt } });
+    await runClaudePrint(bin, ['-p', '--resume', sessionId, 'next step', '--plugin-dir', PLUGIN_DIR], { env: home.env, cwd: home.cwd, timeoutMs: 60_000 });
+    const wall = await waitFor('the wall', async () => (await status(world)).wallBook.find((w) => w.sessionId === sessionId), 30_000);
+
+    const movedTo = new Date((resetsAt + 10) * 1000).toISOString();
+    const held = await runClaudePrint(bin, ['-p', '--resume', sessionId, `/sled 2 ${movedTo}`, '--plugin-dir', PLUGIN_DIR], { env: home.env, cwd: home.cwd, timeoutMs: 60_000 });
+    expect(held.stdout).toMatch(/Holding until .*; sleds resumes this session then\. Claude Code's own continue at the reset is held back\./);
+    fake.setBehaviour({ usageLimitRejection: null });
+    const requestsAtHold = fake.messageRequests().length;
+
+    // At the reset, Claude Code's own continue arrives as a prompt: the hook blocks it, nothing reaches the API.
+    await waitFor('the reset', () => Date.now() >= resetsAt * 1000 || null, 30_000);
+    const own = await runClaudePrint(
+      bin,
+      ['-p', '--resume', sessionId, 'Your claude.ai usage limit has reset. Continue the task you were working on when the limit was reached; do not repeat work that is already complete.', '--plugin-dir', PLUGIN_DIR],
+      { env: home.env, cwd: home.cwd, timeoutMs: 60_000 },
+    );
+    expect(own.stdout).toMatch(/not continuing here — this session's work went to 2 Hold until reset/);
+    expect(fake.messageRequests()).toHaveLength(requestsAtHold);
+
+    // At the moved time sleds resumes it (headless: it has no pane).
+    const done = await waitFor('the held session to resume', async () => (await status(world)).wallBook.find((w) => w.wallId === wall.wallId && w.state === 'closed'), 60_000);
+    expect(done.outcome).toMatch(/^ran headless: Answer to: /);
+    const run = fake.messageRequests()[requestsAtHold]!;
+    expect(run.receivedAt).toBeGreaterThanOrEqual(Date.parse(movedTo));
+    expect(header(run, 'x-claude-code-session-id')).toBe(sessionId);
+    expect(conversationText(run)).toContain('remember the word HERON');
+  });
 });
