@@ -3,8 +3,9 @@ import { appendFileSync, mkdtempSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { writeHistory } from './gen-history.js';
-import { formatForecastAccuracy, runForecastAccuracy } from './forecast-accuracy.js';
 import { formatGatewayBench, runGatewayBench } from './gateway.js';
+import { formatCalibrationAccuracy, runCalibrationAccuracy } from './calibration-accuracy.js';
+import { formatForecastAccuracy, formatSeedSummary, runForecastAccuracy } from './forecast-accuracy.js';
 
 /**
  * `npm run bench [-- --gb 1 --runs 30 --json]`: the hook and the statusline against a bare node start, measured
@@ -178,10 +179,15 @@ async function main(): Promise<void> {
   results.gatewayThroughputRatio = gateway.gatewayStreamsPerS / gateway.directStreamsPerS;
   rmSync(gw.root, { recursive: true, force: true });
 
-  // 5. Forecast accuracy: simulated traces replayed through the forecaster and two baselines (bench/trace-sim.ts).
-  const accuracy = runForecastAccuracy({ seed: 1 });
-  for (const l of formatForecastAccuracy(accuracy)) say(l);
-  results.forecastTargets = JSON.stringify(accuracy.targets);
+  // 5. Forecast accuracy: simulated traces replayed through the forecaster and two baselines (bench/trace-sim.ts),
+  // seed 1 in full and the targets over seeds 1–5; then the $→% calibration (bench/calibration-accuracy.ts).
+  const accuracy = [1, 2, 3, 4, 5].map((seed) => runForecastAccuracy({ seed }));
+  for (const l of formatForecastAccuracy(accuracy[0]!)) say(l);
+  for (const l of formatSeedSummary(accuracy)) say(l);
+  results.forecastTargets = JSON.stringify(Object.fromEntries(accuracy.map((r) => [r.seed, r.targets])));
+  const calibration = runCalibrationAccuracy({ seed: 1 });
+  for (const l of formatCalibrationAccuracy(calibration)) say(l);
+  results.calibration = JSON.stringify(calibration.plain);
   if (JSON_OUT) process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
 }
 

@@ -30,6 +30,10 @@
  *   a stale session showing the bars of 5–120 min ago (a lower value, or an older window's). 50% of seats run
  *   the daemon's usage poller, every 180–300 s from 07:30 to 21:00 on days with work, in whole points.
  * - **Dollars.** Each sample carries the cumulative API-equivalent dollars of the CLI turns so far (`usd`).
+ * - **Drift (off unless asked for, for the calibration benchmark).** `drift: {atMs, budgetFactor}` multiplies
+ *   both budgets by `budgetFactor` from `atMs` on (a promotion that doubles the limits: 2; a stricter peak
+ *   policy: < 1), so the points a dollar moves change mid-trace. Without it the traces are exactly as before (no
+ *   extra random draws).
  *
  * Ground truth per window instance: its start, reset, and the time of the turn that took it to 100% (or null).
  * Windows still open at the end of the trace are marked incomplete. Deterministic for a given seed.
@@ -80,6 +84,13 @@ export interface SimOptions {
   seed: number;
   traces: number;
   days?: number;
+  drift?: SimDrift;
+}
+
+/** The plan's budgets change by `budgetFactor` from `atMs` on (see the module note). */
+export interface SimDrift {
+  atMs: number;
+  budgetFactor: number;
 }
 
 const MIN = 60_000;
@@ -189,7 +200,7 @@ interface Snapshot {
   usd: number;
 }
 
-export function simulateTrace(seed: number, days = 8): SimTrace {
+export function simulateTrace(seed: number, days = 8, drift?: SimDrift): SimTrace {
   const r = rng(seed);
   const budget5hUsd = lognormal(r, 35, 0.45);
   const profile: SimProfile = {
@@ -315,7 +326,7 @@ export function simulateTrace(seed: number, days = 8): SimTrace {
     if (blocked) continue;
     five ??= open('five_hour', turn.t);
     week ??= open('seven_day', turn.t);
-    const units = turn.usd * MODEL_WEIGHT[turn.model] * peak(turn.t) * 100;
+    const units = (turn.usd * MODEL_WEIGHT[turn.model] * peak(turn.t) * 100) / (drift && turn.t >= drift.atMs ? drift.budgetFactor : 1);
     for (const [bar, budget] of [[five, profile.budget5hUsd], [week, profile.budgetWeekUsd]] as const) {
       bar.used = Math.min(100, bar.used + units / budget);
       if (bar.used >= 100 && bar.truth.crossMs === null) bar.truth.crossMs = turn.t;
@@ -333,6 +344,6 @@ export function simulateTrace(seed: number, days = 8): SimTrace {
 export function simulateTraces(opts: SimOptions): SimTrace[] {
   const out: SimTrace[] = [];
   const r = rng(opts.seed);
-  for (let i = 0; i < opts.traces; i++) out.push(simulateTrace(Math.floor(r() * 2 ** 31), opts.days));
+  for (let i = 0; i < opts.traces; i++) out.push(simulateTrace(Math.floor(r() * 2 ** 31), opts.days, opts.drift));
   return out;
 }

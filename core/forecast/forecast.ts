@@ -1,4 +1,5 @@
 import { activityProfile, presence, sessionShare, wallTimeForActive, type ActivityModel, type ActivityProfile } from './activity.js';
+import { normalCdf, normalQuantile } from './normal.js';
 import { theilSen } from './slope.js';
 import { activeAt, splitTrails, trailDefaults, windowLengthMs, type BarSample, type Trail, type TrailOptions } from './trail.js';
 
@@ -6,20 +7,27 @@ import { activeAt, splitTrails, trailDefaults, windowLengthMs, type BarSample, t
  * When does a bar hit 100%? Pure: the clock is passed in.
  *
  * 1. **Rate while active.** A Theil–Sen slope of the bar against active time (trail.ts) over the last
- *    `lookbackActiveMs` (30 min) of activity, blended with the trail's average active rate:
- *    rate = slope^w × average^(1−w), w = `recentWeight` (0.5). The slope follows a change of model or of work
- *    within minutes; the average keeps one busy quarter of an hour from swinging the forecast.
+ *    `lookbackActiveMs` (30 min) of activity. The current pace is taken to last about `paceMemoryActiveMs` (1 h)
+ *    of work — a model or kind of work holds for a while, then changes — and then to revert to the trail's
+ *    average active rate: the points used in N hours of work are average·N + (slope − average)·τ·(1 − e^(−N/τ)).
+ *    A change of model shows within minutes in the next hour's forecast; a far wall leans on the average.
  * 2. **Active time → wall time.** The time of the next N active minutes comes from activity.ts: the trail's
  *    session share times the seat's presence by hour (learned from the bar's own history), or, without a day of
- *    history, the trail's duty cycle as it stands.
+ *    history, the trail's duty cycle as it stands. That gives the pace's crossing, `paceEtaMs`.
+ * 3. **How sure.** The crossing time T is taken as lognormal around the pace's: log T ~ N(log T_pace, σ²), σ from
+ *    {@link crossingSigma}: a base for the breaks and changes of work to come, the spread of the lookback's slopes,
+ *    the rounding of the readings, and a growth with the horizon (a wall days away depends on days of work nobody
+ *    has done yet). Then:
+ *    - `pBeforeReset` = P(T < reset). A wall is claimed before the reset only when that is at least
+ *      `claimProbability` (0.6): a wall shown that never comes is the error users notice (a false alarm).
+ *    - The ETA is the median of T given T < reset, and the band its `bandQuantiles` (5%, 95%), its early end no
+ *      later than working flat out at the fast rate: the crossings that matter are those before the reset, and
+ *      near the reset the plain median would sit past it.
+ *    - Otherwise the ETA says "not before the reset" (the reset, or the pace's crossing if later).
  *
- *        ETA = the wall time by which (100 − used) ÷ rate hours of activity are expected.
- *
- * 3. **Band.** The early end assumes the fast rate (the slope spread's upper quantile) and no breaks at all; the
- *    late end the slow rate (the lower quantile) with the breaks expected. The spread of a half-hour slope says
- *    little about the breaks and changes of work to come, so the band also spans at least ÷`bandFactor` …
- *    ×`bandFactor` (2.5) of the time to the ETA: the width that holds ~80% of real crossings on the simulator
- *    (bench/forecast-accuracy.ts), where the slope spread alone held about a third.
+ * The numbers (τ, σ's terms, 0.6, 5–95%) are set on the simulator (bench/trace-sim.ts, seeds 1–5,
+ * bench/forecast-accuracy.ts): there the forecast beats linear pace on error and false alarms, on both bars, with
+ * a band holding ≥ 80% of crossings; each option says why it exists.
  */
 
 export interface ForecastOptions {
@@ -32,12 +40,36 @@ export interface ForecastOptions {
   minSpanMs: number;
   /** A slope at or below this (points per hour of activity) is flat. */
   minRatePctPerHour: number;
-  /** The weight of the recent slope against the trail's average active rate (geometric blend, 0–1). */
-  recentWeight: number;
-  /** The quantiles of the pairwise slopes that give the band's fast and slow rates. */
+  /**
+   * How long the current pace lasts, in active time, before usage reverts to the trail's average (1 h: on the
+   * simulator a model and kind of work hold for a few bursts; the plain 30-minute slope made far walls swing).
+   */
+  paceMemoryActiveMs: number;
+  /**
+   * σ of log(time to the crossing) at a short horizon with a steady rate (0.5: breaks of 2–30 min between bursts
+   * of ~25 min move a one-hour crossing by about that much; see {@link crossingSigma}).
+   */
+  sigmaBase: number;
+  /**
+   * How much the spread of the lookback's pairwise slopes adds to σ (√2: a half-hour's slopes understate how the
+   * rate of the hours to come varies; at 1 the band held ~76% of weekly crossings on the worst seed).
+   */
+  slopeSpreadScale: number;
+  /**
+   * σ² grows by this² per day of horizon (1: a weekly wall days away depends on whole days of work not yet done;
+   * without it the weekly bar's false alarms stayed at ~0.9× linear pace's).
+   */
+  sigmaPerDay: number;
+  /**
+   * A wall is placed before the reset only when it is at least this likely to come before it (0.6: a little more
+   * sure than not, since a wall shown that never comes costs the user a needless stop).
+   */
+  claimProbability: number;
+  /**
+   * The band's quantiles of the crossing time, also the pairwise-slope quantiles that give the fast and slow rates
+   * (5%, 95%: the errors have heavier tails than a lognormal, so the nominal 90% band holds ~85–90%).
+   */
   bandQuantiles: readonly [number, number];
-  /** The band spans at least ETA-time ÷ this … × this. */
-  bandFactor: number;
   /** Forecasts are capped at now + this (a rate near zero would put them at infinity). */
   maxHorizonMs: number;
   /** A precomputed activity profile (null: none); when absent, it is learned from the history passed in. */
@@ -59,9 +91,12 @@ export function forecastDefaults(windowMs: number | null): ForecastOptions {
     minSamples: 3,
     minSpanMs: 8 * MINUTE,
     minRatePctPerHour: 0.01,
-    recentWeight: 0.5,
-    bandQuantiles: [0.2, 0.8],
-    bandFactor: 2.5,
+    paceMemoryActiveMs: HOUR,
+    sigmaBase: 0.5,
+    slopeSpreadScale: Math.SQRT2,
+    sigmaPerDay: 1,
+    claimProbability: 0.6,
+    bandQuantiles: [0.05, 0.95],
     maxHorizonMs: Math.max(windowMs ?? 5 * HOUR, 5 * HOUR),
     tzOffsetMinutes: 0,
     presencePriorDays: 1,
@@ -74,10 +109,18 @@ export interface EtaForecast {
   kind: 'eta';
   provider: string;
   window: string;
-  /** When the bar is forecast to reach 100%, epoch ms (may be after the reset: see beforeReset). */
+  /**
+   * The wall, epoch ms: the median crossing time given that it comes before the reset, when that is at least
+   * `claimProbability` likely (beforeReset); otherwise the pace's crossing or the reset, whichever is later ("not
+   * before the reset").
+   */
   etaMs: number;
-  /** [early, late], epoch ms. */
+  /** [early, late], epoch ms: the `bandQuantiles` of the crossing time (given the reset comes after it, when beforeReset). */
   band: [number, number];
+  /** When the bar reaches 100% at the expected pace and breaks (capped at maxHorizonMs; may be after the reset). */
+  paceEtaMs: number;
+  /** The chance the bar fills before the window resets (1 with no reset known). */
+  pBeforeReset: number;
   /** The wall-clock rate the ETA implies (active rate × expected active share), points per hour. */
   ratePctPerHour: number;
   /** The rate while active, points per hour of activity. */
@@ -215,10 +258,10 @@ export function forecastTrail(trail: Trail, nowMs: number, opts?: Partial<Foreca
     const since = formatSpan(last.atMs - window[0]!.atMs);
     return none('flat-or-falling', `The ${name} bar has not risen over its last ${since} of readings; no wall in sight.`, trail, bar);
   }
-  // The rate while active: the recent slope blended with the trail's average.
+  // The rate while active: the recent slope for about paceMemoryActiveMs of work, then the trail's average.
+  const remaining = 100 - last.usedPct;
   const average = (last.usedPct - pts[0]!.usedPct) / ((last.activeMs - pts[0]!.activeMs) / HOUR);
-  const w = Math.min(1, Math.max(0, o.recentWeight));
-  const activeRate = average > 0 ? Math.exp(w * Math.log(fit.slope) + (1 - w) * Math.log(average)) : fit.slope;
+  const activeRate = remaining / activeHoursFor(remaining, fit.slope, average > 0 ? average : fit.slope, o.paceMemoryActiveMs / HOUR);
   // Active time → wall time.
   const trails = history ?? [trail];
   const profile = o.activity !== undefined ? o.activity : activityProfile(trails, profileCutoff(nowMs), { tzOffsetMinutes: o.tzOffsetMinutes });
@@ -228,31 +271,71 @@ export function forecastTrail(trail: Trail, nowMs: number, opts?: Partial<Foreca
   const model: ActivityModel = profile
     ? { share: session && session.wallMs > 0 ? Math.min(1, session.activeMs / session.wallMs) : duty, presence: presence(profile, nowMs, o.presencePriorDays) }
     : { share: duty, presence: null };
-  const remaining = 100 - last.usedPct;
   const horizon = nowMs + o.maxHorizonMs;
-  const at = (ratePerHour: number, m: ActivityModel): number => (ratePerHour > 0 ? (wallTimeForActive(m, nowMs, (remaining / ratePerHour) * HOUR, o.maxHorizonMs) ?? horizon) : horizon);
-  const etaMs = at(activeRate, model);
-  const toEta = etaMs - nowMs;
-  const fast = nowMs + (remaining / Math.max(fit.hi, activeRate)) * HOUR;
-  const slow = at(Math.min(fit.lo, activeRate), model);
-  const early = Math.min(fast, etaMs, nowMs + toEta / o.bandFactor);
-  const late = Math.min(horizon, Math.max(slow, etaMs, nowMs + toEta * o.bandFactor));
-  const share = toEta > 0 ? Math.min(1, ((remaining / activeRate) * HOUR) / toEta) : 1;
+  const paceEtaMs = wallTimeForActive(model, nowMs, (remaining / activeRate) * HOUR, o.maxHorizonMs) ?? horizon;
+  const toEta = Math.max(MINUTE / 60, paceEtaMs - nowMs);
+  // The spread of the crossing time (see the module note).
+  const step = window.every((p) => Number.isInteger(p.usedPct)) ? 1 : 0.1;
+  const sigma = crossingSigma(o, { slopeLo: fit.lo, slopeHi: fit.hi, activeRate, remaining, step, toEtaMs: toEta });
+  const pBeforeReset = reset === null ? 1 : normalCdf(Math.log(Math.max(1, reset - nowMs) / toEta) / sigma);
+  const quantile = (p: number): number => Math.min(horizon, nowMs + toEta * Math.exp(sigma * normalQuantile(p)));
+  const [qLo, qHi] = o.bandQuantiles;
+  const claimed = pBeforeReset >= o.claimProbability;
+  // Working flat out at the fast rate, the wall could come no sooner than this.
+  const flatOut = nowMs + (remaining / Math.max(fit.hi, activeRate)) * HOUR;
+  const etaMs = claimed ? quantile(pBeforeReset / 2) : Math.max(paceEtaMs, reset!);
+  const band: [number, number] = claimed ? [Math.min(flatOut, quantile(qLo * pBeforeReset)), quantile(qHi * pBeforeReset)] : [quantile(qLo), quantile(qHi)];
+  const share = Math.min(1, ((remaining / activeRate) * HOUR) / toEta);
   return {
     kind: 'eta',
     provider: trail.provider,
     window: trail.window,
     etaMs: Math.round(etaMs),
-    band: [Math.round(early), Math.round(late)],
+    band: [Math.round(band[0]), Math.round(band[1])],
+    paceEtaMs: Math.round(paceEtaMs),
+    pBeforeReset,
     ratePctPerHour: activeRate * share,
     activeRatePctPerHour: activeRate,
     duty: share,
-    beforeReset: reset === null || etaMs < reset,
+    beforeReset: claimed && (reset === null || etaMs < reset),
     usedPct: last.usedPct,
     resetsAtMs: reset,
     observedAtMs: last.atMs,
     samples: window.length,
   };
+}
+
+/**
+ * σ of log(time to the crossing): σ² = sigmaBase² + (slopeSpreadScale · spread)² + rounding² + sigmaPerDay² ·
+ * horizon in days, where spread = ln(fast ÷ slow rate) ÷ (2 × 0.8416) of the pairwise slopes (capped at 2) and
+ * rounding = the reading step ÷ √12 ÷ the points left (a bar read in whole points at 99% may be anywhere in
+ * 98.5–99.5).
+ */
+export function crossingSigma(
+  o: Pick<ForecastOptions, 'sigmaBase' | 'slopeSpreadScale' | 'sigmaPerDay'>,
+  x: { slopeLo: number; slopeHi: number; activeRate: number; remaining: number; step: number; toEtaMs: number },
+): number {
+  const spread = x.slopeLo > 0 ? Math.min(2, Math.log(Math.max(x.slopeHi, x.activeRate) / Math.min(x.slopeLo, x.activeRate)) / (2 * 0.8416)) : 1;
+  const rounding = x.step / Math.sqrt(12) / x.remaining;
+  return Math.sqrt(o.sigmaBase ** 2 + (o.slopeSpreadScale * spread) ** 2 + rounding ** 2 + (o.sigmaPerDay ** 2 * x.toEtaMs) / (24 * HOUR));
+}
+
+/**
+ * Hours of activity until `points` more are used, when the current pace `recent` (points per active hour) holds
+ * for about `tau` hours and then reverts to `average`: used(N) = average·N + (recent − average)·τ·(1 − e^(−N/τ)),
+ * solved for N by bisection (used is increasing in N).
+ */
+export function activeHoursFor(points: number, recent: number, average: number, tau: number): number {
+  if (points <= 0) return 0;
+  const used = (n: number): number => average * n + (recent - average) * tau * (1 - Math.exp(-n / tau));
+  let lo = 0;
+  let hi = points / Math.min(recent, average);
+  for (let i = 0; i < 50; i++) {
+    const mid = (lo + hi) / 2;
+    if (used(mid) < points) lo = mid;
+    else hi = mid;
+  }
+  return (lo + hi) / 2;
 }
 
 export type BindingWall =

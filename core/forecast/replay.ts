@@ -63,6 +63,11 @@ export function traceToBarSample(line: TraceSample): BarSample {
  * refitting from all its lines at each step (same answers, quadratic).
  */
 export function replayForecasts(lines: readonly TraceSample[], opts?: Partial<ForecastOptions>): Array<{ line: TraceSample; forecast: Forecast }> {
+  return replay(lines, opts, () => true) as Array<{ line: TraceSample; forecast: Forecast }>;
+}
+
+/** The replay; lines for which `only` says no still build the trails but get no forecast (null). */
+function replay(lines: readonly TraceSample[], opts: Partial<ForecastOptions> | undefined, only: (index: number) => boolean): Array<{ line: TraceSample; forecast: Forecast | null }> {
   const bars = new Map<string, Bar>();
   // The activity profile is learned from the history up to the start of the hour (see profileCutoff): once an
   // hour of trace time, not at every line, so the replay stays linear.
@@ -75,30 +80,32 @@ export function replayForecasts(lines: readonly TraceSample[], opts?: Partial<Fo
     }
     return bar.profile;
   };
-  const out: Array<{ line: TraceSample; forecast: Forecast }> = [];
-  for (const line of lines) {
+  const out: Array<{ line: TraceSample; forecast: Forecast | null }> = [];
+  for (const [i, line] of lines.entries()) {
     const sample = traceToBarSample(line);
     const key = barKey(sample);
     let bar = bars.get(key);
     if (!bar) bars.set(key, (bar = { hist: [], builder: new TrailBuilder(opts?.trail), profileAtMs: -Infinity }));
     bar.hist.push(sample);
     if (bar.builder && sample.observedAtMs < bar.builder.lastObservedAtMs) bar.builder = null;
-    if (bar.builder) {
-      bar.builder.push(sample);
-      out.push({ line, forecast: forecastTrail(bar.builder.current()!, line.t, { ...opts, activity: profileAt(bar, line.t) }, bar.builder.trails) });
-    } else {
-      out.push({ line, forecast: forecastBar(bar.hist, line.t, opts) });
-    }
+    if (bar.builder) bar.builder.push(sample);
+    if (!only(i)) out.push({ line, forecast: null });
+    else if (bar.builder) out.push({ line, forecast: forecastTrail(bar.builder.current()!, line.t, { ...opts, activity: profileAt(bar, line.t) }, bar.builder.trails) });
+    else out.push({ line, forecast: forecastBar(bar.hist, line.t, opts) });
   }
   return out;
 }
 
-/** The replay's lines out: `{t, window, eta, band}` per sample. */
-export function replayTrace(lines: readonly TraceSample[], opts?: Partial<ForecastOptions>): ReplayOut[] {
-  return replayForecasts(lines, opts).map(({ line, forecast }) => ({
+/**
+ * The replay's lines out: `{t, window, eta, band}` per sample. `only` (default: every line) picks the lines to
+ * forecast; the others still count as history but come out with no forecast (the benchmark forecasts only the
+ * lines it scores).
+ */
+export function replayTrace(lines: readonly TraceSample[], opts?: Partial<ForecastOptions>, only: (index: number) => boolean = () => true): ReplayOut[] {
+  return replay(lines, opts, only).map(({ line, forecast }) => ({
     t: line.t,
     window: line.window,
-    eta: forecast.kind === 'eta' ? forecast.etaMs : null,
-    band: forecast.kind === 'eta' ? forecast.band : null,
+    eta: forecast?.kind === 'eta' ? forecast.etaMs : null,
+    band: forecast?.kind === 'eta' ? forecast.band : null,
   }));
 }

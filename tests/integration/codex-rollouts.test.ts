@@ -30,7 +30,9 @@ const ts = (iso: string) => Date.parse(iso);
 const prices = loadPriceTable(REPO);
 
 /** µ$ of each response (tests/fixtures/codex/README.md). */
-const COST = { p1: 2803, c: 5325, g: 5150, l1: 1550, l2: 1075, lp1: 2300, lp2: 2550, lc: 2063, ls: 1450 };
+const COST = { p1: 2803, p2: 2175, c: 5325, g: 5150, l1: 1550, l2: 1075, lp1: 2300, lp2: 2550, lc: 2063, ls: 1450 };
+/** gpt-5.1-codex: $1.25 in, $0.125 cached, $10 out per MTok (prices/effective/2025-05-16.json); µ$ rounded per response. */
+const gpt51codex = (input: number, cached: number, output: number): number => Math.round((input - cached) * 1.25 + cached * 0.125 + output * 10);
 
 /** Counts what the follower really read. */
 class CountingFollower extends FileFollower {
@@ -153,10 +155,11 @@ describe('Codex rollout ingestion', () => {
     await src.idle();
 
     const all = Object.values(COST).reduce((a, b) => a + b, 0) - COST.l2;
-    // P's turn 2 is on gpt-5.1-codex, which has no price: unpriced, not $0.
-    expect(w.usage.totals()).toMatchObject({ records: 9, unpricedRecords: 1, costMicros: all });
+    // P's turn 2 is on gpt-5.1-codex: 600 × 1.25 + 1800 × 0.125 + 120 × 10 = 2175 µ$.
+    expect(COST.p2).toBe(gpt51codex(2400, 1800, 120));
+    expect(w.usage.totals()).toMatchObject({ records: 9, unpricedRecords: 0, costMicros: all });
     // Files are read oldest first, so a copied response belongs to the session that made it.
-    expect(w.usage.sessionSpend(P)).toMatchObject({ records: 2, costMicros: COST.p1, unpricedRecords: 1, models: expect.arrayContaining(['gpt-5.4', 'gpt-5.1-codex']) });
+    expect(w.usage.sessionSpend(P)).toMatchObject({ records: 2, costMicros: COST.p1 + COST.p2, unpricedRecords: 0, models: expect.arrayContaining(['gpt-5.4', 'gpt-5.1-codex']) });
     expect(w.usage.sessionSpend(C)).toMatchObject({ records: 1, costMicros: COST.c });
     expect(w.usage.sessionSpend(G)).toMatchObject({ records: 1, costMicros: COST.g });
     expect(w.usage.sessionSpend(L)).toMatchObject({ records: 1, costMicros: COST.l1 });
@@ -238,9 +241,8 @@ describe('Codex rollout ingestion', () => {
     });
     expect(src.seat()).toMatchObject({ observedAt: ts('2026-11-29T19:40:04.873Z'), sessionId: P, credits: { hasCredits: true, unlimited: false, balance: '12.34' } });
 
-    // Two log lines in all: the model without a price, and L's cut record. Nothing for the half-written last line.
-    expect(errors(w)).toHaveLength(2);
-    expect(errors(w).some((e) => /gpt-5\.1-codex/.test(e) && /unpriced/.test(e))).toBe(true);
+    // One log line in all: L's cut record. Nothing for the half-written last line.
+    expect(errors(w)).toHaveLength(1);
     expect(errors(w).some((e) => e.includes(fixtureRel(L).split('/').pop()!) && /truncated or malformed/.test(e))).toBe(true);
     expect(src.progress()).toEqual({ backfilling: false, pendingBytes: 0 });
   });
@@ -356,7 +358,7 @@ describe('Codex rollout ingestion', () => {
     src.kick(join(w.sessionsDir, fixtureRel(P)));
     await src.idle();
     expect(w.usage.sessionSpend(C)).toMatchObject({ records: 1, costMicros: COST.c });
-    expect(w.usage.sessionSpend(P)).toMatchObject({ records: 2, costMicros: COST.p1 });
+    expect(w.usage.sessionSpend(P)).toMatchObject({ records: 2, costMicros: COST.p1 + COST.p2 });
   });
 
   it('a restart in the middle of an older fork\'s copy: the rest of the copy still collapses onto the parent', async () => {
@@ -390,12 +392,13 @@ describe('Codex rollout ingestion', () => {
     const { src } = source(w);
     await src.start();
     await src.idle();
-    // gpt-5.1-codex, the model the facts' runs use, has no price row: four responses, all unpriced, one log line.
-    expect(w.usage.totals()).toMatchObject({ records: 4, unpricedRecords: 4, inputTokens: 801 + 600 + 600 + 400, cacheReadTokens: 200 + 1800 + 3300 + 7600 });
+    // gpt-5.1-codex, the model the facts' runs use: four responses, all priced.
+    const cost = gpt51codex(1001, 200, 50) + gpt51codex(2400, 1800, 120) + gpt51codex(3900, 3300, 200) + gpt51codex(8000, 7600, 150);
+    expect(w.usage.totals()).toMatchObject({ records: 4, unpricedRecords: 0, costMicros: cost, inputTokens: 801 + 600 + 600 + 400, cacheReadTokens: 200 + 1800 + 3300 + 7600 });
     expect(ids.map((id) => w.usage.sessionSpend(id).records)).toEqual([2, 1, 1]);
     expect(w.walls.recent()).toEqual([expect.objectContaining({ sessionId: ids[0], window: 'codex_primary', resetsAtMs: 1795994366_000 })]);
     expect(w.bars.all().find((b) => b.provider === 'openai' && b.window === 'codex_primary')).toMatchObject({ usedPct: 100 });
-    expect(errors(w)).toEqual([expect.stringMatching(/no price for model gpt-5\.1-codex.*unpriced/)]);
+    expect(errors(w)).toEqual([]);
   });
 
   it('follows rollouts under its sessions folder, and those a hook names under another CODEX_HOME', async () => {

@@ -90,6 +90,25 @@ describe('fitCalibration: the fit', () => {
     expect(c.band).toEqual([1, 3]);
   });
 
+  it('the band is the 10–90% of the chunk ratios, weighted by spend', () => {
+    // Ten $10 chunks at 1, 2, … 10 points a dollar, all at the same time.
+    const ps = Array.from({ length: 10 }, (_, i) => ({ dPct: 10 * (i + 1), dUsdMicros: 10_000_000, atMs: NOW - MIN }));
+    const c = fit(fitCalibration(ps, NOW));
+    expect(c.pctPerUsd).toBe(5);
+    expect(c.band).toEqual([1, 9]);
+  });
+
+  it.each<[string, number, [number, number]]>([
+    // A weekly bar read in whole points moving 0.3 points a dollar, $1 a pair: most pairs show 0 points, some 1.
+    ['$10 chunks (the default) close on whole points: k ≈ 0.3', 10_000_000, [0.25, 0.35]],
+    ['$2 chunks were mostly rounding', 2_000_000, [0, 0.2]],
+  ])('%s', (_name, chunkMinUsdMicros, [lo, hi]) => {
+    const ps = Array.from({ length: 200 }, (_, i) => ({ dPct: Math.round(0.3 * (i + 1)) - Math.round(0.3 * i), dUsdMicros: 1_000_000, atMs: NOW - (200 - i) * MIN }));
+    const k = fit(fitCalibration(ps, NOW, { chunkMinUsdMicros })).pctPerUsd;
+    expect(k).toBeGreaterThanOrEqual(lo);
+    expect(k).toBeLessThanOrEqual(hi);
+  });
+
   it('no drift while the recent ratio stays inside the band', () => {
     const ps = [...pairs(60, 1, 1, 150), ...pairs(10, 1, 1, 0)];
     expect(fit(fitCalibration(ps, NOW)).drift).toBe('none');

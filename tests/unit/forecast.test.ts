@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { activityProfile, presence, wallTimeForActive } from '../../core/forecast/activity.js';
-import { bindingWall, forecastBar, wallHint, type EtaForecast, type Forecast, type NoForecast } from '../../core/forecast/forecast.js';
+import { activeHoursFor, bindingWall, crossingSigma, forecastBar, forecastDefaults, wallHint, type EtaForecast, type Forecast, type NoForecast } from '../../core/forecast/forecast.js';
 import { replayForecasts, replayTrace, traceToBarSample, TraceSample } from '../../core/forecast/replay.js';
 import { leastSquares, theilSen, thin, weightedQuantile, weightedSelect } from '../../core/forecast/slope.js';
 import { splitTrails, type BarSample } from '../../core/forecast/trail.js';
@@ -52,17 +52,35 @@ describe('forecastBar: no forecast, and why', () => {
 
 describe('forecastBar: the ETA', () => {
   it.each<[string, number, number, number, boolean]>([
-    // name, points per minute, now (min), expected ETA (min after T0), before the reset
+    // name, points per minute, now (min), the pace's crossing (min after T0), a wall claimed before the reset
     ['30%/h steady: 90 points left take 3 h', 0.5, 20, 20 + 180, true],
     ['60%/h steady: 80 points left take 80 min', 1, 20, 20 + 80, true],
     ['10%/h steady: the wall comes after the reset (capped at 5 h out)', 1 / 6, 20, 20 + 300, false],
-  ])('%s', (_name, perMin, nowMin, etaMin, beforeReset) => {
+  ])('%s', (_name, perMin, nowMin, paceMin, beforeReset) => {
     const f = eta(forecastBar(run(0, nowMin, perMin, 0), at(nowMin)));
-    expect((f.etaMs - T0) / MIN).toBeCloseTo(etaMin, 0);
+    expect((f.paceEtaMs - T0) / MIN).toBeCloseTo(paceMin, 0);
     expect(f.beforeReset).toBe(beforeReset);
     expect(f.duty).toBeCloseTo(1, 6);
     expect(f.band[0]).toBeLessThanOrEqual(f.etaMs);
     expect(f.band[1]).toBeGreaterThanOrEqual(f.etaMs);
+  });
+
+  it.each<[string, number, number, [number, number], [number, number]]>([
+    // name, points per minute, now (min), pBeforeReset within, shown ETA (min after now) within
+    // 80 min to go, 4 h 40 min to the reset: surely before it, the ETA at the pace's crossing or a little sooner.
+    ['a wall far before the reset', 1, 20, [0.95, 1], [70, 81]],
+    // 3 h to go, 4 h 40 min to the reset: likely before it; given that, sooner than the pace says.
+    ['a wall a while before the reset', 0.5, 20, [0.6, 0.9], [130, 180]],
+    // 4 h to go at the pace, 4 h 20 min to the reset: about a coin toss, so "not before the reset" (shown at it).
+    ['a wall just before the reset: not claimed', 0.36, 40, [0.45, 0.6], [259, 261]],
+  ])('how sure: %s', (_name, perMin, nowMin, [pLo, pHi], [etaLo, etaHi]) => {
+    const f = eta(forecastBar(run(0, nowMin, perMin, 0), at(nowMin)));
+    expect(f.pBeforeReset).toBeGreaterThanOrEqual(pLo);
+    expect(f.pBeforeReset).toBeLessThanOrEqual(pHi);
+    expect(f.beforeReset).toBe(f.pBeforeReset >= 0.6);
+    expect((f.etaMs - at(nowMin)) / MIN).toBeGreaterThanOrEqual(etaLo);
+    expect((f.etaMs - at(nowMin)) / MIN).toBeLessThanOrEqual(etaHi);
+    if (!f.beforeReset) expect(f.etaMs).toBeGreaterThanOrEqual(RESET);
   });
 
   it('an idle lunch does not flatten the rate; the ETA maps back to wall time through the duty cycle', () => {
@@ -73,8 +91,8 @@ describe('forecastBar: the ETA', () => {
     expect(f.activeRatePctPerHour).toBeLessThan(61);
     // 46 active minutes out of 90: 55 points at ~59%/h of activity ≈ 56 min of work ≈ 110 min of wall time.
     expect(f.duty).toBeCloseTo(46 / 90, 2);
-    expect((f.etaMs - at(90)) / MIN).toBeGreaterThan(100);
-    expect((f.etaMs - at(90)) / MIN).toBeLessThan(120);
+    expect((f.paceEtaMs - at(90)) / MIN).toBeGreaterThan(100);
+    expect((f.paceEtaMs - at(90)) / MIN).toBeLessThan(120);
   });
 
   it('stale lower readings from another session change nothing', () => {
@@ -93,12 +111,47 @@ describe('forecastBar: the ETA', () => {
     expect(f.etaMs).toBeLessThan(linearEta);
   });
 
-  it('the band spans at least ÷2.5 … ×2.5 of the time to the ETA', () => {
-    const f = eta(forecastBar(run(0, 20, 0.5, 0), at(20)));
-    const toEta = f.etaMs - at(20);
-    expect(f.band[0] - at(20)).toBeLessThanOrEqual(toEta / 2.5 + 1);
-    expect(f.band[1] - at(20)).toBeGreaterThanOrEqual(Math.min(5 * HOUR, toEta * 2.5) - 1);
-    expect(f.band[1]).toBeLessThanOrEqual(at(20) + 5 * HOUR);
+  it.each<[string, Partial<Parameters<typeof crossingSigma>[1]>, number]>([
+    // name, what differs from a steady hour to go in tenths of a point, σ
+    ['a steady hour to go, read in tenths', {}, Math.sqrt(0.25 + 2 * 0 + (0.1 / Math.sqrt(12) / 30) ** 2 + 1 / 24)],
+    ['read in whole points with 2 points left: the rounding counts', { step: 1, remaining: 2 }, Math.sqrt(0.25 + 1 / 12 / 4 + 1 / 24)],
+    ['a day to go', { toEtaMs: 24 * HOUR }, Math.sqrt(0.25 + (0.1 / Math.sqrt(12) / 30) ** 2 + 1)],
+    ['slopes spread ×2 (fast 40, slow 20 points an hour)', { slopeLo: 20, slopeHi: 40 }, Math.sqrt(0.25 + 2 * (Math.log(2) / (2 * 0.8416)) ** 2 + (0.1 / Math.sqrt(12) / 30) ** 2 + 1 / 24)],
+    ['a slope spread reaching zero counts as 1', { slopeLo: 0, slopeHi: 40 }, Math.sqrt(0.25 + 2 + (0.1 / Math.sqrt(12) / 30) ** 2 + 1 / 24)],
+  ])('crossingSigma: %s', (_name, x, sigma) => {
+    const base = { slopeLo: 30, slopeHi: 30, activeRate: 30, remaining: 30, step: 0.1, toEtaMs: HOUR };
+    expect(crossingSigma(forecastDefaults(5 * HOUR), { ...base, ...x })).toBeCloseTo(sigma, 9);
+  });
+
+  it('the band holds the ETA, within the horizon', () => {
+    for (const [perMin, nowMin] of [[1, 20], [0.5, 20], [0.36, 40], [1, 95]] as const) {
+      const f = eta(forecastBar(run(0, nowMin, perMin, 0), at(nowMin)));
+      expect(f.band[0]).toBeLessThanOrEqual(f.etaMs);
+      expect(f.band[1]).toBeGreaterThanOrEqual(Math.min(f.etaMs, f.paceEtaMs));
+      expect(f.band[1]).toBeLessThanOrEqual(at(nowMin) + 5 * HOUR);
+    }
+  });
+
+  it('the early end is never later than working flat out at the fast rate', () => {
+    // A steady hour of 0.5 points a minute, then a lunch: the pace's crossing waits for the afternoon.
+    const f = eta(forecastBar([...run(0, 60, 0.5, 0), ...run(120, 125, 0.5, 30)], at(125)));
+    expect(f.band[0]).toBeLessThanOrEqual(at(125) + (67.5 / 0.5) * MIN + MIN);
+  });
+});
+
+describe('the pace holds for a while, then reverts to the average', () => {
+  it.each<[string, number, number, number, number, number]>([
+    // name, points, recent pace, average, τ (h), active hours
+    ['recent = average: points ÷ rate', 30, 20, 20, 1, 1.5],
+    ['no points left', 0, 20, 10, 1, 0],
+    // 5 points at a pace of 60 with τ = 1 h: used(N) = 10N + 50(1 − e^−N) = 5 → N ≈ 0.086 h (5/60 = 0.083).
+    ['a short way at a fast pace: mostly the recent pace', 5, 60, 10, 1, 0.09],
+    // 90 points: the fast pace adds ~50 points over the first hours, the rest comes at the average (90/10 = 9 h).
+    ['a long way: mostly the average', 90, 60, 10, 1, 4.08],
+  ])('activeHoursFor: %s', (_name, points, recent, average, tau, hours) => {
+    const n = activeHoursFor(points, recent, average, tau);
+    expect(n).toBeCloseTo(hours, 2);
+    expect(average * n + (recent - average) * tau * (1 - Math.exp(-n / tau))).toBeCloseTo(points, 6);
   });
 });
 
@@ -145,7 +198,7 @@ describe('activity: people keep hours', () => {
     const now = thu + 7.5 * HOUR;
     const plain = eta(forecastBar(today, now));
     const learned = eta(forecastBar([...past, ...today], now));
-    expect((plain.etaMs - now) / MIN).toBeCloseTo(120, 0);
+    expect((plain.paceEtaMs - now) / MIN).toBeCloseTo(120, 0);
     expect(plain.beforeReset).toBe(true);
     expect(learned.beforeReset).toBe(false);
   });
@@ -158,6 +211,8 @@ describe('bindingWall and the statusline hint', () => {
     window,
     etaMs: at(etaMin),
     band: [at(etaMin - 10), at(etaMin + 10)],
+    paceEtaMs: at(etaMin),
+    pBeforeReset: etaMin < resetMin ? 0.9 : 0.1,
     ratePctPerHour: 10,
     activeRatePctPerHour: 10,
     duty: 1,

@@ -240,6 +240,35 @@ describe('priceUsage', () => {
   });
 });
 
+describe('Codex models (prices/effective/2025-05-16.json)', () => {
+  // [model, USD per MTok: input, cached input, output] — standard tier, LiteLLM and OpenAI's model pages.
+  const rows: Array<[string, number, number, number]> = [
+    ['gpt-5.1-codex', 1.25, 0.125, 10],
+    ['gpt-5.1-codex-max', 1.25, 0.125, 10],
+    ['gpt-5.1-codex-mini', 0.25, 0.025, 2],
+    ['gpt-5-codex', 1.25, 0.125, 10],
+    ['gpt-5.1', 1.25, 0.125, 10],
+    ['gpt-5-mini', 0.25, 0.025, 2],
+    ['codex-mini-latest', 1.5, 0.375, 6],
+  ];
+
+  it.each(rows)('%s: %s in, %s cached, %s out, USD per MTok', (model, input, cached, output) => {
+    const u = usage({ model, inputTokens: 1_000_000, cacheReadTokens: 1_000_000, outputTokens: 1_000_000 });
+    expect(priceUsage(table, u)).toEqual(priced(Math.round((input + cached + output) * 1_000_000)));
+  });
+
+  it("a Codex turn of the recorded runs: gpt-5.1-codex, 2400 input of which 1800 cached, 120 out", () => {
+    // As the rollout parser records it: the cached part apart from the uncached input.
+    expect(priceUsage(table, usage({ model: 'gpt-5.1-codex', inputTokens: 600, cacheReadTokens: 1_800, outputTokens: 120 }))).toEqual(priced(600 * 1.25 + 1_800 * 0.125 + 120 * 10));
+  });
+
+  it('from the file date on; earlier usage stays unpriced, and an unknown Codex model too', () => {
+    expect(priceUsage(table, usage({ model: 'gpt-5.1-codex', timestampMs: Date.parse('2025-05-15T23:59:59Z'), inputTokens: 1 }))).toEqual(unpriced('no price for model gpt-5.1-codex'));
+    expect(priceUsage(table, usage({ model: 'codex-mini-latest', timestampMs: Date.parse('2025-05-16T00:00:00Z'), outputTokens: 1_000 }))).toEqual(priced(6_000));
+    expect(priceUsage(table, usage({ model: 'gpt-5.9-codex', inputTokens: 1 }))).toEqual(unpriced('no price for model gpt-5.9-codex'));
+  });
+});
+
 describe('priceUsage over a parsed transcript', () => {
   it('prices each message once (dedup by key) at the Opus 5.5 row', () => {
     const file = join(ROOT, 'tests/fixtures/claude/projects/-path-to-proj/1098c3a4-5b2e-4f7a-9d61-0c3e8a7b2f45.jsonl');
