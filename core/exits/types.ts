@@ -2,10 +2,9 @@
  * The six ways out of a wall, priced before any is taken. Pure: every figure comes from the context passed in, so
  * the card, the policy and the tests all see the same numbers. The `take` side (I/O) lives in musher/exits/.
  */
-export type ExitKind = 'continue' | 'hold' | 'overnight' | 'switch' | 'handoff' | 'defer';
-
 /** `/sled 1` … `/sled 6`, in this order. */
-export const EXIT_ORDER: readonly ExitKind[] = ['continue', 'hold', 'overnight', 'switch', 'handoff', 'defer'];
+export const EXIT_ORDER = ['continue', 'hold', 'overnight', 'switch', 'handoff', 'defer'] as const;
+export type ExitKind = (typeof EXIT_ORDER)[number];
 
 export function exitNumber(kind: ExitKind): number {
   return EXIT_ORDER.indexOf(kind) + 1;

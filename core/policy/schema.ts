@@ -1,3 +1,4 @@
+import { EXIT_ORDER, type ExitKind } from '../exits/types.js';
 import { z } from 'zod';
 import { parseDuration } from './duration.js';
 import { parseMoney } from './money.js';
@@ -9,8 +10,9 @@ import { isValidTimeZone } from './zoned-time.js';
  * numbers live in musher/policy/.
  */
 
-export const EXIT_KINDS = ['continue', 'hold', 'overnight', 'switch', 'handoff', 'defer'] as const;
-export type ExitKind = (typeof EXIT_KINDS)[number];
+/** The exits a rule can choose: the same six as `/sled 1` … `/sled 6`. */
+export const EXIT_KINDS = EXIT_ORDER;
+export type { ExitKind };
 export const RULE_ACTIONS = [...EXIT_KINDS, 'ask'] as const;
 export type RuleAction = ExitKind | 'ask';
 

@@ -1,4 +1,5 @@
 import type { ExitKind } from '../../core/exits/types.js';
+import type { PolicyContext } from '../../core/policy/evaluate.js';
 import type { WallRow } from '../store/wall-book.js';
 
 /**
@@ -21,16 +22,8 @@ export interface PolicyView {
   errors: string[];
 }
 
-export interface PolicyInput {
-  nowMs: number;
-  timeZone: string;
-  window: string | null;
-  resetAtMs: number | null;
-  worth: string | null;
-  allowanceLeft: { dayMicros: number | null; weekMicros: number | null } | null;
-  owner: { handle: string; idleMs: number | null } | null;
-  available: Record<ExitKind, { ok: boolean; why?: string }>;
-}
+/** What the policy is asked at a wall: exactly the pure evaluator's context. */
+export type PolicyInput = PolicyContext;
 
 export interface PolicyPort {
   forDirectory(cwd: string | null): PolicyView;
