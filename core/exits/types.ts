@@ -46,8 +46,10 @@ export interface ExitContext {
   cheaper: { model: string; priceRatio: number | null } | null;
   /** The next overnight window, if the policy has one. */
   overnight: { startMs: number; endMs: number } | null;
-  /** Who would take it over: null when the roster names nobody. */
+  /** Who would take it over: the owner of the changed files in the roster; null when it names nobody. */
   teammate: { handle: string; name: string; idleMs: number | null } | null;
+  /** Whether this machine can seal and send a hand-off (seat keys and a transport). */
+  handoffReady: boolean;
   /** Set when resuming after the reset will start with a cold prompt cache (SessionStart says so). */
   coldCache: { writeCostMicros: number | null } | null;
 }

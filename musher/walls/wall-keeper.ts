@@ -47,6 +47,10 @@ export interface WallKeeperDeps {
   randomBytes(n: number): Uint8Array;
   /** The command `sleds go <wall>` runs: the session resumed on the key in the user's terminal. */
   goCommand?(wall: WallRow): Promise<{ file: string; args: string[]; env: Record<string, string>; cwd: string }>;
+  /** The roster's owner of what the session changed (the hand-off's teammate). */
+  roster?: { ownerFor(cwd: string | null, self: string): Promise<{ handle: string; name: string; idleMs: number | null } | null> };
+  /** Whether hand-offs can be sealed and sent from this machine. */
+  handoffReady?: boolean;
   /** A wall's reset became known more precisely: a job scheduled for the old reset moves with it. */
   onResetMoved?(wallId: string, resetsAtMs: number): void;
   /** The harness version a session runs, when known (for the snapshot). */
@@ -101,7 +105,7 @@ export class WallKeeper {
     const session = this.d.sessions.get(signal.sessionId);
     const harness = session?.harness === 'codex' ? 'codex' : 'claude-code';
     const policy = this.d.policy.forDirectory(session?.cwd ?? null);
-    const context = await this.context(signal, harness, session?.model ?? null, policy);
+    const context = await this.context(signal, harness, session?.model ?? null, policy, session?.cwd ?? null);
     const offers = priceExits(context);
     const available = Object.fromEntries(offers.map((o) => [o.exit, o.ok ? { ok: true } : { ok: false, why: o.detail }])) as Record<ExitKind, { ok: boolean; why?: string }>;
     const decision = policy.decide({
@@ -158,7 +162,7 @@ export class WallKeeper {
     }
   }
 
-  private async context(signal: WallRecord, harness: 'claude-code' | 'codex', model: string | null, policy: ReturnType<PolicyPort['forDirectory']>): Promise<ExitContext> {
+  private async context(signal: WallRecord, harness: 'claude-code' | 'codex', model: string | null, policy: ReturnType<PolicyPort['forDirectory']>, cwd: string | null): Promise<ExitContext> {
     const now = this.d.clock.now();
     const series = this.d.usage.sessionSeries(signal.sessionId, now - 24 * 3_600_000);
     const sessionModel = model ?? series.at(-1)?.model ?? null;
@@ -174,7 +178,8 @@ export class WallKeeper {
       key: keyed ? { allowanceLeft: this.d.key.allowanceLeft(this.d.seat, policy.allowance(this.d.seat), now) } : null,
       cheaper: cheaper && sessionModel ? { model: cheaper, priceRatio: this.priceRatio(sessionModel, cheaper, now) } : null,
       overnight: policy.overnightWindow(now, this.d.timeZone),
-      teammate: null,
+      teammate: (await this.d.roster?.ownerFor(cwd, this.d.seat).catch(() => null)) ?? null,
+      handoffReady: this.d.handoffReady ?? false,
       coldCache: this.coldCache(signal, now),
     };
   }
@@ -344,7 +349,7 @@ export class WallKeeper {
     const harness = session?.harness === 'codex' ? 'codex' : 'claude-code';
     const policy = this.d.policy.forDirectory(session?.cwd ?? null);
     const signal: WallRecord = { source: 'preview', dedupKey: '', sessionId, timestampMs: now, window: bar.window, resetsAtMs: bar.resetsAtMs, message: '' };
-    const offers = priceExits(await this.context(signal, harness, session?.model ?? null, policy));
+    const offers = priceExits(await this.context(signal, harness, session?.model ?? null, policy, session?.cwd ?? null));
     this.previews.set(sessionId, { at: now, amberAt: policy.amberAt, hint: renderExitsHint(offers) });
   }
 

@@ -11,6 +11,7 @@ import { findLiveSessions } from '../resume/find-pane.js';
 import type { Job } from '../scheduler/job.js';
 import type { PrecheckAnswer } from '../scheduler/scheduler.js';
 import { WallKeeper } from './wall-keeper.js';
+import { RosterReader } from '../roster/reader.js';
 import type { KeyPort, PolicyPort, SnapshotPort } from './ports.js';
 
 /** What the daemon plugs into the wall: the policy, the platform key, and the gateway. */
@@ -73,6 +74,7 @@ export function buildWallKeeper(m: Musher, w: WallWiring, o: { clock: Clock; log
     randomBytes: (n) => randomBytes(n),
     goCommand: w.gateway ? (wall) => foregroundOnKey(exitDeps, wall) : undefined,
     onResetMoved: (wallId, resetsAtMs) => moveJobsToReset(m, wallId, resetsAtMs),
+    roster: new RosterReader(o.log),
   });
   // A resumed session's hooks say which wall they are the exit of, so its prompts are not blocked by it.
   m.resumeEnvFor = (job: Job): Record<string, string> => (job.wallId ? { SLEDS_WALL: job.wallId } : {});

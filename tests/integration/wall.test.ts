@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT, makeWorld, sleds, startMusher, status, disposeWorld, waitFor, type SledsWorld } from '../support/sleds-env.js';
@@ -125,6 +126,21 @@ describe('at the wall', () => {
     expect(explained.stdout).toMatch(/hold within a day of the reset/);
     expect(explained.stdout).toMatch(/chosen: 2 hold by policy \(rule: hold within a day of the reset\)/);
     expect((await sleds(w, ['policy', 'explain', 'zzzzzzzzzzzz'])).stderr).toMatch(/^sleds: no wall zzzzzzzzzzzz/);
+  });
+
+  it("the card names the roster's owner of the changed files for the hand-off", async () => {
+    const w = await world({ SLEDS_SEAT: 'sam' });
+    const repo = join(w.root, 'shop');
+    mkdirSync(join(repo, '.sleds'), { recursive: true });
+    execFileSync('git', ['init', '-q'], { cwd: repo });
+    writeFileSync(join(repo, '.sleds', 'roster.yml'), ['teammates:', '  - handle: sam', '    areas: ["**"]', '  - handle: dana', '    name: Dana', '    areas: ["src/**"]', ''].join('\n'));
+    mkdirSync(join(repo, 'src'));
+    writeFileSync(join(repo, 'src', 'cart.ts'), 'export {};\n');
+    await hook(w, 'SessionStart', { source: 'startup', cwd: repo });
+    await hook(w, 'StopFailure', { cwd: repo, error: 'rate_limit', last_assistant_message: "You've hit your 5-hour limit · resets 11:55pm (UTC)" });
+    await waitFor('the wall', async () => (await status(w)).wallBook.length > 0 || null);
+    const card = JSON.parse((await hook(w, 'UserPromptSubmit', { cwd: repo, prompt: 'go on' })).stdout).reason as string;
+    expect(card).toContain('5 Hand off to Dana  — Dana owns the changed files; hand-offs are not set up on this machine yet');
   });
 
   it('/sled exits shows the card again; /sled worth is kept for the policy; outside a wall the exits say there is none', async () => {

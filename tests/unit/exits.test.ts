@@ -19,6 +19,7 @@ function ctx(over: Partial<ExitContext> = {}): ExitContext {
     cheaper: { model: 'claude-sonnet-5', priceRatio: 0.2 },
     overnight: { startMs: Date.UTC(2026, 11, 1, 3, 0), endMs: Date.UTC(2026, 11, 1, 11, 0) },
     teammate: { handle: 'dana', name: 'Dana', idleMs: 42 * 60_000 },
+    handoffReady: true,
     coldCache: null,
     ...over,
   };
@@ -55,6 +56,11 @@ describe('the six exits, priced', () => {
     }
     const open = Object.values(o).filter((x) => !(closed as readonly string[]).includes(x.exit));
     expect(open.every((x) => x.ok)).toBe(true);
+  });
+
+  it('the owner named, but no hand-off until this machine can send one', () => {
+    const o = byExit(ctx({ handoffReady: false }));
+    expect(o.handoff).toMatchObject({ ok: false, title: 'Hand off to Dana', detail: 'Dana owns the changed files; hand-offs are not set up on this machine yet' });
   });
 
   it('an uncapped allowance is said so, not as $0', () => {

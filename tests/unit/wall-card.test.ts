@@ -16,6 +16,7 @@ const ctx: ExitContext = {
   cheaper: { model: 'claude-sonnet-5', priceRatio: 0.2 },
   overnight: null,
   teammate: { handle: 'dana', name: 'Dana', idleMs: 42 * 60_000 },
+  handoffReady: true,
   coldCache: null,
 };
 const base = {

@@ -1,0 +1,56 @@
+import { z } from 'zod';
+
+/**
+ * The team roster, `.sleds/roster.yml` in the repository: who is on the team, what each owns, how to reach them.
+ * Pure: the schema, and who owns a set of changed files. (Public keys for hand-offs are read when that lands.)
+ */
+export const RosterFile = z.looseObject({
+  teammates: z
+    .array(
+      z.looseObject({
+        handle: z.string().regex(/^[a-z0-9][a-z0-9._-]*$/i, 'a handle is letters, digits, dot, dash or underscore'),
+        name: z.string().min(1).optional(),
+        slack: z.string().optional(),
+        areas: z.array(z.string().min(1)).default([]),
+        harnesses: z.array(z.string()).default([]),
+      }),
+    )
+    .default([]),
+});
+export type RosterFile = z.infer<typeof RosterFile>;
+export type Teammate = RosterFile['teammates'][number];
+
+/** A glob as CODEOWNERS and .gitignore write them: `**` any folders, `*` within a name, `?` one character; a
+ *  trailing `/` means everything below; a pattern without a `/` matches at any depth. */
+export function globToRegExp(glob: string): RegExp {
+  let g = glob.trim();
+  if (g.endsWith('/')) g += '**';
+  const anchored = g.startsWith('/') || g.slice(0, -1).includes('/');
+  g = g.replace(/^\//, '');
+  let re = '';
+  for (let i = 0; i < g.length; i++) {
+    const c = g[i]!;
+    if (c === '*' && g[i + 1] === '*') {
+      re += g[i + 2] === '/' ? '(?:.*/)?' : '.*';
+      i += g[i + 2] === '/' ? 2 : 1;
+    } else if (c === '*') re += '[^/]*';
+    else if (c === '?') re += '[^/]';
+    else re += c.replace(/[.+^${}()|[\]\\]/g, '\\$&');
+  }
+  return new RegExp(`^${anchored ? '' : '(?:.*/)?'}${re}(?:/.*)?$`);
+}
+
+/**
+ * The area's owner: the teammate (other than `self`) whose globs match the most changed files; ties go to the
+ * roster's order. Null when nobody's globs match any.
+ */
+export function ownerOf(roster: RosterFile, changedFiles: readonly string[], self: string | null): Teammate | null {
+  let best: { who: Teammate; count: number } | null = null;
+  for (const who of roster.teammates) {
+    if (self !== null && who.handle.toLowerCase() === self.toLowerCase()) continue;
+    const globs = who.areas.map(globToRegExp);
+    const count = changedFiles.filter((f) => globs.some((g) => g.test(f))).length;
+    if (count > 0 && (!best || count > best.count)) best = { who, count };
+  }
+  return best?.who ?? null;
+}

@@ -1,0 +1,60 @@
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { ownerOf, RosterFile } from '../../core/roster.js';
+import type { Log } from '../log.js';
+import { findRepoRoot } from '../policy/repo-root.js';
+import { parseYamlFile } from '../policy/yaml-file.js';
+import { gitText } from '../snapshot/run-git.js';
+
+export interface AreaOwner {
+  handle: string;
+  name: string;
+  /** How long they have been idle, when something tells us (a team hub later); null: not known. */
+  idleMs: number | null;
+}
+
+/**
+ * Reads `.sleds/roster.yml` of a session's repository and names who owns what the session changed. A broken file
+ * is one log line naming its line (once per change) and no owner, never a failed wall.
+ */
+export class RosterReader {
+  private readonly reported = new Map<string, string>();
+  constructor(private readonly log: Log) {}
+
+  async ownerFor(cwd: string | null, self: string): Promise<AreaOwner | null> {
+    const root = cwd ? findRepoRoot(cwd) : null;
+    if (!root) return null;
+    const roster = this.read(join(root, '.sleds', 'roster.yml'));
+    if (!roster || roster.teammates.length === 0) return null;
+    const tracked = (await gitText(['diff', '--name-only', 'HEAD'], root)) ?? '';
+    const untracked = (await gitText(['ls-files', '--others', '--exclude-standard'], root)) ?? '';
+    const files = `${tracked}\n${untracked}`.split('\n').filter((f) => f !== '');
+    const owner = ownerOf(roster, files, self);
+    return owner ? { handle: owner.handle, name: owner.name ?? owner.handle, idleMs: null } : null;
+  }
+
+  private read(path: string): RosterFile | null {
+    let text: string;
+    try {
+      if (!statSync(path).isFile()) return null;
+      text = readFileSync(path, 'utf8');
+    } catch {
+      return null;
+    }
+    const yaml = parseYamlFile(text);
+    let problem: string | null = null;
+    let roster: RosterFile | null = null;
+    if (yaml.errors.length > 0) problem = `${path}:${yaml.errors[0]!.line ?? '?'}: ${yaml.errors[0]!.message}`;
+    else {
+      const parsed = RosterFile.safeParse(yaml.data);
+      if (parsed.success) roster = parsed.data;
+      else {
+        const issue = parsed.error.issues[0]!;
+        problem = `${path}:${yaml.lineOf(issue.path as Array<string | number>) ?? '?'}: ${issue.path.join('.')}: ${issue.message}`;
+      }
+    }
+    if (problem && this.reported.get(path) !== problem) this.log.error(`roster: ${problem} — no hand-off owner until it is fixed`);
+    this.reported.set(path, problem ?? '');
+    return roster;
+  }
+}
