@@ -57,6 +57,8 @@ export interface ResumeRequest {
   tmuxSocket?: string | null;
   /** Claude only: `--permission-mode` for the resumed session (headless runs cannot answer a permission prompt). */
   permissionMode?: string | null;
+  /** Options for the harness itself, before the session id (Codex: `-c key=value` overrides). */
+  harnessArgs?: string[];
   claudeBin: string;
   codexBin: string;
   tmuxBin: string;
@@ -122,14 +124,16 @@ function harnessCommand(req: ResumeRequest): string[] {
       ...(headless ? ['--output-format', 'json'] : []),
       ...(model ? ['--model', model] : []),
       ...(req.permissionMode ? ['--permission-mode', req.permissionMode] : []),
+      ...(req.harnessArgs ?? []),
       ...tail,
     ];
   }
   // Codex: the id is positional too, so it goes after the `--` with the prompt.
+  const extra = req.harnessArgs ?? [];
   if (headless) {
-    return [req.codexBin, 'exec', 'resume', '--skip-git-repo-check', '--json', ...(model ? ['--model', model] : []), '--', req.sessionId, prompt!];
+    return [req.codexBin, 'exec', 'resume', '--skip-git-repo-check', '--json', ...(model ? ['--model', model] : []), ...extra, '--', req.sessionId, prompt!];
   }
-  return [req.codexBin, 'resume', ...(model ? ['--model', model] : []), '--', req.sessionId, ...(prompt !== null ? [prompt] : [])];
+  return [req.codexBin, 'resume', ...(model ? ['--model', model] : []), ...extra, '--', req.sessionId, ...(prompt !== null ? [prompt] : [])];
 }
 
 /** One argument as tmux's own argv parser must see it so the program receives it unchanged (see the top). */
@@ -233,4 +237,17 @@ export function readCodexOutput(stdout: string): HeadlessResult | null {
 
 function oneLine(s: string): string {
   return s.replace(/\s*\n\s*/g, ' ').slice(0, 500);
+}
+
+/** The environment variable a Codex session resumed on the gateway reads its local token from. */
+export const CODEX_GATEWAY_TOKEN_ENV = 'SLEDS_GATEWAY_TOKEN';
+
+/**
+ * Codex on the gateway: the thread's OWN provider pointed at it. Codex 0.169 refuses to resume a thread under
+ * another provider ("Cannot change this thread's model provider from `fake` to `x` on resume", measured), but takes
+ * `-c` overrides of the same provider's base_url and env_key. Null when the provider id is not a plain TOML key.
+ */
+export function codexGatewayArgs(provider: string, openaiBaseUrl: string): string[] | null {
+  if (!/^[A-Za-z0-9_-]+$/.test(provider)) return null;
+  return ['-c', `model_providers.${provider}.base_url=${JSON.stringify(openaiBaseUrl)}`, '-c', `model_providers.${provider}.env_key=${JSON.stringify(CODEX_GATEWAY_TOKEN_ENV)}`];
 }

@@ -20,7 +20,7 @@ export interface ExitDeps {
   seat: string;
   gateway: {
     /** A local token for one resumed session, and the base URL the harness should use. */
-    mint(req: { seat: string; project: string | null; sessionId: string; wallId: string; ttlMs: number }): Promise<{ token: string; baseUrl: string }>;
+    mint(req: { seat: string; project: string | null; sessionId: string; wallId: string; ttlMs: number }): Promise<{ token: string; baseUrl: string; openaiBaseUrl: string }>;
   } | null;
   scheduler: Pick<Scheduler, 'schedule' | 'cancelForWall'>;
   resume: {
@@ -29,4 +29,6 @@ export interface ExitDeps {
     runner: Pick<ResumeRunner, 'run'>;
   };
   sessionCwd(sessionId: string): string | null;
+  /** The session's transcript (Claude) or rollout (Codex). */
+  sessionTranscript(sessionId: string): string | null;
 }

@@ -1,6 +1,7 @@
 import { formatUsd } from '../../core/format.js';
 import { allowanceLeftMicros } from '../../core/exits/continue.js';
-import { CONTINUE_PROMPT, planResume, type ResumePlan } from '../../core/resume-plan.js';
+import { CODEX_GATEWAY_TOKEN_ENV, CONTINUE_PROMPT, codexGatewayArgs, planResume, type ResumePlan } from '../../core/resume-plan.js';
+import { codexThreadProvider } from './codex-provider.js';
 import type { WallRow } from '../store/wall-book.js';
 import type { TakeResult } from '../walls/ports.js';
 import type { ExitDeps } from './deps.js';
@@ -28,11 +29,16 @@ function cwdOf(d: ExitDeps, wall: WallRow): string {
  * model). In its tmux pane when Claude Code runs in one; otherwise the answer gives `sleds go <wall>`.
  */
 export async function continueOnKey(d: ExitDeps, wall: WallRow, model: string | null): Promise<TakeResult> {
-  if (wall.harness !== 'claude-code') return { ok: false, line: 'continuing a Codex session on the platform key is not supported yet; hold (2) or defer (6) instead' };
-  if (!d.gateway) return { ok: false, line: 'the gateway is not running: set a platform key with `sleds key set anthropic`, then /sled 1 again' };
+  if (!d.gateway) return { ok: false, line: `the gateway is not running: set a platform key with \`sleds key set ${wall.harness === 'codex' ? 'openai' : 'anthropic'}\`, then /sled 1 again` };
   const left = wall.context.key ? allowanceLeftMicros(wall.context.key.allowanceLeft) : null;
   const allowance = left === null ? '' : ` Allowance left ${formatUsd(left)}.`;
   const via = model ? ` on ${model}` : '';
+  if (wall.harness === 'codex') {
+    const why = codexUnsupported(d, wall);
+    if (why) return { ok: false, line: why };
+    // Codex keeps no record of its terminal: the user resumes it where they like.
+    return { ok: true, line: `Run \`sleds go ${wall.wallId}\` in a terminal: it resumes this Codex session${via} on the platform key.${allowance}` };
+  }
   const live = d.resume.livePane(wall.sessionId);
   const bins = d.resume.binaries();
   if (live && bins.tmux && bins.claude) {
@@ -62,11 +68,41 @@ export async function continueOnKey(d: ExitDeps, wall: WallRow, model: string | 
   return { ok: true, line: `Run \`sleds go ${wall.wallId}\` in a terminal: it resumes this session${via} on the platform key.${allowance}` };
 }
 
-/** `sleds go <wall>`: the interactive Claude Code the user runs in their own terminal, resumed on the key. */
+/** Why a Codex thread cannot go on the gateway, or null when it can. */
+function codexUnsupported(d: ExitDeps, wall: WallRow): string | null {
+  const provider = codexThreadProvider(d.sessionTranscript(wall.sessionId));
+  if (!provider) return "the session's rollout does not say which provider it runs on; hold (2) or defer (6) instead";
+  if (provider === 'openai') {
+    return 'Codex will not resume a thread signed in with ChatGPT under another provider (0.169 refuses to change a thread\'s provider); hold (2) or defer (6) instead';
+  }
+  return codexGatewayArgs(provider, 'http://127.0.0.1') ? null : `the thread's provider '${provider}' cannot be pointed at the gateway; hold (2) or defer (6) instead`;
+}
+
+/** `sleds go <wall>`: the interactive harness the user runs in their own terminal, resumed on the key. */
 export async function foregroundOnKey(d: ExitDeps, wall: WallRow): Promise<ResumePlan> {
   const bins = d.resume.binaries();
-  if (!bins.claude) throw new Error('no claude binary found — install Claude Code or set SLEDS_CLAUDE_BIN');
   const model = wall.choice === 'switch' ? (wall.context.cheaper?.model ?? null) : null;
+  if (wall.harness === 'codex') {
+    const why = codexUnsupported(d, wall);
+    if (why) throw new Error(why);
+    if (!bins.codex) throw new Error('no codex binary found — install Codex CLI or set SLEDS_CODEX_BIN');
+    const { token, openaiBaseUrl } = await d.gateway!.mint({ seat: d.seat, project: null, sessionId: wall.sessionId, wallId: wall.wallId, ttlMs: TOKEN_TTL_MS });
+    const provider = codexThreadProvider(d.sessionTranscript(wall.sessionId))!;
+    return planResume({
+      harness: 'codex',
+      sessionId: wall.sessionId,
+      cwd: cwdOf(d, wall),
+      model,
+      prompt: CONTINUE_PROMPT,
+      env: { [CODEX_GATEWAY_TOKEN_ENV]: token, SLEDS_WALL: wall.wallId },
+      harnessArgs: codexGatewayArgs(provider, openaiBaseUrl)!,
+      mode: 'foreground',
+      claudeBin: bins.claude ?? '',
+      codexBin: bins.codex,
+      tmuxBin: bins.tmux ?? '',
+    });
+  }
+  if (!bins.claude) throw new Error('no claude binary found — install Claude Code or set SLEDS_CLAUDE_BIN');
   return planResume({
     harness: 'claude-code',
     sessionId: wall.sessionId,

@@ -19,7 +19,7 @@ export function daemonWallWiring(m: Musher, policy: PolicyPort, secrets: SecretS
         if (!m.gateway) throw new Error('this musher runs no gateway');
         const minted = await m.gateway.mint({ seat: req.seat, project: req.project ?? undefined, sessionId: req.sessionId, wallId: req.wallId, ttlMs: req.ttlMs });
         if (minted.status !== 200) throw new Error(String(minted.body.error ?? `the gateway answered ${minted.status}`));
-        return { token: String(minted.body.token), baseUrl: String(minted.body.baseUrl) };
+        return { token: String(minted.body.token), baseUrl: String(minted.body.baseUrl), openaiBaseUrl: String(minted.body.openaiBaseUrl) };
       },
     },
   };

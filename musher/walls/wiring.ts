@@ -57,6 +57,7 @@ export function buildWallKeeper(m: Musher, w: WallWiring, o: { clock: Clock; log
     scheduler: m.scheduler,
     resume: { livePane: (id) => livePane(m, o.claudeConfigDir, id), binaries: () => m.binaries(), runner: m.resumeRunner },
     sessionCwd: (id) => m.sessions.get(id)?.cwd ?? null,
+    sessionTranscript: (id) => m.sessions.get(id)?.transcriptPath ?? null,
   };
   const keeper = new WallKeeper({
     clock: o.clock,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   CONTINUE_PROMPT,
+  codexGatewayArgs,
   planResume,
   readClaudeOutput,
   readCodexOutput,
@@ -115,6 +116,26 @@ describe('planResume', () => {
     ['no session id', { sessionId: ' ' }, /no session id/],
   ])('refuses %s with one line', (_name, over, pattern) => {
     expect(() => planResume(req(over))).toThrow(pattern);
+  });
+});
+
+describe('Codex on the gateway', () => {
+  it("points the thread's own provider at the gateway, with the token from the environment", () => {
+    expect(codexGatewayArgs('fake', 'http://127.0.0.1:4100/v1')).toEqual([
+      '-c',
+      'model_providers.fake.base_url="http://127.0.0.1:4100/v1"',
+      '-c',
+      'model_providers.fake.env_key="SLEDS_GATEWAY_TOKEN"',
+    ]);
+    expect(codexGatewayArgs('my provider"; x', 'http://127.0.0.1:4100/v1')).toBeNull();
+  });
+
+  it('the overrides go before the `--` that ends the options, for the TUI and for exec', () => {
+    const harnessArgs = codexGatewayArgs('fake', 'http://127.0.0.1:4100/v1')!;
+    const fg = planResume(req({ harness: 'codex', mode: 'foreground', prompt: 'go on', harnessArgs }));
+    expect(fg.args).toEqual(['resume', ...harnessArgs, '--', SID, 'go on']);
+    const exec = planResume(req({ harness: 'codex', mode: 'headless', prompt: 'go on', harnessArgs }));
+    expect(exec.args).toEqual(['exec', 'resume', '--skip-git-repo-check', '--json', ...harnessArgs, '--', SID, 'go on']);
   });
 });
 

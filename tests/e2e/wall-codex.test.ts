@@ -1,0 +1,84 @@
+/**
+ * The wall in the REAL Codex CLI against the fake OpenAI Responses API: a usage-limit 429 opens a wall, `sled 1`
+ * (typed without the slash: Codex rejects unknown /words) takes the platform key, and `sleds go <wall>` resumes
+ * the same thread in the terminal through musher's gateway — the thread's own provider pointed at it, because
+ * Codex will not resume a thread under another provider.
+ */
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ensureCodexBinary } from './harness/codex-binary.js';
+import { makeCodexHome, makeCodexProjectDir, runCodexExec } from './harness/codex-env.js';
+import { inputMessages, startFakeOpenAI } from './harness/fake-openai.js';
+import { startTmux } from './harness/tmux.js';
+import { CLI, sleds, status, stopMusher, waitFor, worldIn } from '../support/sleds-env.js';
+
+const PLATFORM_KEY = 'sk-proj-platform-key-for-the-codex-e2e-0123456789';
+
+describe('the wall in the real Codex CLI', { timeout: 180_000 }, () => {
+  let bin: string;
+  const cleanups: Array<() => Promise<unknown>> = [];
+  afterEach(async () => {
+    for (const fn of cleanups.splice(0).reverse()) await fn().catch(() => undefined);
+  });
+  beforeAll(async () => {
+    bin = await ensureCodexBinary();
+  }, 600_000);
+
+  it('429 → wall → "sled 1" → `sleds go` resumes the same thread on the platform key through the gateway', async () => {
+    const fake = await startFakeOpenAI({ reply: 'Codex fake reply.' });
+    cleanups.push(() => fake.close());
+    const cwd = await makeCodexProjectDir();
+    cleanups.push(() => rm(cwd, { recursive: true, force: true }));
+    const home = await makeCodexHome({ fakeUrl: fake.url, cwd });
+    cleanups.push(() => home.cleanup());
+    const env = {
+      ...home.env,
+      SLEDS_HOME: join(home.home, 's'),
+      SLEDS_CODEX_BIN: bin,
+      SLEDS_CLAUDE_BIN: '/nonexistent/claude',
+      SLEDS_SEAT: 'dana',
+      // The gateway's upstream is the API's origin (it adds /v1/responses itself).
+      SLEDS_OPENAI_UPSTREAM: fake.url.replace(/\/v1$/, ''),
+      TZ: 'UTC',
+    };
+    const world = worldIn(home.home, env);
+    cleanups.push(() => stopMusher(world));
+    expect((await sleds(world, ['install'])).code).toBe(0);
+    expect((await sleds(world, ['key', 'set', 'openai'], `${PLATFORM_KEY}\n`)).code).toBe(0);
+
+    const first = await runCodexExec(bin, ['exec', '--skip-git-repo-check', '--json', 'remember the word PELICAN'], { env, cwd: home.cwd, timeoutMs: 60_000 });
+    expect(first.code, first.stderr).toBe(0);
+    const threadId = /"thread_id":"([^"]+)"/.exec(first.stdout)![1]!;
+
+    fake.setBehaviour({ usageLimitRejection: { resetsAt: Math.floor(Date.now() / 1000) + 3 * 3600 } });
+    const hit = await runCodexExec(bin, ['exec', 'resume', '--skip-git-repo-check', '--', threadId, 'next step'], { env, cwd: home.cwd, timeoutMs: 60_000 });
+    expect(hit.code).not.toBe(0);
+    const wall = await waitFor('the Codex wall', async () => (await status(world)).wallBook.find((w) => w.sessionId === threadId), 30_000);
+
+    const before = fake.responseRequests().length;
+    const chose = await runCodexExec(bin, ['exec', 'resume', '--skip-git-repo-check', '--', threadId, 'sled 1'], { env, cwd: home.cwd, timeoutMs: 60_000 });
+    // `codex exec` prints only "UserPromptSubmit Blocked", not the reason (0.169); the wall records the answer.
+    expect(chose.stderr).toMatch(/UserPromptSubmit Blocked/);
+    expect(fake.responseRequests()).toHaveLength(before);
+    const taken = (await status(world)).wallBook.find((w) => w.wallId === wall.wallId);
+    expect(taken).toMatchObject({ choice: 'continue', chosenBy: 'user' });
+    expect(taken!.outcome).toContain(`sleds go ${wall.wallId}`);
+
+    // The plan, as --json shows it: the thread's own provider ("fake") pointed at the gateway; no token printed.
+    const plan = JSON.parse((await sleds(world, ['go', wall.wallId, '--json'])).stdout) as { args: string[]; env: Record<string, string> };
+    expect(plan.args).toContain('resume');
+    expect(plan.args.join(' ')).toMatch(/model_providers\.fake\.base_url="http:\/\/127\.0\.0\.1:\d+\/v1"/);
+    expect(plan.env.SLEDS_GATEWAY_TOKEN).toBe('<redacted>');
+
+    fake.setBehaviour({ usageLimitRejection: null });
+    const tmux = await startTmux({ argv: [process.execPath, CLI, 'go', wall.wallId], env, cwd: home.cwd });
+    cleanups.push(() => tmux.kill());
+    const [resumed] = (await fake.waitForResponseRequests(before + 1, 60_000)).slice(before);
+    expect(resumed!.headers.authorization).toBe(`Bearer ${PLATFORM_KEY}`);
+    expect(resumed!.headers['session-id']).toBe(threadId);
+    expect(inputMessages(resumed!).map((m) => m.text).join('\n')).toContain('remember the word PELICAN');
+    const metered = await waitFor('the key spend in the rail', async () => (await status(world)).platformKey.bySeatModel.find((r) => r.seat === 'dana'), 30_000);
+    expect(metered.records).toBeGreaterThan(0);
+  });
+});
