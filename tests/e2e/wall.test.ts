@@ -154,6 +154,11 @@ describe('the wall in the real Claude Code', { timeout: 180_000 }, () => {
       throw new Error(`${e.message}\njobs: ${JSON.stringify(fake.messageRequests().length)}\nlog: ${readFileSync(world.logFile, 'utf8').slice(-3000)}`);
     });
     expect(done.outcome).toMatch(/^ran headless: Answer to: /);
+    // The result is shown once, with the session's next prompt (which goes on to the model).
+    const next = JSON.stringify({ session_id: sessionId, cwd: home.cwd, hook_event_name: 'UserPromptSubmit', prompt: 'what happened?' });
+    const shown = await sleds(world, ['hook', 'UserPromptSubmit'], next);
+    expect(JSON.parse(shown.stdout)).toEqual({ systemMessage: `sled: wall ${wall.wallId} — ${done.outcome}` });
+    expect((await sleds(world, ['hook', 'UserPromptSubmit'], next.replace('what happened?', 'and now?'))).stdout).toBe('');
     const run = fake.messageRequests()[requestsAtChoice]!;
     expect(run.receivedAt).toBeGreaterThanOrEqual(resetsAt * 1000);
     expect(header(run, 'x-claude-code-session-id')).toBe(sessionId);
