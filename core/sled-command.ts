@@ -10,6 +10,8 @@ export type SledCommand =
   /** `/sled 1` … `/sled 6`; `arg` is the rest ("+2h", an ISO time, a teammate's handle), if any. */
   | { verb: 'exit'; number: number; arg: string | null }
   | { verb: 'worth'; level: string | null }
+  /** `/sled pickup <id>`: take over a session a teammate handed off. */
+  | { verb: 'pickup'; id: string | null }
   | { verb: 'unknown'; word: string };
 
 export function sledUsage(word: string): string {
@@ -18,7 +20,7 @@ export function sledUsage(word: string): string {
 
 const SLED_PREFIX = /^\s*(?:\/sled(?::sled)?|sled)(?=\s|$)(.*)$/is;
 /** Words that make an unslashed "sled …" ours; anything else stays an ordinary prompt ("sled the dogs"). */
-const UNSLASHED_VERBS = new Set(['status', 'help', 'exits', 'cancel', 'worth', '1', '2', '3', '4', '5', '6']);
+const UNSLASHED_VERBS = new Set(['status', 'help', 'exits', 'cancel', 'worth', 'pickup', '1', '2', '3', '4', '5', '6']);
 
 export function parseSledPrompt(prompt: string): SledCommand | null {
   const m = SLED_PREFIX.exec(prompt);
@@ -41,6 +43,8 @@ export function parseSledPrompt(prompt: string): SledCommand | null {
       return { verb: 'cancel' };
     case 'worth':
       return { verb: 'worth', level: arg?.toLowerCase() ?? null };
+    case 'pickup':
+      return { verb: 'pickup', id: args[0]?.toLowerCase() ?? null };
     default:
       if (/^[1-6]$/.test(word)) return { verb: 'exit', number: Number(word), arg };
       return { verb: 'unknown', word };
@@ -54,5 +58,6 @@ export const SLED_HELP = [
   '  /sled 1 … /sled 6   take an exit: 1 key · 2 hold (+2h or a time) · 3 overnight · 4 cheaper model · 5 hand off · 6 defer (+2h or a time)',
   '  /sled cancel        undo a hold or a defer',
   '  /sled worth high    how much this task is worth (the policy reads it at the wall)',
+  '  /sled pickup <id>   take over a session a teammate handed you',
   '  /sled help          this list',
 ].join('\n');

@@ -222,6 +222,12 @@ export class Musher {
     this.db.close();
   }
 
+  /** `/sled pickup <id>`: until hand-offs can be received on this machine, say so rather than pass it to the model. */
+  private async pickup(id: string | null, _sessionId: string, _harness: string): Promise<string> {
+    if (!id) return 'sled: which hand-off? e.g. /sled pickup jd7k2m9qa45p (the id is in the message you got)';
+    return `sled: hand-offs cannot be picked up on this machine yet — the sealed transport is not installed (hand-off ${id})`;
+  }
+
   /** The harness and tmux binaries, looked up when needed (an upgrade is picked up). */
   binaries(): Binaries {
     return (this.opts.binaries ?? (() => findBinaries()))();
@@ -307,6 +313,8 @@ export class Musher {
         return { answer: blockWith(SLED_HELP, harness) };
       case 'unknown':
         return { answer: blockWith(sledUsage(command.word), harness) };
+      case 'pickup':
+        return { answer: blockWith(await this.pickup(command.id, sessionId, harness), harness) };
       default:
         return { answer: CARRY_ON };
     }

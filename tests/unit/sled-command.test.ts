@@ -21,6 +21,9 @@ describe('parseSledPrompt', () => {
     ['/sled cancel', { verb: 'cancel' }],
     ['/sled worth High', { verb: 'worth', level: 'high' }],
     ['/sled worth', { verb: 'worth', level: null }],
+    ['/sled pickup JD7K2M9QA45P', { verb: 'pickup', id: 'jd7k2m9qa45p' }],
+    ['sled pickup jd7k2m9qa45p', { verb: 'pickup', id: 'jd7k2m9qa45p' }],
+    ['/sled pickup', { verb: 'pickup', id: null }],
   ])('%j is ours: %j', (prompt, expected) => {
     expect(parseSledPrompt(prompt)).toEqual(expected);
   });
