@@ -25,6 +25,7 @@ Usage:
   sleds snapshots [--json]      the session snapshots taken at walls
   sleds snapshot show <id> [--json]
                                 one snapshot: its git state, transcript and brief
+  sleds handoffs [--json]       hand-offs sent and received: state, pickup, expiry
   sleds jobs [--json]           held, deferred and scheduled resumes: when, state, result
   sleds jobs cancel <id>        cancel a scheduled job
   sleds policy check [path] [--json] | show [--json]
@@ -95,6 +96,10 @@ async function main(argv: string[]): Promise<number> {
       }
       const { runWallShow } = await import('./wall.js');
       return runWallShow(rest[1], json);
+    }
+    case 'handoffs': {
+      const { runHandoffs } = await import('./handoffs.js');
+      return runHandoffs(json);
     }
     case 'go': {
       const { runGo } = await import('./wall.js');

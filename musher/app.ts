@@ -26,6 +26,7 @@ import { CodexRolloutSource, type CodexSeatReading } from './ingest/codex-rollou
 import { Forecaster, type ForecastSnapshot } from './forecast/forecaster.js';
 import { SpoolDrain, type SpooledEvent } from './ingest/spool-drain.js';
 import { WallBook } from './store/wall-book.js';
+import { HandoffStore } from './store/handoffs.js';
 import type { WallKeeper } from './walls/wall-keeper.js';
 import { buildWallKeeper, type WallWiring } from './walls/wiring.js';
 import { OVERNIGHT_KIND } from './exits/overnight.js';
@@ -102,6 +103,7 @@ export class Musher {
   readonly forecaster: Forecaster;
   readonly spool: SpoolDrain;
   readonly wallBook: WallBook;
+  readonly handoffs: HandoffStore;
   readonly wallKeeper: WallKeeper;
   readonly jobs: JobStore;
   readonly resumeRunner: ResumeRunner;
@@ -180,6 +182,7 @@ export class Musher {
     });
     // The wall last: it stands on the stores, the scheduler and the resume runner above.
     this.wallBook = new WallBook(this.db);
+    this.handoffs = new HandoffStore(this.db);
     this.wallKeeper = buildWallKeeper(this, opts.wallWiring(this), opts);
     this.walls.onRecorded((signal) => {
       this.wallKeeper.onSignal(signal).catch((e: Error) => opts.log.error(`wall for ${signal.sessionId}: ${e.message}`));

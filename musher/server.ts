@@ -151,6 +151,9 @@ export function startServer(musher: Musher, socketPath: string, log: Log, onShut
         const minted = await musher.gateway.mint(body);
         return send(res, minted.status, JSON.stringify(minted.body));
       }
+      if (req.method === 'GET' && url.pathname === '/v1/handoffs') {
+        return send(res, 200, JSON.stringify({ now: musher.clock.now(), handoffs: musher.handoffs.list(100) }));
+      }
       if (req.method === 'GET' && url.pathname === '/v1/health') {
         return send(res, 200, JSON.stringify({ ok: true, pid: process.pid, startedAt: musher.startedAt }));
       }

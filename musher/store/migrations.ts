@@ -261,6 +261,27 @@ const MIGRATIONS: ReadonlyArray<string> = [
   ALTER TABLE platform_key_usage ADD COLUMN output_known INTEGER NOT NULL DEFAULT 1;
   CREATE INDEX platform_key_usage_seat ON platform_key_usage(seat, ts, cost_micros);
   `,
+  // 10: hand-offs sent and received: who, when, until when, over which transport, and whether it was picked up.
+  `
+  CREATE TABLE handoffs (
+    id            TEXT PRIMARY KEY,
+    direction     TEXT NOT NULL CHECK (direction IN ('sent', 'received')),
+    wall_id       TEXT,
+    session_id    TEXT,
+    harness       TEXT,
+    peer          TEXT NOT NULL,
+    created_at    INTEGER NOT NULL,
+    expires_at    INTEGER NOT NULL,
+    transport     TEXT NOT NULL,
+    ref           TEXT,
+    branch        TEXT,
+    state         TEXT NOT NULL,
+    picked_up_by  TEXT,
+    picked_up_at  INTEGER,
+    note          TEXT
+  );
+  CREATE INDEX handoffs_created ON handoffs(created_at);
+  `,
 ];
 
 export function migrate(db: Database.Database): number {

@@ -1,0 +1,33 @@
+import { homedir } from 'node:os';
+import { resolvePaths } from '../core/paths.js';
+import { formatAge } from '../core/format.js';
+import { requestMusher } from '../hooks/musher-client.js';
+import type { HandoffRow } from '../musher/store/handoffs.js';
+
+/** `sleds handoffs [--json]`: what this seat sent and received, with state and expiry. */
+export async function runHandoffs(json: boolean): Promise<number> {
+  const paths = resolvePaths(process.env, homedir());
+  let body: { now: number; handoffs: HandoffRow[] };
+  try {
+    const res = await requestMusher(paths.socketFile, 'GET', '/v1/handoffs', null, {}, 5000);
+    body = JSON.parse(res.body) as typeof body;
+  } catch {
+    process.stderr.write(`sleds: musher is not running — start it with 'sleds musher start' or let the next hook start it\n`);
+    return 1;
+  }
+  if (json) {
+    process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
+    return 0;
+  }
+  if (body.handoffs.length === 0) {
+    process.stdout.write('No hand-offs sent or received yet. At a wall, /sled 5 hands the session to a teammate.\n');
+    return 0;
+  }
+  for (const h of body.handoffs) {
+    const arrow = h.direction === 'sent' ? `→ ${h.peer}` : `← ${h.peer}`;
+    const expiry = h.expiresAt > body.now ? `expires in ${formatAge(h.expiresAt - body.now)}` : 'expired';
+    const picked = h.pickedUpBy ? ` · picked up by ${h.pickedUpBy} ${formatAge(body.now - (h.pickedUpAt ?? body.now))} ago` : '';
+    process.stdout.write(`${h.id}  ${arrow}  ${h.state}${picked}  ${expiry}  ${h.transport}\n`);
+  }
+  return 0;
+}
