@@ -12,6 +12,7 @@
  * A wall time that does not exist (the hour skipped at spring-forward) moves forward by the gap, and one that
  * exists twice (the hour repeated at fall-back) is the earlier one: Temporal's "compatible" disambiguation.
  */
+import { addDays as addCalendarDays, isValidTimeZone, wallClock, zonedInstants } from './zoned-time.js';
 
 export type WhenResult = { ok: true; atMs: number } | { ok: false; error: string };
 
@@ -138,8 +139,7 @@ interface WallTime extends WallDate {
 }
 
 function addDays(d: WallDate, days: number): WallDate {
-  const t = new Date(Date.UTC(d.year, d.month - 1, d.day + days));
-  return { year: t.getUTCFullYear(), month: t.getUTCMonth() + 1, day: t.getUTCDate() };
+  return addCalendarDays(d.year, d.month, d.day, days);
 }
 
 interface Zone {
@@ -151,43 +151,9 @@ interface Zone {
   instants(w: WallTime): number[];
 }
 
-const zones = new Map<string, Zone>();
-
+/** The zone's clock, or null for a name Intl does not know. */
 function zoneOf(timeZone: string): Zone | null {
-  const cached = zones.get(timeZone);
-  if (cached) return cached;
-  let fmt: Intl.DateTimeFormat;
-  try {
-    fmt = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    });
-  } catch {
-    return null;
-  }
-  const wall = (utcMs: number): WallTime => {
-    const p: Record<string, number> = {};
-    for (const part of fmt.formatToParts(new Date(utcMs))) if (part.type !== 'literal') p[part.type] = Number(part.value);
-    return { year: p.year!, month: p.month!, day: p.day!, hour: p.hour! % 24, minute: p.minute!, second: p.second!, ms: ((utcMs % 1000) + 1000) % 1000 };
-  };
-  const asUtc = (w: WallTime): number => Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second, w.ms);
-  /** local − UTC at an instant, in ms. */
-  const offset = (utcMs: number): number => asUtc(wall(utcMs)) - utcMs;
-  const instants = (w: WallTime): number[] => {
-    const local = asUtc(w);
-    // The offsets a day either side cover any transition near this wall time (zones change at most once a day).
-    const before = offset(local - DAY);
-    const after = offset(local + DAY);
-    const found = [...new Set([local - before, local - after])].filter((u) => asUtc(wall(u)) === local).sort((a, b) => a - b);
-    return found.length > 0 ? found : [local - before]; // in the gap: the same distance past it, on the new offset
-  };
-  const zone: Zone = { wall, instants, toUtc: (w) => instants(w)[0]! };
-  zones.set(timeZone, zone);
-  return zone;
+  if (!isValidTimeZone(timeZone)) return null;
+  const instants = (w: WallTime): number[] => zonedInstants(w, timeZone);
+  return { wall: (utcMs) => wallClock(utcMs, timeZone), instants, toUtc: (w) => instants(w)[0]! };
 }

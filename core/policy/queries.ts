@@ -1,5 +1,5 @@
 import type { AllowanceCaps, Policy, WorthLevel } from './schema.js';
-import { addDays, isValidTimeZone, localDateTime, zonedTimeToEpoch } from './zoned-time.js';
+import { addDays, isValidTimeZone, localDateTime, zonedTimeToEpoch } from '../zoned-time.js';
 
 /** What the wall card and the exits ask of the policy. Pure. */
 

@@ -2,7 +2,7 @@ import { EXIT_ORDER, type ExitKind } from '../exits/types.js';
 import { z } from 'zod';
 import { parseDuration } from './duration.js';
 import { parseMoney } from './money.js';
-import { isValidTimeZone } from './zoned-time.js';
+import { isValidTimeZone } from '../zoned-time.js';
 
 /**
  * The workspace policy (`.sleds/policy.yml`), as a zod schema of what the file may say and the normalized `Policy`

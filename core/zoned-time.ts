@@ -56,19 +56,32 @@ export function zoneOffsetMs(ms: number, timeZone: string): number {
   return Date.UTC(l.year, l.month - 1, l.day, l.hour, l.minute, l.second) - whole;
 }
 
+/** A wall-clock reading in a zone, to the millisecond. */
+export interface WallClock extends LocalDateTime {
+  ms: number;
+}
+
+export function wallClock(ms: number, timeZone: string): WallClock {
+  return { ...localDateTime(ms, timeZone), ms: ((ms % 1000) + 1000) % 1000 };
+}
+
 /**
- * The instant a wall-clock time happens in a zone. Around a DST change: a time that happens twice (the autumn
- * hour) gives the first; a time that never happens (the spring gap) moves forward by the gap, so 02:30 on the
- * spring-forward night in New York is 03:30 EDT — the same choice as Temporal's "compatible".
+ * Every instant a wall-clock reading names in a zone, earliest first: two in the autumn hour that happens twice;
+ * in the spring gap (a time that never happens) one, moved forward by the gap, so 02:30 on the spring-forward night
+ * in New York is 03:30 EDT — the same choice as Temporal's "compatible".
  */
-export function zonedTimeToEpoch(year: number, month: number, day: number, minuteOfDay: number, timeZone: string): number {
-  const asUtc = Date.UTC(year, month - 1, day, Math.floor(minuteOfDay / 60), minuteOfDay % 60);
+export function zonedInstants(w: WallClock, timeZone: string): number[] {
+  const asUtc = Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second, w.ms);
+  // The offsets a day either side cover any change near this time (zones change at most once a day).
   const before = zoneOffsetMs(asUtc - 86_400_000, timeZone);
   const after = zoneOffsetMs(asUtc + 86_400_000, timeZone);
-  const offsets = before === after ? [before] : [before, after];
-  const fits = offsets.map((o) => asUtc - o).filter((t) => zoneOffsetMs(t, timeZone) === asUtc - t);
-  if (fits.length > 0) return Math.min(...fits);
-  return asUtc - before;
+  const fits = [...new Set([asUtc - before, asUtc - after])].filter((t) => zoneOffsetMs(t, timeZone) === asUtc - t).sort((a, b) => a - b);
+  return fits.length > 0 ? fits : [asUtc - before];
+}
+
+/** The instant a wall-clock time happens in a zone: the first of `zonedInstants`. */
+export function zonedTimeToEpoch(year: number, month: number, day: number, minuteOfDay: number, timeZone: string): number {
+  return zonedInstants({ year, month, day, hour: Math.floor(minuteOfDay / 60), minute: minuteOfDay % 60, second: 0, ms: 0 }, timeZone)[0]!;
 }
 
 /** The calendar day `days` after the given one (negative for before), across month and year ends. */
