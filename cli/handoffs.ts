@@ -2,7 +2,18 @@ import { homedir } from 'node:os';
 import { resolvePaths } from '../core/paths.js';
 import { formatAge } from '../core/format.js';
 import { requestMusher } from '../hooks/musher-client.js';
-import type { HandoffRow } from '../musher/store/handoffs.js';
+
+/** A hand-off as musher's API sends it (the fields this command shows). */
+interface HandoffRow {
+  id: string;
+  direction: 'sent' | 'received';
+  peer: string;
+  expiresAt: number;
+  transport: string;
+  state: string;
+  pickedUpBy: string | null;
+  pickedUpAt: number | null;
+}
 
 /** `sleds handoffs [--json]`: what this seat sent and received, with state and expiry. */
 export async function runHandoffs(json: boolean): Promise<number> {
