@@ -196,3 +196,36 @@ describe('Slack: the hand-off notice through chat.postMessage', () => {
     expect(r.slack.messages).toHaveLength(1);
   });
 });
+
+describe('sleds slack set-token (the built CLI)', () => {
+  it('reads the token from stdin into the secret store, which postHandoff then uses; never prints it', async () => {
+    const { makeWorld, sleds, disposeWorld } = await import('../support/sleds-env.js');
+    const { openSecretStore } = await import('../../musher/secrets/store.js');
+    const { resolvePaths } = await import('../../core/paths.js');
+    const slack = await startFakeSlack({ token: TOKEN, known: [DANA] });
+    cleanups.push(() => slack.close());
+    const world = makeWorld({ SLEDS_KEYRING: 'file', SLEDS_SLACK_API_URL: slack.apiUrl });
+    cleanups.push(() => disposeWorld(world));
+
+    const inArgv = await sleds(world, ['slack', 'set-token', TOKEN]);
+    expect(inArgv.code).toBe(2);
+    expect(inArgv.stderr).toContain('never from the command line');
+    const appToken = await sleds(world, ['slack', 'set-token'], 'xapp-1-A1-SECRET\n');
+    expect(appToken.code).toBe(2);
+
+    const set = await sleds(world, ['slack', 'set-token', '--json'], `${TOKEN}\n`);
+    expect(set.code).toBe(0);
+    expect(JSON.parse(set.stdout)).toMatchObject({ saved: true, fingerprint: expect.stringMatching(/^[0-9a-f]{8}$/), backend: 'file', warning: null });
+    const status = await sleds(world, ['slack', 'status', '--json']);
+    expect(JSON.parse(status.stdout)).toMatchObject({ configured: true, apiUrl: slack.apiUrl });
+    for (const out of [inArgv, appToken, set, status]) expect(out.stdout + out.stderr).not.toContain(TOKEN);
+
+    const secrets = openSecretStore(resolvePaths(world.env, world.home), { env: world.env });
+    const result = await postHandoff(notice(), { secrets, env: world.env });
+    expect(result.ok).toBe(true);
+    expect(slack.requests.at(-1)!.headers.authorization).toBe(`Bearer ${TOKEN}`);
+
+    expect((await sleds(world, ['slack', 'rm'])).stdout).toBe('Slack bot token removed\n');
+    expect(await postHandoff(notice(), { secrets, env: world.env })).toMatchObject({ ok: false, code: 'no_token' });
+  });
+});
