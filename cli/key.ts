@@ -19,15 +19,15 @@ function open(): SecretStore {
   return openSecretStore(resolvePaths(process.env, homedir()));
 }
 
-/** Reads stdin to its end; on a terminal, one line typed without echo. */
-async function readSecretInput(provider: PlatformKeyProvider): Promise<string> {
+/** Reads stdin to its end; on a terminal, one line typed without echo. `what`: "the anthropic API key". */
+export async function readSecretInput(what: string): Promise<string> {
   const stdin = process.stdin;
   if (!stdin.isTTY) {
     const chunks: Buffer[] = [];
     for await (const c of stdin) chunks.push(c as Buffer);
     return Buffer.concat(chunks).toString('utf8');
   }
-  process.stderr.write(`Paste the ${provider} API key and press Enter (it is not shown): `);
+  process.stderr.write(`Paste ${what} and press Enter (it is not shown): `);
   stdin.setRawMode(true);
   stdin.resume();
   return new Promise((resolve, reject) => {
@@ -60,7 +60,7 @@ async function set(args: string[], json: boolean): Promise<number> {
   }
   let value: string;
   try {
-    value = (await readSecretInput(provider)).trim();
+    value = (await readSecretInput(`the ${provider} API key`)).trim();
   } catch (e) {
     return fail((e as Error).message);
   }

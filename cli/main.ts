@@ -32,6 +32,8 @@ Usage:
                                 validate the workspace policy; show it and where each part came from
   sleds key set|status|rm anthropic|openai [--json]
                                 the platform keys the gateway spends (set reads stdin, never argv)
+  sleds slack set-token|status|rm [--json]
+                                the Slack bot token hand-off notices are posted with (set-token reads stdin)
   sleds musher [run]            run the daemon in the foreground
   sleds musher start|stop|status
   sleds hook <Event>            (called by the harness) forward a hook event
@@ -136,6 +138,10 @@ async function main(argv: string[]): Promise<number> {
     case 'key': {
       const { runKey } = await import('./key.js');
       return runKey(rest, json);
+    }
+    case 'slack': {
+      const { runSlack } = await import('./slack.js');
+      return runSlack(rest, json);
     }
     case 'install': {
       const { runInstall } = await import('./install.js');

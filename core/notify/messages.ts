@@ -1,0 +1,141 @@
+import { formatClock } from '../format.js';
+
+/**
+ * The words of hand-off notifications, for Slack and the desktop. Pure: the clock and the zone are passed in.
+ * Slack gets `text` (what its notifications and screen readers show) and `blocks` (what the message shows), so
+ * both carry the pickup commands; times in blocks are Slack date tokens, rendered in the reader's own zone.
+ */
+
+export interface SlackText {
+  type: 'mrkdwn' | 'plain_text';
+  text: string;
+}
+export interface SlackBlock {
+  type: 'section' | 'context';
+  block_id?: string;
+  text?: SlackText;
+  elements?: SlackText[];
+}
+export interface SlackMessage {
+  text: string;
+  blocks: SlackBlock[];
+}
+
+export interface HandoffNoticeWords {
+  /** Who handed it off: a roster name or handle ("Jordan"). */
+  sender: string;
+  /** The session's title (the brief's first line, or the branch). */
+  title: string;
+  /** The hand-off id, as `/sled pickup <id>` takes it. */
+  handoffId: string;
+  /** Epoch ms. */
+  expiresAt: number;
+  /** The sender's zone for the plain-text fallback (default: the runtime's). */
+  timeZone?: string;
+}
+
+export interface PickedUpWords {
+  /** Who picked it up ("dana"). */
+  by: string;
+  /** Epoch ms. */
+  at: number;
+  handoffId: string;
+  title: string;
+  timeZone?: string;
+}
+
+const TITLE_MAX = 200;
+
+/** Slack's mrkdwn control characters: &, <, > must be entities or Slack reads them as links and mentions. */
+export function escapeMrkdwn(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** One line, no control characters, at most `max` characters. */
+export function oneLine(s: string, max = TITLE_MAX): string {
+  // eslint-disable-next-line no-control-regex
+  const flat = s.replace(/[\u0000-\u001f\u007f]+/g, ' ').replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+function parts(ms: number, timeZone: string | undefined, opts: Intl.DateTimeFormatOptions): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const p of new Intl.DateTimeFormat('en-US', { ...opts, timeZone }).formatToParts(new Date(ms))) out[p.type] = p.value;
+  return out;
+}
+
+/** "Tue 14 Oct 4:10pm": a date a week away needs its day and month. */
+export function formatExpiry(ms: number, timeZone?: string): string {
+  const p = parts(ms, timeZone, { weekday: 'short', day: 'numeric', month: 'short' });
+  return `${p.weekday} ${p.day} ${p.month} ${formatClock(ms, timeZone)}`;
+}
+
+/** `<!date^…|fallback>`: Slack renders it in the reader's zone; clients that cannot show the fallback. */
+function slackDate(ms: number, format: string, fallback: string): string {
+  return `<!date^${Math.floor(ms / 1000)}^${format}|${escapeMrkdwn(fallback)}>`;
+}
+
+export function pickupCommands(handoffId: string): { claude: string; codex: string } {
+  return { claude: `/sled pickup ${handoffId}`, codex: `sled pickup ${handoffId}` };
+}
+
+/** "<sender> handed you a session: <title>. Pick it up with `/sled pickup <id>` (Claude Code) or …" */
+export function handoffMessage(w: HandoffNoticeWords): SlackMessage {
+  const sender = oneLine(w.sender, 80);
+  const title = oneLine(w.title);
+  const cmd = pickupCommands(w.handoffId);
+  const expiry = formatExpiry(w.expiresAt, w.timeZone);
+  const text =
+    `${sender} handed you a session: ${title}. Pick it up with \`${cmd.claude}\` (Claude Code) or ` +
+    `\`${cmd.codex}\` (Codex) — expires ${expiry}.`;
+  const blockId = `sleds.handoff.${w.handoffId}`.slice(0, 255);
+  return {
+    text: escapeMrkdwn(text),
+    blocks: [
+      {
+        type: 'section',
+        block_id: blockId,
+        text: { type: 'mrkdwn', text: `*${escapeMrkdwn(sender)}* handed you a session: *${escapeMrkdwn(title)}*` },
+      },
+      {
+        type: 'section',
+        block_id: `${blockId}.pickup`.slice(0, 255),
+        text: { type: 'mrkdwn', text: `Pick it up with \`${cmd.claude}\` (Claude Code) or \`${cmd.codex}\` (Codex)` },
+      },
+      {
+        type: 'context',
+        block_id: `${blockId}.expiry`.slice(0, 255),
+        elements: [{ type: 'mrkdwn', text: `Expires ${slackDate(w.expiresAt, '{date_short_pretty} {time}', expiry)}` }],
+      },
+    ],
+  };
+}
+
+/** "Picked up by dana 4:02pm: <title>" */
+export function pickedUpMessage(w: PickedUpWords): SlackMessage {
+  const by = oneLine(w.by, 80);
+  const title = oneLine(w.title);
+  const clock = formatClock(w.at, w.timeZone);
+  return {
+    text: escapeMrkdwn(`${title}: picked up by ${by} ${clock}`),
+    blocks: [
+      {
+        type: 'section',
+        block_id: `sleds.pickedup.${w.handoffId}`.slice(0, 255),
+        text: { type: 'mrkdwn', text: `*${escapeMrkdwn(title)}*: picked up by *${escapeMrkdwn(by)}* ${slackDate(w.at, '{time}', clock)}` },
+      },
+    ],
+  };
+}
+
+/** What the desktop shows on the sender's machine (plain text: no mrkdwn there). */
+export function handoffDesktopWords(recipient: string, w: Pick<HandoffNoticeWords, 'title' | 'handoffId'>): { title: string; body: string } {
+  return {
+    title: `sleds: handed off to ${oneLine(recipient, 80)}`,
+    body: `${oneLine(w.title)} — they pick it up with ${pickupCommands(w.handoffId).claude}`,
+  };
+}
+
+export function pickedUpDesktopWords(w: PickedUpWords): { title: string; body: string } {
+  return { title: `sleds: picked up by ${oneLine(w.by, 80)} ${formatClock(w.at, w.timeZone)}`, body: oneLine(w.title) };
+}

@@ -1,0 +1,111 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A fake of Slack's Web API on 127.0.0.1 (port 0), speaking its wire: `POST /api/chat.postMessage` with a Bearer
+ * token; API errors are HTTP 200 `{ok:false,error}` (a missing or unknown token is `not_authed` / `invalid_auth`, an
+ * unknown channel `channel_not_found`); a rate limit is HTTP 429 with Retry-After and `{ok:false,error:"ratelimited"}`.
+ * A post to a user id (U…/W…) lands in that user's DM, whose D… id the answer names, as Slack does.
+ */
+
+export interface SlackPost {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  /** The raw body, for asserting what was (not) sent. */
+  raw: string;
+  body: Record<string, unknown> | null;
+}
+
+export type SlackScript = { kind: 'ratelimited'; retryAfter: string } | { kind: 'error'; error: string } | { kind: 'status'; status: number };
+
+export interface FakeSlack {
+  /** What SLEDS_SLACK_API_URL takes: `http://127.0.0.1:<port>/api/`. */
+  apiUrl: string;
+  requests: SlackPost[];
+  /** Messages accepted, as Slack would store them. */
+  messages: Array<{ channel: string; ts: string; text: string; blocks: unknown; thread_ts?: string }>;
+  /** Answers for the next requests, in order, before the normal handling. */
+  script(...answers: SlackScript[]): void;
+  close(): Promise<void>;
+}
+
+export interface FakeSlackOptions {
+  /** The bot token it accepts. */
+  token: string;
+  /** User ids (U…) and channel ids (C…) that exist. */
+  known: string[];
+}
+
+function dmOf(user: string): string {
+  return `D${user.slice(1)}`;
+}
+
+export async function startFakeSlack(opts: FakeSlackOptions): Promise<FakeSlack> {
+  const requests: SlackPost[] = [];
+  const messages: FakeSlack['messages'] = [];
+  const queue: SlackScript[] = [];
+  let seq = 0;
+
+  const send = (res: import('node:http').ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void => {
+    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
+    res.end(JSON.stringify(body));
+  };
+
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks).toString('utf8');
+      let body: Record<string, unknown> | null = null;
+      try {
+        body = JSON.parse(raw) as Record<string, unknown>;
+      } catch {
+        body = null;
+      }
+      const path = req.url ?? '';
+      requests.push({ method: req.method ?? '', path, headers: req.headers, raw, body });
+      if (req.method !== 'POST' || path !== '/api/chat.postMessage') return send(res, 404, { ok: false, error: 'unknown_method' });
+      const scripted = queue.shift();
+      if (scripted?.kind === 'ratelimited') return send(res, 429, { ok: false, error: 'ratelimited' }, { 'retry-after': scripted.retryAfter });
+      if (scripted?.kind === 'error') return send(res, 200, { ok: false, error: scripted.error });
+      if (scripted?.kind === 'status') return send(res, scripted.status, { ok: false, error: 'fatal_error' });
+
+      const auth = req.headers.authorization;
+      if (!auth) return send(res, 200, { ok: false, error: 'not_authed' });
+      if (auth !== `Bearer ${opts.token}`) return send(res, 200, { ok: false, error: 'invalid_auth' });
+      if (!body) return send(res, 200, { ok: false, error: 'invalid_json' });
+      const channel = typeof body.channel === 'string' ? body.channel : '';
+      if (!channel) return send(res, 200, { ok: false, error: 'channel_not_found' });
+      const known = opts.known.includes(channel) || opts.known.some((u) => /^[UW]/.test(u) && dmOf(u) === channel);
+      if (!known) return send(res, 200, { ok: false, error: 'channel_not_found' });
+      const text = typeof body.text === 'string' ? body.text : '';
+      if (!text && !Array.isArray(body.blocks)) return send(res, 200, { ok: false, error: 'no_text' });
+      const at = /^[UW]/.test(channel) ? dmOf(channel) : channel;
+      const ts = `1760000000.${String(++seq).padStart(6, '0')}`;
+      const thread = typeof body.thread_ts === 'string' ? { thread_ts: body.thread_ts } : {};
+      messages.push({ channel: at, ts, text, blocks: body.blocks, ...thread });
+      const charset = /charset=utf-8/i.test(req.headers['content-type'] ?? '');
+      send(res, 200, {
+        ok: true,
+        channel: at,
+        ts,
+        message: { type: 'message', subtype: 'bot_message', bot_id: 'B0FAKE', text, ts, blocks: body.blocks, ...thread },
+        ...(charset ? {} : { warning: 'missing_charset', response_metadata: { warnings: ['missing_charset'] } }),
+      });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    apiUrl: `http://127.0.0.1:${port}/api/`,
+    requests,
+    messages,
+    script: (...answers) => void queue.push(...answers),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
