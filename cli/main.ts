@@ -31,6 +31,8 @@ Usage:
                                 validate the workspace policy; show it and where each part came from
   sleds key set|status|rm anthropic|openai [--json]
                                 the platform keys the gateway spends (set reads stdin, never argv)
+  sleds keys init [--force] [--name N] [--json] | show [--json]
+                                this seat's hand-off keys; prints the roster entry to commit
   sleds musher [run]            run the daemon in the foreground
   sleds musher start|stop|status
   sleds hook <Event>            (called by the harness) forward a hook event
@@ -131,6 +133,10 @@ async function main(argv: string[]): Promise<number> {
     case 'key': {
       const { runKey } = await import('./key.js');
       return runKey(rest, json);
+    }
+    case 'keys': {
+      const { runKeys } = await import('./keys.js');
+      return runKeys(rest, json);
     }
     case 'install': {
       const { runInstall } = await import('./install.js');
