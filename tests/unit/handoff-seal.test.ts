@@ -42,7 +42,7 @@ function offsets(b: Buffer) {
 
 function flip(b: Buffer, at: number): Buffer {
   const copy = Buffer.from(b);
-  copy[at] ^= 0x01;
+  copy[at] = copy[at]! ^ 0x01;
   return copy;
 }
 
