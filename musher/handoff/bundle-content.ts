@@ -67,13 +67,15 @@ export async function packSnapshotContent(paths: SledsPaths, snapshotId: string)
   return gzipSync(Buffer.concat([MAGIC, len, indexBytes, ...blobs]));
 }
 
-export function unpackSnapshotContent(buf: Buffer): SnapshotContent {
+/** `maxBytes`: the most the container may unzip to (default MAX_CONTENT_BYTES). */
+export function unpackSnapshotContent(buf: Buffer, opts: { maxBytes?: number } = {}): SnapshotContent {
+  const maxBytes = opts.maxBytes ?? MAX_CONTENT_BYTES;
   let raw: Buffer;
   try {
-    raw = gunzipSync(buf, { maxOutputLength: MAX_CONTENT_BYTES });
+    raw = gunzipSync(buf, { maxOutputLength: maxBytes });
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    throw bad(code === 'ERR_BUFFER_TOO_LARGE' ? `over ${MAX_CONTENT_BYTES} bytes unzipped` : 'not gzip');
+    throw bad(code === 'ERR_BUFFER_TOO_LARGE' ? `over ${maxBytes} bytes unzipped` : 'not gzip');
   }
   if (raw.length < MAGIC.length + 4 || !raw.subarray(0, MAGIC.length).equals(MAGIC)) throw bad('no container magic');
   const indexLen = raw.readUInt32BE(MAGIC.length);
