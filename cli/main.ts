@@ -34,6 +34,8 @@ Usage:
                                 the platform keys the gateway spends (set reads stdin, never argv)
   sleds slack set-token|status|rm [--json]
                                 the Slack bot token hand-off notices are posted with (set-token reads stdin)
+  sleds keys init [--force] [--name N] [--json] | show [--json]
+                                this seat's hand-off keys; prints the roster entry to commit
   sleds musher [run]            run the daemon in the foreground
   sleds musher start|stop|status
   sleds hook <Event>            (called by the harness) forward a hook event
@@ -142,6 +144,10 @@ async function main(argv: string[]): Promise<number> {
     case 'slack': {
       const { runSlack } = await import('./slack.js');
       return runSlack(rest, json);
+    }
+    case 'keys': {
+      const { runKeys } = await import('./keys.js');
+      return runKeys(rest, json);
     }
     case 'install': {
       const { runInstall } = await import('./install.js');

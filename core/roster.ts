@@ -1,9 +1,14 @@
 import { z } from 'zod';
+import { RawPublicKeyB64 } from './handoff/header.js';
 
 /**
  * The team roster, `.sleds/roster.yml` in the repository: who is on the team, what each owns, how to reach them.
- * Pure: the schema, and who owns a set of changed files. (Public keys for hand-offs are read when that lands.)
+ * Pure: the schema, and who owns a set of changed files. `keys` are the seat's public keys for hand-offs (what
+ * `sleds keys init` prints): X25519 to seal to them, Ed25519 to check what they sign.
  */
+export const TeammateKeys = z.looseObject({ x25519: RawPublicKeyB64, ed25519: RawPublicKeyB64 });
+export type TeammateKeys = z.infer<typeof TeammateKeys>;
+
 export const RosterFile = z.looseObject({
   teammates: z
     .array(
@@ -13,6 +18,7 @@ export const RosterFile = z.looseObject({
         slack: z.string().optional(),
         areas: z.array(z.string().min(1)).default([]),
         harnesses: z.array(z.string()).default([]),
+        keys: TeammateKeys.optional(),
       }),
     )
     .default([]),
@@ -53,4 +59,9 @@ export function ownerOf(roster: RosterFile, changedFiles: readonly string[], sel
     if (count > 0 && (!best || count > best.count)) best = { who, count };
   }
   return best?.who ?? null;
+}
+
+/** The teammate with this handle (case-insensitive), or null. */
+export function teammateByHandle(roster: RosterFile, handle: string): Teammate | null {
+  return roster.teammates.find((t) => t.handle.toLowerCase() === handle.toLowerCase()) ?? null;
 }

@@ -1,0 +1,110 @@
+import { createHash } from 'node:crypto';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { z } from 'zod';
+import type { SledsPaths } from '../../core/paths.js';
+import { manifestBlobs, renderSnapshotBrief, SnapshotManifestSchema, type SnapshotManifest } from '../../core/snapshot.js';
+import { readSnapshot } from '../snapshot/files.js';
+
+/**
+ * What a hand-off bundle carries: one snapshot — its manifest, every blob it names (each once), and the brief
+ * rendered from it — in one gzip'd container. Read back with bounded sizes and checked throughout (zod for the
+ * index, sha256 for every blob, nothing the manifest names missing, nothing it does not name), because a bundle
+ * comes from another machine.
+ *
+ * Container, before gzip (integers big-endian):
+ *   "SLEDSBC" 0x01 | u32 I | index: I bytes of UTF-8 JSON | the blobs' bytes, one after another in index order
+ */
+const MAGIC = Buffer.from('SLEDSBC\x01', 'latin1');
+/** The whole container unzipped; a zip bomb stops here. */
+export const MAX_CONTENT_BYTES = 512 * 1024 * 1024;
+const MAX_INDEX_BYTES = 16 * 1024 * 1024;
+const MAX_BRIEF_CHARS = 1024 * 1024;
+
+const ContentIndexSchema = z.looseObject({
+  v: z.literal(1),
+  snapshotId: z.string().min(1).max(128),
+  manifest: SnapshotManifestSchema,
+  brief: z.string().max(MAX_BRIEF_CHARS),
+  blobs: z.array(z.object({ hash: z.string().regex(/^[0-9a-f]{64}$/), bytes: z.number().int().nonnegative() })),
+});
+
+export interface SnapshotContent {
+  snapshotId: string;
+  manifest: SnapshotManifest;
+  /** Every blob the manifest names, by sha256, each checked against its hash. */
+  blobs: Map<string, Buffer>;
+  brief: string;
+}
+
+export class BundleContentError extends Error {}
+
+function bad(why: string): BundleContentError {
+  return new BundleContentError(`the hand-off's content is not a sleds snapshot (${why}) — ask the sender to hand it off again`);
+}
+
+function sha256Hex(b: Buffer): string {
+  return createHash('sha256').update(b).digest('hex');
+}
+
+/** The snapshot `snapshotId` (or an unambiguous prefix) as one gzip'd container. */
+export async function packSnapshotContent(paths: SledsPaths, snapshotId: string): Promise<Buffer> {
+  const snap = await readSnapshot(paths, snapshotId);
+  const hashes = [...new Set(manifestBlobs(snap.manifest).map((b) => b.hash))].sort();
+  const blobs: Buffer[] = [];
+  for (const hash of hashes) blobs.push(await snap.readBlob(hash));
+  const index = {
+    v: 1 as const,
+    snapshotId: snap.id,
+    manifest: snap.manifest,
+    brief: renderSnapshotBrief(snap.manifest),
+    blobs: hashes.map((hash, i) => ({ hash, bytes: blobs[i]!.length })),
+  };
+  const indexBytes = Buffer.from(JSON.stringify(index), 'utf8');
+  const total = MAGIC.length + 4 + indexBytes.length + blobs.reduce((n, b) => n + b.length, 0);
+  if (total > MAX_CONTENT_BYTES) throw new Error(`snapshot ${snap.id.slice(0, 12)} is ${total} bytes, over the ${MAX_CONTENT_BYTES}-byte hand-off limit`);
+  const len = Buffer.alloc(4);
+  len.writeUInt32BE(indexBytes.length);
+  return gzipSync(Buffer.concat([MAGIC, len, indexBytes, ...blobs]));
+}
+
+/** `maxBytes`: the most the container may unzip to (default MAX_CONTENT_BYTES). */
+export function unpackSnapshotContent(buf: Buffer, opts: { maxBytes?: number } = {}): SnapshotContent {
+  const maxBytes = opts.maxBytes ?? MAX_CONTENT_BYTES;
+  let raw: Buffer;
+  try {
+    raw = gunzipSync(buf, { maxOutputLength: maxBytes });
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw bad(code === 'ERR_BUFFER_TOO_LARGE' ? `over ${maxBytes} bytes unzipped` : 'not gzip');
+  }
+  if (raw.length < MAGIC.length + 4 || !raw.subarray(0, MAGIC.length).equals(MAGIC)) throw bad('no container magic');
+  const indexLen = raw.readUInt32BE(MAGIC.length);
+  const indexAt = MAGIC.length + 4;
+  if (indexLen > MAX_INDEX_BYTES || indexAt + indexLen > raw.length) throw bad('its index is cut short or too large');
+  let json: unknown;
+  try {
+    json = JSON.parse(raw.subarray(indexAt, indexAt + indexLen).toString('utf8'));
+  } catch {
+    throw bad('its index is not JSON');
+  }
+  const parsed = ContentIndexSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw bad(`index ${issue.path.join('.')}: ${issue.message}`);
+  }
+  const index = parsed.data;
+  const blobs = new Map<string, Buffer>();
+  let at = indexAt + indexLen;
+  for (const ref of index.blobs) {
+    if (at + ref.bytes > raw.length) throw bad('a blob is cut short');
+    const bytes = raw.subarray(at, at + ref.bytes);
+    at += ref.bytes;
+    if (sha256Hex(bytes) !== ref.hash) throw bad(`blob ${ref.hash.slice(0, 12)} does not match its hash`);
+    blobs.set(ref.hash, Buffer.from(bytes));
+  }
+  if (at !== raw.length) throw bad('bytes after its last blob');
+  const named = new Set(manifestBlobs(index.manifest).map((b) => b.hash));
+  for (const hash of named) if (!blobs.has(hash)) throw bad(`blob ${hash.slice(0, 12)} the manifest names is missing`);
+  for (const hash of blobs.keys()) if (!named.has(hash)) throw bad(`blob ${hash.slice(0, 12)} is not named by the manifest`);
+  return { snapshotId: index.snapshotId, manifest: index.manifest, blobs, brief: index.brief };
+}
