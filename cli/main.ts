@@ -26,6 +26,8 @@ Usage:
   sleds snapshot show <id> [--json]
                                 one snapshot: its git state, transcript and brief
   sleds handoffs [--json]       hand-offs sent and received: state, pickup, expiry
+  sleds pickup <id> [--harness claude|codex]
+                                pick up a teammate's hand-off here and start the session
   sleds jobs [--json]           held, deferred and scheduled resumes: when, state, result
   sleds jobs cancel <id>        cancel a scheduled job
   sleds policy check [path] [--json] | show [--json]
@@ -100,6 +102,10 @@ async function main(argv: string[]): Promise<number> {
       }
       const { runWallShow } = await import('./wall.js');
       return runWallShow(rest[1], json);
+    }
+    case 'pickup': {
+      const { runPickup } = await import('./pickup.js');
+      return runPickup(rest, json);
     }
     case 'handoffs': {
       const { runHandoffs } = await import('./handoffs.js');

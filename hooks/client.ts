@@ -14,6 +14,15 @@ import { newEventId, readStdinSync, writeStdoutSync } from './stdin.js';
 /** How long a hook waits for musher before carrying on. A typed /sled gets longer: the user is waiting for it. */
 const BUDGET_MS: Record<string, number> = { UserPromptSubmit: 2_000 };
 const DEFAULT_BUDGET_MS = 1_000;
+/** `/sled pickup` fetches and checks out a teammate's work, `/sled 5` seals a snapshot: the user waits for both. */
+const SLOW_VERB = /"prompt"\s*:\s*"\s*\/?sled(?::sled)?\s+(?:pickup|5)\b/i;
+// Under the 10 s the plugin (and the Codex hooks) give a hook.
+const SLOW_VERB_BUDGET_MS = 9_000;
+
+function budgetFor(event: string, raw: string): number {
+  if (event === 'UserPromptSubmit' && SLOW_VERB.test(raw)) return SLOW_VERB_BUDGET_MS;
+  return BUDGET_MS[event] ?? DEFAULT_BUDGET_MS;
+}
 /** Events whose process the harness may kill as it exits: spool them before anything else (facts §3). */
 const SPOOL_FIRST = new Set(['StopFailure', 'SessionEnd']);
 
@@ -73,7 +82,7 @@ export async function runHook(event: string, harness: string, cliMain: string): 
         // session in place there. TMUX is "<server socket>,<pid>,<session>".
         ...(process.env.TMUX && process.env.TMUX_PANE ? { 'x-sleds-tmux': process.env.TMUX, 'x-sleds-tmux-pane': process.env.TMUX_PANE } : {}),
       },
-      BUDGET_MS[event] ?? DEFAULT_BUDGET_MS,
+      budgetFor(event, raw),
     );
     if (res.status !== 200) throw new Error(`musher answered HTTP ${res.status}`);
     const answer = JSON.parse(res.body) as HookAnswer;

@@ -27,6 +27,8 @@ import { Forecaster, type ForecastSnapshot } from './forecast/forecaster.js';
 import { SpoolDrain, type SpooledEvent } from './ingest/spool-drain.js';
 import { WallBook } from './store/wall-book.js';
 import { HandoffStore } from './store/handoffs.js';
+import { RosterReader } from './roster/reader.js';
+import type { HandoffService, PickedUpSession } from './handoff/service.js';
 import type { WallKeeper } from './walls/wall-keeper.js';
 import { buildWallKeeper, type WallWiring } from './walls/wiring.js';
 import { OVERNIGHT_KIND } from './exits/overnight.js';
@@ -79,6 +81,17 @@ export { CARRY_ON } from './hook-answers.js';
 const ANSWERED_EVENTS = new Set(['UserPromptSubmit']);
 const PROVIDER = 'anthropic';
 
+/** What the teammate is told after a pickup: where the work is, and the one command that resumes it. */
+export function pickedUpAnswer(p: PickedUpSession, here: 'claude-code' | 'codex'): string {
+  const where = `Picked up ${p.id} from ${p.sender}: the work is in ${p.dir} (branch ${p.branch}).`;
+  if (p.harness === here) {
+    const resume = here === 'codex' ? `codex resume ${p.sessionId}` : `claude --resume ${p.sessionId}`;
+    return `${where}\nThe session resumes there: cd ${JSON.stringify(p.dir)} && ${resume}   (or \`sleds pickup ${p.id}\` in a terminal)`;
+  }
+  const other = here === 'codex' ? 'codex' : 'claude';
+  return `${where}\nIt came from ${p.harness === 'codex' ? 'Codex' : 'Claude Code'}: \`sleds pickup ${p.id} --harness ${other}\` in a terminal starts it there with the brief as the first prompt.`;
+}
+
 /** Local midnight in musher's time zone: "today" for spend. */
 function startOfLocalDay(ms: number): number {
   const d = new Date(ms);
@@ -104,6 +117,9 @@ export class Musher {
   readonly spool: SpoolDrain;
   readonly wallBook: WallBook;
   readonly handoffs: HandoffStore;
+  readonly roster: RosterReader;
+  /** Sealed hand-offs (set by the daemon's wiring; null when this musher sends and receives none). */
+  handoff: HandoffService | null = null;
   readonly wallKeeper: WallKeeper;
   readonly jobs: JobStore;
   readonly resumeRunner: ResumeRunner;
@@ -183,6 +199,7 @@ export class Musher {
     // The wall last: it stands on the stores, the scheduler and the resume runner above.
     this.wallBook = new WallBook(this.db);
     this.handoffs = new HandoffStore(this.db);
+    this.roster = new RosterReader(opts.log);
     this.wallKeeper = buildWallKeeper(this, opts.wallWiring(this), opts);
     this.walls.onRecorded((signal) => {
       this.wallKeeper.onSignal(signal).catch((e: Error) => opts.log.error(`wall for ${signal.sessionId}: ${e.message}`));
@@ -225,10 +242,24 @@ export class Musher {
     this.db.close();
   }
 
-  /** `/sled pickup <id>`: until hand-offs can be received on this machine, say so rather than pass it to the model. */
-  private async pickup(id: string | null, _sessionId: string, _harness: string): Promise<string> {
+  /** `/sled pickup <id>` typed in a session: pick it up into a worktree of this repository and say how to go on. */
+  private async pickup(id: string | null, sessionId: string, harness: string): Promise<string> {
     if (!id) return 'sled: which hand-off? e.g. /sled pickup jd7k2m9qa45p (the id is in the message you got)';
-    return `sled: hand-offs cannot be picked up on this machine yet — the sealed transport is not installed (hand-off ${id})`;
+    const cwd = this.sessions.get(sessionId)?.cwd;
+    if (!cwd) return "sled: this session's folder is not known yet — run `sleds pickup " + id + '` in a checkout of the repository';
+    const r = await this.pickupHandoff(id, cwd);
+    return 'error' in r ? `sled: ${r.error}` : pickedUpAnswer(r.picked, harness === 'codex' ? 'codex' : 'claude-code');
+  }
+
+  /** Picks a hand-off up into a worktree of the repository `cwd` is in; one line when it cannot. */
+  async pickupHandoff(id: string, cwd: string): Promise<{ picked: PickedUpSession } | { error: string }> {
+    if (!this.handoff) return { error: 'hand-offs are not set up on this machine' };
+    try {
+      return { picked: await this.handoff.pickup(id, cwd) };
+    } catch (e) {
+      this.opts.log.warn(`pickup ${id}: ${(e as Error).message}`);
+      return { error: (e as Error).message };
+    }
   }
 
   /** The harness and tmux binaries, looked up when needed (an upgrade is picked up). */

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { claudeConfigDir, resolvePaths } from '../core/paths.js';
 import { codexSessionsDir } from '../core/codex-rollout.js';
 import { Musher } from './app.js';
@@ -58,7 +58,7 @@ export async function runMusher(opts: { background: boolean }): Promise<number> 
     claudeConfigDir: claudeConfigDir(process.env, homedir()),
     codexSessionsDir: codexSessionsDir(process.env, homedir()),
     version,
-    wallWiring: (m) => daemonWallWiring(m, policy, secrets),
+    wallWiring: (m) => daemonWallWiring(m, policy, secrets, { paths, claudeConfigDir: claudeConfigDir(process.env, homedir()), codexHome: dirname(codexSessionsDir(process.env, homedir())), log }),
     onBackfillProgress: interactive
       ? (done, total) => {
           const now = Date.now();

@@ -152,7 +152,22 @@ export function startServer(musher: Musher, socketPath: string, log: Log, onShut
         return send(res, minted.status, JSON.stringify(minted.body));
       }
       if (req.method === 'GET' && url.pathname === '/v1/handoffs') {
+        // A sent hand-off's pickup is learnt from its transport, when asked.
+        await musher.handoff?.refreshSent((sid) => musher.sessions.get(sid)?.cwd ?? null);
         return send(res, 200, JSON.stringify({ now: musher.clock.now(), handoffs: musher.handoffs.list(100) }));
+      }
+      if (req.method === 'POST' && url.pathname === '/v1/handoffs/pickup') {
+        let body: { id?: unknown; cwd?: unknown };
+        try {
+          body = JSON.parse(await readBody(req)) as typeof body;
+        } catch {
+          return send(res, 400, JSON.stringify({ error: 'body is not JSON — send {id, cwd}' }));
+        }
+        if (typeof body.id !== 'string' || typeof body.cwd !== 'string') return send(res, 400, JSON.stringify({ error: 'send {id, cwd}' }));
+        const known = musher.handoffs.get(body.id);
+        if (known?.direction === 'received') return send(res, 200, JSON.stringify({ received: known }));
+        const r = await musher.pickupHandoff(body.id, body.cwd);
+        return send(res, 'error' in r ? 409 : 200, JSON.stringify('error' in r ? r : { received: musher.handoffs.get(body.id) }));
       }
       if (req.method === 'GET' && url.pathname === '/v1/health') {
         return send(res, 200, JSON.stringify({ ok: true, pid: process.pid, startedAt: musher.startedAt }));

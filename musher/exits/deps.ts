@@ -3,6 +3,7 @@ import type { Log } from '../log.js';
 import type { Binaries } from '../resume/resume-job.js';
 import type { ResumeRunner } from '../resume/runner.js';
 import type { Scheduler } from '../scheduler/scheduler.js';
+import type { HandoffService } from '../handoff/service.js';
 
 /** Where a live harness process of a session runs in tmux: enough to restart it in place. */
 export interface LivePane {
@@ -23,6 +24,8 @@ export interface ExitDeps {
     mint(req: { seat: string; project: string | null; sessionId: string; wallId: string; ttlMs: number }): Promise<{ token: string; baseUrl: string; openaiBaseUrl: string }>;
   } | null;
   scheduler: Pick<Scheduler, 'schedule' | 'cancelForWall'>;
+  /** Sealed hand-offs to a teammate; null when this musher cannot send them. */
+  handoff: Pick<HandoffService, 'send'> | null;
   resume: {
     livePane(sessionId: string): LivePane | null;
     binaries(): Binaries;

@@ -1,8 +1,17 @@
 import type { ExitTaker } from '../walls/ports.js';
+import type { ExitDeps } from './deps.js';
 
-/** 5 — hand off to a teammate. Priced here (the teammate from the roster); the sealed transport is its own part. */
-export function handoffExit(): ExitTaker {
+/** 5 — hand off to a teammate: the wall's snapshot sealed to them and sent over the repository's remote. */
+export function handoffExit(d: ExitDeps): ExitTaker {
   return {
-    take: async () => ({ ok: false, line: 'hand-off is not available on this machine yet: it needs the roster and seat keys (`sleds keys init`)' }),
+    take: async (wall, arg) => {
+      if (!d.handoff) return { ok: false, line: 'hand-offs are not set up on this machine — run `sleds keys init` and commit the roster entry it prints' };
+      try {
+        const sent = await d.handoff.send(wall, d.sessionCwd(wall.sessionId), arg, wall.context.teammate?.handle ?? null);
+        return { ok: true, line: sent.line, after: sent.after };
+      } catch (e) {
+        return { ok: false, line: `hand-off not sent: ${(e as Error).message}` };
+      }
+    },
   };
 }

@@ -13,7 +13,7 @@ export function makeExits(d: ExitDeps): ExitTakers {
     hold: holdExit(d),
     overnight: overnightExit(d),
     switch: switchModelExit(d),
-    handoff: handoffExit(),
+    handoff: handoffExit(d),
     defer: deferExit(d),
   };
 }

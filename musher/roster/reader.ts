@@ -33,6 +33,12 @@ export class RosterReader {
     return owner ? { handle: owner.handle, name: owner.name ?? owner.handle, idleMs: null } : null;
   }
 
+  /** The roster of the repository `cwd` is in; null when it has none or it is broken (logged). */
+  rosterAt(cwd: string): RosterFile | null {
+    const root = findRepoRoot(cwd);
+    return root ? this.read(join(root, '.sleds', 'roster.yml')) : null;
+  }
+
   private read(path: string): RosterFile | null {
     let text: string;
     try {

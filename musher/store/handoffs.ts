@@ -1,7 +1,10 @@
 import type { Db } from './db.js';
 
-/** A hand-off this seat sent or received. States: sent → picked_up | expired; received → resumed | refused. */
-export type HandoffState = 'sent' | 'picked_up' | 'expired' | 'received' | 'resumed' | 'refused';
+/**
+ * A hand-off this seat sent or received. States: sending → sent → picked_up | expired, or sending → failed;
+ * received → resumed | refused.
+ */
+export type HandoffState = 'sending' | 'sent' | 'failed' | 'picked_up' | 'expired' | 'received' | 'resumed' | 'refused';
 
 export interface HandoffRow {
   id: string;
@@ -39,6 +42,10 @@ export class HandoffStore {
 
   setState(id: string, state: HandoffState, note: string | null = null): void {
     this.db.prepare(`UPDATE handoffs SET state = ?, note = COALESCE(?, note) WHERE id = ?`).run(state, note, id);
+  }
+
+  sent(id: string, ref: string, branch: string | null, note: string | null): void {
+    this.db.prepare(`UPDATE handoffs SET state = 'sent', ref = ?, branch = ?, note = ? WHERE id = ?`).run(ref, branch, note, id);
   }
 
   pickedUp(id: string, by: string, at: number): void {

@@ -4,11 +4,27 @@ import { PLATFORM_KEY_SECRETS } from '../secrets/platform-keys.js';
 import type { SecretStore } from '../secrets/store.js';
 import type { PolicyPort } from './ports.js';
 import type { WallWiring } from './wiring.js';
+import { HandoffService } from '../handoff/service.js';
+import type { SledsPaths } from '../../core/paths.js';
+import type { Log } from '../log.js';
 
 /** The wall as the daemon runs it: the workspace policy, the platform keys in the secret store, musher's gateway. */
-export function daemonWallWiring(m: Musher, policy: PolicyPort, secrets: SecretStore): WallWiring {
+export function daemonWallWiring(m: Musher, policy: PolicyPort, secrets: SecretStore, o: { paths: SledsPaths; claudeConfigDir: string; codexHome: string; log: Log }): WallWiring {
+  const handoff = new HandoffService({
+    paths: o.paths,
+    clock: m.clock,
+    log: o.log,
+    secrets,
+    handoffs: m.handoffs,
+    timeZone: m.timeZone,
+    claudeConfigDir: o.claudeConfigDir,
+    codexHome: o.codexHome,
+    rosterFor: (cwd) => m.roster.rosterAt(cwd),
+  });
+  m.handoff = handoff;
   return {
     policy,
+    handoff,
     key: {
       configured: async (provider) => (await secrets.get(PLATFORM_KEY_SECRETS[provider])) !== null,
       allowanceLeft: (seat, allowance, now) => allowanceLeft(m.platformKey, seat, allowance, now),

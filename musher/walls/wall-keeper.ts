@@ -49,8 +49,8 @@ export interface WallKeeperDeps {
   goCommand?(wall: WallRow): Promise<{ file: string; args: string[]; env: Record<string, string>; cwd: string }>;
   /** The roster's owner of what the session changed (the hand-off's teammate). */
   roster?: { ownerFor(cwd: string | null, self: string): Promise<{ handle: string; name: string; idleMs: number | null } | null> };
-  /** Whether hand-offs can be sealed and sent from this machine. */
-  handoffReady?: boolean;
+  /** Whether hand-offs can be sealed and sent from this machine (its seat keys exist). */
+  handoffReady?: () => Promise<boolean>;
   /** A wall's reset became known more precisely: a job scheduled for the old reset moves with it. */
   onResetMoved?(wallId: string, resetsAtMs: number): void;
   /** The harness version a session runs, when known (for the snapshot). */
@@ -179,7 +179,7 @@ export class WallKeeper {
       cheaper: cheaper && sessionModel ? { model: cheaper, priceRatio: this.priceRatio(sessionModel, cheaper, now) } : null,
       overnight: policy.overnightWindow(now, this.d.timeZone),
       teammate: (await this.d.roster?.ownerFor(cwd, this.d.seat).catch(() => null)) ?? null,
-      handoffReady: this.d.handoffReady ?? false,
+      handoffReady: (await this.d.handoffReady?.()) ?? false,
       coldCache: this.coldCache(signal, now),
     };
   }

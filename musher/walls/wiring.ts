@@ -11,7 +11,7 @@ import { findLiveSessions } from '../resume/find-pane.js';
 import type { Job } from '../scheduler/job.js';
 import type { PrecheckAnswer } from '../scheduler/scheduler.js';
 import { WallKeeper } from './wall-keeper.js';
-import { RosterReader } from '../roster/reader.js';
+import type { HandoffService } from '../handoff/service.js';
 import type { KeyPort, PolicyPort, SnapshotPort } from './ports.js';
 
 /** What the daemon plugs into the wall: the policy, the platform key, and the gateway. */
@@ -19,6 +19,7 @@ export interface WallWiring {
   policy: PolicyPort;
   key: KeyPort;
   gateway: ExitDeps['gateway'];
+  handoff: HandoffService | null;
 }
 
 export function seatName(): string {
@@ -54,6 +55,7 @@ export function buildWallKeeper(m: Musher, w: WallWiring, o: { clock: Clock; log
     timeZone,
     seat,
     gateway: w.gateway,
+    handoff: w.handoff,
     scheduler: m.scheduler,
     resume: { livePane: (id) => livePane(m, o.claudeConfigDir, id), binaries: () => m.binaries(), runner: m.resumeRunner },
     sessionCwd: (id) => m.sessions.get(id)?.cwd ?? null,
@@ -75,7 +77,8 @@ export function buildWallKeeper(m: Musher, w: WallWiring, o: { clock: Clock; log
     randomBytes: (n) => randomBytes(n),
     goCommand: w.gateway ? (wall) => foregroundOnKey(exitDeps, wall) : undefined,
     onResetMoved: (wallId, resetsAtMs) => moveJobsToReset(m, wallId, resetsAtMs),
-    roster: new RosterReader(o.log),
+    roster: m.roster,
+    handoffReady: w.handoff ? () => w.handoff!.ready() : undefined,
   });
   // A resumed session's hooks say which wall they are the exit of, so its prompts are not blocked by it.
   m.resumeEnvFor = (job: Job): Record<string, string> => (job.wallId ? { SLEDS_WALL: job.wallId } : {});

@@ -1,0 +1,89 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { resolvePaths } from '../core/paths.js';
+import { requestMusher } from '../hooks/musher-client.js';
+import { findClaude } from './install-claude.js';
+import { findBinary } from './find-binary.js';
+
+/** A received hand-off as musher's API sends it. */
+interface Received {
+  id: string;
+  peer: string;
+  sessionId: string | null;
+  harness: string | null;
+  branch: string | null;
+  note: string | null;
+}
+
+function flag(args: string[], name: string): string | null {
+  const i = args.indexOf(name);
+  return i >= 0 ? (args[i + 1] ?? null) : null;
+}
+
+/**
+ * `sleds pickup <id> [--harness claude|codex] [--json]`: picks a teammate's hand-off up into a worktree of the
+ * repository you are in, then starts the session there — resumed by id in the same harness, or in the other one
+ * with the brief as its first prompt.
+ */
+export async function runPickup(args: string[], json: boolean): Promise<number> {
+  const id = args.find((a, i) => !a.startsWith('-') && args[i - 1] !== '--harness');
+  if (!id) {
+    process.stderr.write('sleds: which hand-off? e.g. sleds pickup jd7k2m9qa45p (the id is in the message you got)\n');
+    return 2;
+  }
+  const want = flag(args, '--harness');
+  if (want !== null && want !== 'claude' && want !== 'codex') {
+    process.stderr.write(`sleds: --harness takes claude or codex, not '${want}'\n`);
+    return 2;
+  }
+  const paths = resolvePaths(process.env, homedir());
+  let res;
+  try {
+    res = await requestMusher(paths.socketFile, 'POST', '/v1/handoffs/pickup', JSON.stringify({ id: id.toLowerCase(), cwd: process.cwd() }), { 'content-type': 'application/json' }, 120_000);
+  } catch {
+    process.stderr.write(`sleds: musher is not running — start it with 'sleds musher start'\n`);
+    return 1;
+  }
+  const body = JSON.parse(res.body) as { received?: Received; error?: string };
+  if (res.status !== 200 || !body.received) {
+    process.stderr.write(`sleds: ${body.error ?? `musher answered ${res.status}`}\n`);
+    return 1;
+  }
+  const r = body.received;
+  const note = JSON.parse(r.note ?? '{}') as { dir?: string; briefFile?: string };
+  if (json) {
+    process.stdout.write(`${JSON.stringify({ ...r, dir: note.dir ?? null }, null, 2)}\n`);
+    return 0;
+  }
+  if (!note.dir || !r.sessionId) {
+    process.stderr.write(`sleds: hand-off ${r.id} has no worktree on record\n`);
+    return 1;
+  }
+  const from = r.harness === 'codex' ? 'codex' : 'claude';
+  const to = want ?? from;
+  process.stderr.write(`sleds: picked up ${r.id} from ${r.peer} into ${note.dir} (branch ${r.branch ?? '?'})\n`);
+  let file: string | null;
+  let argv: string[];
+  if (to === from) {
+    file = to === 'claude' ? findClaude(process.env, homedir()).bin : findBinary(process.env, 'codex', 'SLEDS_CODEX_BIN').bin;
+    argv = to === 'claude' ? ['--resume', r.sessionId] : ['resume', '--', r.sessionId];
+  } else {
+    const brief = note.briefFile ? readFileSync(note.briefFile, 'utf8') : `Continue the work handed off by ${r.peer}.`;
+    file = to === 'claude' ? findClaude(process.env, homedir()).bin : findBinary(process.env, 'codex', 'SLEDS_CODEX_BIN').bin;
+    argv = ['--', brief];
+  }
+  if (!file) {
+    process.stderr.write(`sleds: no ${to} binary found — install it, or set SLEDS_${to.toUpperCase()}_BIN\n`);
+    return 1;
+  }
+  const bin = file;
+  return new Promise((resolve) => {
+    const child = spawn(bin, argv, { cwd: note.dir, stdio: 'inherit' });
+    child.on('error', (e) => {
+      process.stderr.write(`sleds: could not start ${bin}: ${e.message}\n`);
+      resolve(1);
+    });
+    child.on('exit', (code) => resolve(code ?? 1));
+  });
+}

@@ -1,0 +1,221 @@
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { userInfo } from 'node:os';
+import { teammateByHandle, type RosterFile } from '../../core/roster.js';
+import { isHandoffError } from '../../core/handoff/errors.js';
+import type { SledsPaths } from '../../core/paths.js';
+import type { Clock } from '../clock.js';
+import type { Log } from '../log.js';
+import type { SecretStore } from '../secrets/store.js';
+import { readSnapshot } from '../snapshot/files.js';
+import type { HandoffStore } from '../store/handoffs.js';
+import type { WallRow } from '../store/wall-book.js';
+import { notifyHandoff, notifyPickedUp } from '../notify/index.js';
+import { packSnapshotContent, unpackSnapshotContent } from './bundle-content.js';
+import { openGitTransport, checkoutWip } from './git-transport.js';
+import { loadSeatKeys, seatHandle } from './keys.js';
+import { open, readHeader, seal } from './seal.js';
+import { wipFromSnapshot } from './wip-branch.js';
+
+export interface HandoffDeps {
+  paths: SledsPaths;
+  clock: Clock;
+  log: Log;
+  secrets: SecretStore;
+  handoffs: HandoffStore;
+  timeZone: string;
+  claudeConfigDir: string;
+  codexHome: string;
+  /** The team roster of the repository a folder is in (null when it has none, or it is broken). */
+  rosterFor(cwd: string): RosterFile | null;
+}
+
+export interface PickedUpSession {
+  id: string;
+  sender: string;
+  harness: 'claude-code' | 'codex';
+  sessionId: string;
+  /** The worktree holding the sender's work in progress. */
+  dir: string;
+  branch: string;
+  brief: string;
+}
+
+const readExpiry = (bundle: Buffer): number | null => {
+  try {
+    return readHeader(bundle).expiresAt;
+  } catch {
+    return null;
+  }
+};
+
+function me(): string | null {
+  let osUser: string | null = null;
+  try {
+    osUser = userInfo().username;
+  } catch {
+    // no passwd entry
+  }
+  return seatHandle(process.env, osUser);
+}
+
+/**
+ * Hand-offs between seats: at a wall `/sled 5` seals the session's snapshot to a teammate and sends it over the
+ * repository's remote; on their machine `/sled pickup <id>` verifies, decrypts and checks it out. Nothing is written
+ * on the teammate's side before the bundle's signature, recipient and expiry have been checked.
+ */
+export class HandoffService {
+  constructor(private readonly d: HandoffDeps) {}
+
+  /** Whether this seat can send hand-offs at all (its keys exist). */
+  async ready(): Promise<boolean> {
+    try {
+      return (await loadSeatKeys(this.d.secrets)) !== null;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * `/sled 5 [handle]`: sealed now (the hook's answer must come within its budget, and it names the id), pushed and
+   * announced in `after`, once the answer has gone. A failed push marks the hand-off failed with its reason, shown in
+   * `sleds handoffs` and at the next prompt.
+   */
+  async send(wall: WallRow, cwd: string | null, recipientArg: string | null, fallback: string | null): Promise<{ line: string; after: () => Promise<void> }> {
+    const self = me();
+    if (!self) throw new Error('this seat has no handle — set SLEDS_SEAT, or run `sleds keys init`');
+    if (!cwd) throw new Error("the session's folder is not known");
+    if (!wall.snapshotId) throw new Error('the wall has no snapshot to hand off');
+    const roster = this.d.rosterFor(cwd);
+    if (!roster) throw new Error('no roster in this repository — add .sleds/roster.yml with your teammates');
+    const handle = (recipientArg ?? fallback ?? '').toLowerCase();
+    if (!handle) throw new Error('to whom? /sled 5 <handle> (the roster names nobody who owns these files)');
+    const teammate = teammateByHandle(roster, handle);
+    if (!teammate) throw new Error(`'${handle}' is not in .sleds/roster.yml`);
+    if (!teammate.keys) throw new Error(`${handle} has no keys in the roster — they run \`sleds keys init\` and commit the entry it prints`);
+    const keys = await loadSeatKeys(this.d.secrets);
+    if (!keys) throw new Error('this seat has no hand-off keys — run `sleds keys init` and commit the roster entry it prints');
+    const content = await packSnapshotContent(this.d.paths, wall.snapshotId);
+    const bundle = seal(content, { sender: { handle: self, signingKey: keys.ed25519.privateKey }, recipient: { handle, x25519: teammate.keys.x25519 }, nowMs: this.d.clock.now() });
+    const header = readHeader(bundle);
+    const name = teammate.name ?? handle;
+    this.d.handoffs.record({
+      id: header.id,
+      direction: 'sent',
+      wallId: wall.wallId,
+      sessionId: wall.sessionId,
+      harness: wall.harness,
+      peer: handle,
+      createdAt: header.createdAt,
+      expiresAt: header.expiresAt,
+      transport: 'git',
+      ref: null,
+      branch: null,
+      state: 'sending',
+      note: null,
+    });
+    const snapshotId = wall.snapshotId;
+    const after = async (): Promise<void> => {
+      try {
+        const transport = await openGitTransport({ repoDir: cwd, readExpiry, clock: this.d.clock, scratchDir: this.d.paths.stateDir });
+        const wip = await wipFromSnapshot(await readSnapshot(this.d.paths, snapshotId));
+        const sent = await transport.send({ id: header.id, bundle, wip });
+        const slack = await notifyHandoff(
+          { sender: self, title: `session ${wall.sessionId.slice(0, 8)}`, handoffId: header.id, expiresAt: header.expiresAt, timeZone: this.d.timeZone, to: { handle, slackId: teammate.slack ?? null } },
+          { slack: { secrets: this.d.secrets, log: this.d.log } },
+        );
+        const note = slack.slack.ok ? { slack: { channel: slack.slack.channel, ts: slack.slack.ts } } : { slack: { error: slack.slack.error } };
+        this.d.handoffs.sent(header.id, sent.ref, sent.branch, JSON.stringify({ ...note, transport: transport.describe() }));
+        this.d.log.info(`hand-off ${header.id} of session ${wall.sessionId} sent to ${handle} over ${transport.describe()}`);
+      } catch (e) {
+        this.d.handoffs.setState(header.id, 'failed', JSON.stringify({ error: (e as Error).message }));
+        this.d.log.error(`hand-off ${header.id} to ${handle} failed: ${(e as Error).message}`);
+      }
+    };
+    return {
+      line: `Handed off to ${name}. ${name} picks it up in Claude Code with /sled pickup ${header.id} — the session resumes there. You can keep working on something else.`,
+      after,
+    };
+  }
+
+  /**
+   * `/sled pickup <id>` (or `sleds pickup <id>`) in `cwd`, a checkout of the same repository. Verifies before it
+   * writes anything of the sender's: the bundle's refs are fetched, then opened; only then is the pickup marked,
+   * the work checked out into a new worktree and the transcript installed where the harness resumes it.
+   */
+  async pickup(id: string, cwd: string): Promise<PickedUpSession> {
+    const self = me();
+    if (!self) throw new Error('this seat has no handle — set SLEDS_SEAT, or run `sleds keys init`');
+    const keys = await loadSeatKeys(this.d.secrets);
+    if (!keys) throw new Error('this seat has no hand-off keys — run `sleds keys init` and commit the roster entry it prints');
+    const roster = this.d.rosterFor(cwd);
+    if (!roster) throw new Error('no roster in this repository — pull the one your team committed (.sleds/roster.yml)');
+    const transport = await openGitTransport({ repoDir: cwd, readExpiry, clock: this.d.clock, scratchDir: this.d.paths.stateDir });
+    const picked = await transport.isPickedUp(id);
+    if (picked) throw new Error(`hand-off ${id} was already picked up by ${picked.by} — one pickup per hand-off`);
+    const bundle = await transport.fetch(id);
+    let opened;
+    try {
+      opened = open(bundle, { roster, me: { handle: self, x25519PrivateKey: keys.x25519.privateKey }, nowMs: this.d.clock.now() });
+    } catch (e) {
+      if (isHandoffError(e)) throw new Error(e.message);
+      throw e;
+    }
+    const content = unpackSnapshotContent(opened.content);
+    await transport.markPickedUp(id, self);
+    const wip = await checkoutWip(cwd, id, 'worktree');
+    const m = content.manifest;
+    // The transcript where the harness finds it by id (Claude Code searches every projects/*/; Codex its sessions/).
+    const base = m.harness === 'codex' ? this.d.codexHome : this.d.claudeConfigDir;
+    for (const t of m.transcript) {
+      const target = join(base, t.path);
+      const bytes = content.blobs.get(t.hash);
+      if (!bytes || existsSync(target)) continue;
+      mkdirSync(dirname(target), { recursive: true });
+      writeFileSync(target, bytes, { mode: 0o600, flag: 'wx' });
+    }
+    const now = this.d.clock.now();
+    // The brief, for a harness other than the sender's: started with it as the first prompt.
+    const briefFile = join(this.d.paths.stateDir, 'handoffs', `${id}.md`);
+    mkdirSync(dirname(briefFile), { recursive: true, mode: 0o700 });
+    writeFileSync(briefFile, content.brief, { mode: 0o600 });
+    this.d.handoffs.record({
+      id,
+      direction: 'received',
+      wallId: null,
+      sessionId: m.sessionId,
+      harness: m.harness,
+      peer: opened.header.sender,
+      createdAt: opened.header.createdAt,
+      expiresAt: opened.header.expiresAt,
+      transport: transport.describe(),
+      ref: null,
+      branch: wip.branch,
+      state: 'received',
+      note: JSON.stringify({ dir: wip.dir, briefFile }),
+    });
+    const sender = teammateByHandle(roster, opened.header.sender);
+    void notifyPickedUp(
+      { channel: sender?.slack ?? '', by: self, at: now, handoffId: id, title: `session ${m.sessionId.slice(0, 8)}`, timeZone: this.d.timeZone },
+      { slack: { secrets: this.d.secrets, log: this.d.log } },
+    ).catch(() => undefined);
+    this.d.log.info(`hand-off ${id} from ${opened.header.sender} picked up into ${wip.dir}`);
+    return { id, sender: opened.header.sender, harness: m.harness, sessionId: m.sessionId, dir: wip.dir, branch: wip.branch, brief: content.brief };
+  }
+
+  /** The sender's side: marks sent hand-offs that their teammate has picked up since. */
+  async refreshSent(cwdOf: (sessionId: string) => string | null): Promise<void> {
+    for (const h of this.d.handoffs.list(50)) {
+      if (h.direction !== 'sent' || h.state !== 'sent' || !h.sessionId) continue;
+      const cwd = cwdOf(h.sessionId);
+      if (!cwd) continue;
+      try {
+        const transport = await openGitTransport({ repoDir: cwd, readExpiry, clock: this.d.clock, scratchDir: this.d.paths.stateDir });
+        const picked = await transport.isPickedUp(h.id);
+        if (picked) this.d.handoffs.pickedUp(h.id, picked.by, picked.atMs ?? this.d.clock.now());
+      } catch (e) {
+        this.d.log.warn(`hand-off ${h.id}: could not check its pickup: ${(e as Error).message}`);
+      }
+    }
+  }
+}
