@@ -1,0 +1,130 @@
+/**
+ * A hand-off end to end: two homes (sam's and dana's), a bare git repository as the shared remote, the REAL Claude
+ * Code on both sides against the fake Anthropic API. Sam's session hits the wall → `/sled 5 dana` → on dana's
+ * machine `/sled pickup <id>` → dana's `claude --resume` sends the earlier conversation, in a worktree holding sam's
+ * uncommitted change; sam's `sleds handoffs` sees the pickup.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ensureClaudeBinary } from './harness/claude-binary.js';
+import { makeClaudeHome, runClaudePrint } from './harness/claude-env.js';
+import { conversationText, lastUserPrompt, startFakeAnthropic, type RecordedRequest } from './harness/fake-anthropic.js';
+import { REPO_ROOT, sleds, startMusher, status, stopMusher, waitFor, worldIn, type SledsWorld } from '../support/sleds-env.js';
+
+const PLUGIN_DIR = join(REPO_ROOT, 'plugin');
+const git = (cwd: string, ...args: string[]): string => execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@x', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@x' } });
+const header = (r: RecordedRequest, name: string): string | undefined => {
+  const v = r.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+};
+
+describe('hand-off between two machines', { timeout: 240_000 }, () => {
+  let bin: string;
+  const cleanups: Array<() => Promise<unknown>> = [];
+  afterEach(async () => {
+    for (const fn of cleanups.splice(0).reverse()) await fn().catch(() => undefined);
+  });
+  beforeAll(async () => {
+    bin = await ensureClaudeBinary();
+  }, 600_000);
+
+  async function seat(handle: string, cwd: string, fakeUrl: string) {
+    const home = await makeClaudeHome({ mode: 'subscriber', fakeUrl, cwd, extraEnv: { SLEDS_HOME: '' } });
+    cleanups.push(() => home.cleanup());
+    Object.assign(home.env, { SLEDS_HOME: join(home.home, '.sleds'), SLEDS_SEAT: handle, SLEDS_KEYRING: 'file', SLEDS_CLAUDE_BIN: bin });
+    for (const k of ['GIT_AUTHOR_NAME', 'GIT_COMMITTER_NAME']) home.env[k] = handle;
+    for (const k of ['GIT_AUTHOR_EMAIL', 'GIT_COMMITTER_EMAIL']) home.env[k] = `${handle}@example.com`;
+    const world: SledsWorld = worldIn(home.home, home.env);
+    cleanups.push(() => stopMusher(world));
+    const keys = await sleds(world, ['keys', 'init', '--name', handle === 'dana' ? 'Dana' : 'Sam', '--json']);
+    expect(keys.code, keys.stderr).toBe(0);
+    return { home, world, entry: JSON.parse(keys.stdout).entry as Record<string, unknown> };
+  }
+
+  it('sam hits the wall, /sled 5 dana; dana picks it up and her claude --resume carries sam\'s conversation and his uncommitted work', async () => {
+    const fake = await startFakeAnthropic({ reply: (req) => `Answer to: ${lastUserPrompt(req).slice(0, 50)}` });
+    cleanups.push(() => fake.close());
+    const root = mkdtempSync(join(tmpdir(), 'sl-ho-'));
+    cleanups.push(() => rm(root, { recursive: true, force: true }));
+    const remote = join(root, 'shop.git');
+    git(root, 'init', '-q', '--bare', '-b', 'main', remote);
+    const a = join(root, 'sam', 'shop');
+    mkdirSync(join(root, 'sam'));
+    git(join(root, 'sam'), 'clone', '-q', remote, 'shop');
+    writeFileSync(join(a, 'cart.ts'), 'export const total = 1;\n');
+    git(a, 'add', '.');
+    git(a, 'commit', '-q', '-m', 'cart');
+    git(a, 'push', '-q', 'origin', 'HEAD:main');
+
+    const sam = await seat('sam', a, fake.url);
+    // Dana's clone exists before the roster lands; she pulls it like any commit.
+    mkdirSync(join(root, 'dana'));
+    git(join(root, 'dana'), 'clone', '-q', remote, 'shop');
+    const b = join(root, 'dana', 'shop');
+    const dana = await seat('dana', b, fake.url);
+    mkdirSync(join(a, '.sleds'));
+    writeFileSync(join(a, '.sleds', 'roster.yml'), JSON.stringify({ teammates: [sam.entry, { ...dana.entry, areas: ['*.ts'] }] }, null, 2));
+    git(a, 'add', '.sleds');
+    git(a, 'commit', '-q', '-m', 'roster');
+    git(a, 'push', '-q', 'origin', 'HEAD:main');
+    git(b, 'pull', '-q', 'origin', 'main');
+    await startMusher(sam.world);
+    await startMusher(dana.world);
+
+    // Sam works, changes a tracked file without committing, adds a new one, and hits the 5-hour wall.
+    const first = await runClaudePrint(bin, ['-p', 'remember the word PELICAN', '--plugin-dir', PLUGIN_DIR, '--output-format', 'json'], { env: sam.home.env, cwd: a, timeoutMs: 60_000 });
+    expect(first.code, first.stderr).toBe(0);
+    const sessionId = (JSON.parse(first.stdout) as { session_id: string }).session_id;
+    writeFileSync(join(a, 'cart.ts'), 'export const total = 2; // half done\n');
+    writeFileSync(join(a, 'notes.md'), 'try the discount next\n');
+    fake.setBehaviour({ usageLimitRejection: { claim: 'five_hour', resetsAt: Math.floor(Date.now() / 1000) + 3 * 3600 } });
+    await runClaudePrint(bin, ['-p', '--resume', sessionId, 'next step', '--plugin-dir', PLUGIN_DIR], { env: sam.home.env, cwd: a, timeoutMs: 60_000 });
+    const wall = await waitFor('the wall and its snapshot', async () => (await status(sam.world)).wallBook.find((w) => w.sessionId === sessionId && w.snapshotId), 30_000);
+    const card = await runClaudePrint(bin, ['-p', '--resume', sessionId, '/sled exits', '--plugin-dir', PLUGIN_DIR], { env: sam.home.env, cwd: a, timeoutMs: 60_000 });
+    expect(card.stdout).toMatch(/5 Hand off to Dana\s+Slack \+ \/sled pickup/);
+
+    const handedOff = await runClaudePrint(bin, ['-p', '--resume', sessionId, '/sled 5 dana', '--plugin-dir', PLUGIN_DIR], { env: sam.home.env, cwd: a, timeoutMs: 60_000 });
+    const m = /Handed off to Dana\. Dana picks it up in Claude Code with \/sled pickup ([2-9a-km-np-z]{12}) — the session resumes there\./.exec(handedOff.stdout);
+    expect(m, handedOff.stdout).not.toBeNull();
+    const id = m![1]!;
+    await waitFor('the push', async () => {
+      const r = JSON.parse((await sleds(sam.world, ['handoffs', '--json'])).stdout) as { handoffs: Array<{ id: string; state: string }> };
+      return r.handoffs.find((h) => h.id === id && h.state === 'sent');
+    }, 30_000);
+    expect(git(a, 'status', '--porcelain')).toMatch(/ M cart\.ts/); // sam's checkout untouched
+    fake.setBehaviour({ usageLimitRejection: null });
+
+    // Dana picks it up in her Claude Code.
+    const requestsBefore = fake.messageRequests().length;
+    const picked = await runClaudePrint(bin, ['-p', `/sled pickup ${id}`, '--plugin-dir', PLUGIN_DIR], { env: dana.home.env, cwd: b, timeoutMs: 60_000 });
+    const where = /Picked up [2-9a-km-np-z]{12} from sam: the work is in (\S+) \(branch sleds\/handoff\//.exec(picked.stdout);
+    expect(where, picked.stdout).not.toBeNull();
+    expect(fake.messageRequests()).toHaveLength(requestsBefore); // answered by the hook
+    const dir = where![1]!;
+    expect(readFileSync(join(dir, 'cart.ts'), 'utf8')).toBe('export const total = 2; // half done\n');
+    expect(readFileSync(join(dir, 'notes.md'), 'utf8')).toBe('try the discount next\n');
+
+    const resumed = await runClaudePrint(bin, ['-p', '--resume', sessionId, 'carry on from here'], { env: dana.home.env, cwd: dir, timeoutMs: 60_000 });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const req = fake.messageRequests().at(-1)!;
+    expect(header(req, 'x-claude-code-session-id')).toBe(sessionId);
+    expect(conversationText(req)).toContain('remember the word PELICAN');
+    expect(lastUserPrompt(req)).toContain('carry on from here');
+
+    // A second pickup is refused; sam sees who picked it up.
+    const again = await sleds(dana.world, ['pickup', id, '--json'], undefined, {});
+    expect(again.code).toBe(0); // already received here: the record, not a second pickup
+    const other = await runClaudePrint(bin, ['-p', `/sled pickup ${id}`, '--plugin-dir', PLUGIN_DIR], { env: sam.home.env, cwd: a, timeoutMs: 60_000 });
+    expect(other.stdout).toMatch(/^sled: hand-off [2-9a-km-np-z]{12} was already picked up by dana/m);
+    const seen = await waitFor('the pickup on sam\'s side', async () => {
+      const r = JSON.parse((await sleds(sam.world, ['handoffs', '--json'])).stdout) as { handoffs: Array<{ id: string; state: string; pickedUpBy: string | null }> };
+      return r.handoffs.find((h) => h.id === id && h.state === 'picked_up');
+    }, 30_000);
+    expect(seen.pickedUpBy).toBe('dana');
+    expect(existsSync(join(dana.world.sledsHome, 'state', 'handoffs', `${id}.md`))).toBe(true);
+  });
+});
