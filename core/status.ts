@@ -64,6 +64,8 @@ export interface StatusSnapshot {
   platformKey: { todayMicros: number; unpricedRecords: number; bySeatModel: Array<{ seat: string; model: string; costMicros: number; unpricedRecords: number; records: number }> };
   /** The walls sessions hit: what was chosen, by whom, and what came of it (newest first). */
   wallBook: Array<{ wallId: string; sessionId: string; window: string | null; hitAt: number; resetsAt: number | null; state: string; choice: string | null; chosenBy: string | null; outcome: string | null; snapshotId: string | null }>;
+  /** Hand-offs sent and received (newest first). */
+  handoffs?: Array<{ id: string; direction: 'sent' | 'received'; peer: string; state: string; pickedUpBy: string | null; pickedUpAt: number | null; createdAt: number }>;
   /** The binding wall, when one is forecast before its bar resets. */
   nextWall: { name: string; provider: string; window: string; atMs: number; dollarsToWallMicros: number | null } | null;
 }
@@ -117,6 +119,10 @@ export function renderStatusCard(s: StatusSnapshot, sessionId: string | null, ti
   if (wall && s.wallBook.length === 0 && s.now - wall.at < 24 * 3_600_000) {
     const resets = wall.resetsAt !== null ? `, resets ${formatReset(wall.resetsAt, s.now, timeZone)}` : '';
     lines.push(`Last wall: ${wall.window ? windowLabel(wall.window) : 'limit'} ${formatAge(s.now - wall.at)} ago${resets}`);
+  }
+  for (const h of (s.handoffs ?? []).filter((x) => s.now - x.createdAt < 7 * 86_400_000).slice(0, 3)) {
+    const picked = h.pickedUpBy ? ` · picked up by ${h.pickedUpBy} ${formatClock(h.pickedUpAt ?? s.now, timeZone)}` : ` · ${h.state.replace('_', ' ')}`;
+    lines.push(`Hand-off ${h.id} ${h.direction === 'sent' ? `to ${h.peer}` : `from ${h.peer}`}${picked}`);
   }
   if (s.ingest.backfilling) lines.push(`(still reading history: ${Math.round(s.ingest.pendingBytes / 1e6)} MB to go)`);
   return lines.join('\n');

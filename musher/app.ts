@@ -607,6 +607,7 @@ export class Musher {
         outcome: w.outcome,
         snapshotId: w.snapshotId,
       })),
+      handoffs: this.handoffs.list(10).map((h) => ({ id: h.id, direction: h.direction, peer: h.peer, state: h.state, pickedUpBy: h.pickedUpBy, pickedUpAt: h.pickedUpAt, createdAt: h.createdAt })),
       ingest: { files: offsets.files, bytesRead: offsets.bytes, pendingBytes: progress.pendingBytes, backfilling: progress.backfilling },
       totals: (({ records, ...rest }) => ({ usageRecords: records, ...rest }))(this.usage.totals()),
       hookEvents: this.hookEvents.countsByEvent(),

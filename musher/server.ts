@@ -101,6 +101,7 @@ export function startServer(musher: Musher, socketPath: string, log: Log, onShut
         return;
       }
       if (req.method === 'GET' && url.pathname === '/v1/status') {
+        await musher.handoff?.refreshSent((sid) => musher.sessions.get(sid)?.cwd ?? null);
         return send(res, 200, JSON.stringify(musher.status()));
       }
       if (req.method === 'GET' && url.pathname === '/v1/usage-poller') {

@@ -13,6 +13,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ensureClaudeBinary } from './harness/claude-binary.js';
 import { makeClaudeHome, runClaudePrint } from './harness/claude-env.js';
 import { conversationText, lastUserPrompt, startFakeAnthropic, type RecordedRequest } from './harness/fake-anthropic.js';
+import { startFakeSlack } from '../support/fake-slack.js';
 import { REPO_ROOT, sleds, startMusher, status, stopMusher, waitFor, worldIn, type SledsWorld } from '../support/sleds-env.js';
 
 const PLUGIN_DIR = join(REPO_ROOT, 'plugin');
@@ -32,10 +33,11 @@ describe('hand-off between two machines', { timeout: 240_000 }, () => {
     bin = await ensureClaudeBinary();
   }, 600_000);
 
+  let slackUrl = '';
   async function seat(handle: string, cwd: string, fakeUrl: string) {
     const home = await makeClaudeHome({ mode: 'subscriber', fakeUrl, cwd, extraEnv: { SLEDS_HOME: '' } });
     cleanups.push(() => home.cleanup());
-    Object.assign(home.env, { SLEDS_HOME: join(home.home, '.sleds'), SLEDS_SEAT: handle, SLEDS_KEYRING: 'file', SLEDS_CLAUDE_BIN: bin });
+    Object.assign(home.env, { SLEDS_HOME: join(home.home, '.sleds'), SLEDS_SEAT: handle, SLEDS_KEYRING: 'file', SLEDS_CLAUDE_BIN: bin, SLEDS_SLACK_API_URL: slackUrl });
     for (const k of ['GIT_AUTHOR_NAME', 'GIT_COMMITTER_NAME']) home.env[k] = handle;
     for (const k of ['GIT_AUTHOR_EMAIL', 'GIT_COMMITTER_EMAIL']) home.env[k] = `${handle}@example.com`;
     const world: SledsWorld = worldIn(home.home, home.env);
@@ -48,6 +50,9 @@ describe('hand-off between two machines', { timeout: 240_000 }, () => {
   it('sam hits the wall, /sled 5 dana; dana picks it up and her claude --resume carries sam\'s conversation and his uncommitted work', async () => {
     const fake = await startFakeAnthropic({ reply: (req) => `Answer to: ${lastUserPrompt(req).slice(0, 50)}` });
     cleanups.push(() => fake.close());
+    const SLACK_TOKEN = 'xoxb-test-sleds-0123456789';
+    const slack = await startFakeSlack({ token: SLACK_TOKEN, known: ['U0DANA', 'U0SAM'] });
+    cleanups.push(() => slack.close());
     const root = mkdtempSync(join(tmpdir(), 'sl-ho-'));
     cleanups.push(() => rm(root, { recursive: true, force: true }));
     const remote = join(root, 'shop.git');
@@ -60,14 +65,16 @@ describe('hand-off between two machines', { timeout: 240_000 }, () => {
     git(a, 'commit', '-q', '-m', 'cart');
     git(a, 'push', '-q', 'origin', 'HEAD:main');
 
+    slackUrl = slack.apiUrl;
     const sam = await seat('sam', a, fake.url);
+    expect((await sleds(sam.world, ['slack', 'set-token'], `${SLACK_TOKEN}\n`)).code).toBe(0);
     // Dana's clone exists before the roster lands; she pulls it like any commit.
     mkdirSync(join(root, 'dana'));
     git(join(root, 'dana'), 'clone', '-q', remote, 'shop');
     const b = join(root, 'dana', 'shop');
     const dana = await seat('dana', b, fake.url);
     mkdirSync(join(a, '.sleds'));
-    writeFileSync(join(a, '.sleds', 'roster.yml'), JSON.stringify({ teammates: [sam.entry, { ...dana.entry, areas: ['*.ts'] }] }, null, 2));
+    writeFileSync(join(a, '.sleds', 'roster.yml'), JSON.stringify({ teammates: [{ ...sam.entry, slack: 'U0SAM' }, { ...dana.entry, areas: ['*.ts'], slack: 'U0DANA' }] }, null, 2));
     git(a, 'add', '.sleds');
     git(a, 'commit', '-q', '-m', 'roster');
     git(a, 'push', '-q', 'origin', 'HEAD:main');
@@ -96,6 +103,11 @@ describe('hand-off between two machines', { timeout: 240_000 }, () => {
       return r.handoffs.find((h) => h.id === id && h.state === 'sent');
     }, 30_000);
     expect(git(a, 'status', '--porcelain')).toMatch(/ M cart\.ts/); // sam's checkout untouched
+    // Dana hears of it on Slack, with the command that picks it up.
+    const dm = slack.messages.find((x) => x.channel === 'D0DANA');
+    expect(dm?.text).toContain(`/sled pickup ${id}`);
+    expect(slack.requests.map((r) => r.raw).join('')).not.toContain(SLACK_TOKEN);
+    expect(readFileSync(sam.world.logFile, 'utf8')).not.toContain(SLACK_TOKEN);
     fake.setBehaviour({ usageLimitRejection: null });
 
     // Dana picks it up in her Claude Code.
@@ -125,6 +137,7 @@ describe('hand-off between two machines', { timeout: 240_000 }, () => {
       return r.handoffs.find((h) => h.id === id && h.state === 'picked_up');
     }, 30_000);
     expect(seen.pickedUpBy).toBe('dana');
+    expect((await sleds(sam.world, ['status'])).stdout).toMatch(new RegExp(`Hand-off ${id} to dana · picked up by dana \\d{1,2}:\\d{2}[ap]m`));
     expect(existsSync(join(dana.world.sledsHome, 'state', 'handoffs', `${id}.md`))).toBe(true);
   });
 });

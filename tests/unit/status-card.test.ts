@@ -46,6 +46,11 @@ describe('the /sled status card', () => {
     expect(card).toContain('Wall k7m2n9pq4rst · wk · open · waiting for a choice: /sled exits');
   });
 
+  it("names a hand-off and who picked it up", () => {
+    const card = renderStatusCard(snapshot({ handoffs: [{ id: 'jd7k2m9qa45p', direction: 'sent', peer: 'dana', state: 'picked_up', pickedUpBy: 'dana', pickedUpAt: Date.UTC(2026, 10, 29, 14, 2), createdAt: NOW - 60_000 }] }), null, 'UTC');
+    expect(card).toContain('Hand-off jd7k2m9qa45p to dana · picked up by dana 2:02pm');
+  });
+
   it('says when no wall is forecast before the resets', () => {
     expect(renderStatusCard(snapshot(), null, 'UTC')).toContain('→ no wall forecast before the resets');
   });
