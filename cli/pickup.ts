@@ -22,12 +22,14 @@ function flag(args: string[], name: string): string | null {
 }
 
 /**
- * `sleds pickup <id> [--harness claude|codex] [--json]`: picks a teammate's hand-off up into a worktree of the
- * repository you are in, then starts the session there — resumed by id in the same harness, or in the other one
- * with the brief as its first prompt.
+ * `sleds pickup <id> [--harness claude|codex] [--headless] [--json]`: picks a teammate's hand-off up into a
+ * worktree of the repository you are in, then starts the session there — resumed by id in the same harness, or in
+ * the other one with the brief as its first prompt. `--headless` runs it without a terminal UI (`claude -p`,
+ * `codex exec`) and prints the result.
  */
 export async function runPickup(args: string[], json: boolean): Promise<number> {
   const id = args.find((a, i) => !a.startsWith('-') && args[i - 1] !== '--harness');
+  const headless = args.includes('--headless');
   if (!id) {
     process.stderr.write('sleds: which hand-off? e.g. sleds pickup jd7k2m9qa45p (the id is in the message you got)\n');
     return 2;
@@ -65,13 +67,16 @@ export async function runPickup(args: string[], json: boolean): Promise<number> 
   process.stderr.write(`sleds: picked up ${r.id} from ${r.peer} into ${note.dir} (branch ${r.branch ?? '?'})\n`);
   let file: string | null;
   let argv: string[];
+  file = to === 'claude' ? findClaude(process.env, homedir()).bin : findBinary(process.env, 'codex', 'SLEDS_CODEX_BIN').bin;
+  const go = `Picked up from ${r.peer} with sleds: continue this work.`;
   if (to === from) {
-    file = to === 'claude' ? findClaude(process.env, homedir()).bin : findBinary(process.env, 'codex', 'SLEDS_CODEX_BIN').bin;
-    argv = to === 'claude' ? ['--resume', r.sessionId] : ['resume', '--', r.sessionId];
+    if (to === 'claude') argv = headless ? ['-p', '--resume', r.sessionId, '--', go] : ['--resume', r.sessionId];
+    else argv = headless ? ['exec', 'resume', '--skip-git-repo-check', '--', r.sessionId, go] : ['resume', '--', r.sessionId];
   } else {
+    // The other harness cannot read this one's transcript: it starts afresh with the pack as its first prompt.
     const brief = note.briefFile ? readFileSync(note.briefFile, 'utf8') : `Continue the work handed off by ${r.peer}.`;
-    file = to === 'claude' ? findClaude(process.env, homedir()).bin : findBinary(process.env, 'codex', 'SLEDS_CODEX_BIN').bin;
-    argv = ['--', brief];
+    if (to === 'claude') argv = headless ? ['-p', '--', brief] : ['--', brief];
+    else argv = headless ? ['exec', '--skip-git-repo-check', '--', brief] : ['--', brief];
   }
   if (!file) {
     process.stderr.write(`sleds: no ${to} binary found — install it, or set SLEDS_${to.toUpperCase()}_BIN\n`);
@@ -79,7 +84,8 @@ export async function runPickup(args: string[], json: boolean): Promise<number> 
   }
   const bin = file;
   return new Promise((resolve) => {
-    const child = spawn(bin, argv, { cwd: note.dir, stdio: 'inherit' });
+    // Headless runs read no terminal: codex exec would wait for stdin to close.
+    const child = spawn(bin, argv, { cwd: note.dir, stdio: headless ? ['ignore', 'inherit', 'inherit'] : 'inherit' });
     child.on('error', (e) => {
       process.stderr.write(`sleds: could not start ${bin}: ${e.message}\n`);
       resolve(1);

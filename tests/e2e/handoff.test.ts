@@ -47,7 +47,8 @@ describe('hand-off between two machines', { timeout: 240_000 }, () => {
     return { home, world, entry: JSON.parse(keys.stdout).entry as Record<string, unknown> };
   }
 
-  it('sam hits the wall, /sled 5 dana; dana picks it up and her claude --resume carries sam\'s conversation and his uncommitted work', async () => {
+  /** Sam and dana, each with a Claude home, musher and seat keys; a shared bare remote; sam's session handed to dana. */
+  async function handedOff() {
     const fake = await startFakeAnthropic({ reply: (req) => `Answer to: ${lastUserPrompt(req).slice(0, 50)}` });
     cleanups.push(() => fake.close());
     const SLACK_TOKEN = 'xoxb-test-sleds-0123456789';
@@ -109,6 +110,11 @@ describe('hand-off between two machines', { timeout: 240_000 }, () => {
     expect(slack.requests.map((r) => r.raw).join('')).not.toContain(SLACK_TOKEN);
     expect(readFileSync(sam.world.logFile, 'utf8')).not.toContain(SLACK_TOKEN);
     fake.setBehaviour({ usageLimitRejection: null });
+    return { fake, slack, SLACK_TOKEN, sam, dana, a, b, id, sessionId };
+  }
+
+  it('sam hits the wall, /sled 5 dana; dana picks it up and her claude --resume carries sam\'s conversation and his uncommitted work', async () => {
+    const { fake, sam, dana, a, b, id, sessionId } = await handedOff();
 
     // Dana picks it up in her Claude Code.
     const requestsBefore = fake.messageRequests().length;
@@ -140,4 +146,5 @@ describe('hand-off between two machines', { timeout: 240_000 }, () => {
     expect((await sleds(sam.world, ['status'])).stdout).toMatch(new RegExp(`Hand-off ${id} to dana · picked up by dana \\d{1,2}:\\d{2}[ap]m`));
     expect(existsSync(join(dana.world.sledsHome, 'state', 'handoffs', `${id}.md`))).toBe(true);
   });
+
 });

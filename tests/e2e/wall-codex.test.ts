@@ -66,7 +66,9 @@ describe('the wall in the real Codex CLI', { timeout: 180_000 }, () => {
     expect(taken!.outcome).toContain(`sleds go ${wall.wallId}`);
 
     // The plan, as --json shows it: the thread's own provider ("fake") pointed at the gateway; no token printed.
-    const plan = JSON.parse((await sleds(world, ['go', wall.wallId, '--json'])).stdout) as { args: string[]; env: Record<string, string> };
+    const goRun = await sleds(world, ['go', wall.wallId, '--json']);
+    expect(goRun.code, goRun.stderr).toBe(0);
+    const plan = JSON.parse(goRun.stdout) as { args: string[]; env: Record<string, string> };
     expect(plan.args).toContain('resume');
     expect(plan.args.join(' ')).toMatch(/model_providers\.fake\.base_url="http:\/\/127\.0\.0\.1:\d+\/v1"/);
     expect(plan.env.SLEDS_GATEWAY_TOKEN).toBe('<redacted>');
@@ -74,7 +76,10 @@ describe('the wall in the real Codex CLI', { timeout: 180_000 }, () => {
     fake.setBehaviour({ usageLimitRejection: null });
     const tmux = await startTmux({ argv: [process.execPath, CLI, 'go', wall.wallId], env, cwd: home.cwd });
     cleanups.push(() => tmux.kill());
-    const [resumed] = (await fake.waitForResponseRequests(before + 1, 60_000)).slice(before);
+    const onKey = await fake.waitForResponseRequests(before + 1, 60_000).catch(async (e: Error) => {
+      throw new Error(`${e.message}\nthe pane:\n${await tmux.capture()}`);
+    });
+    const [resumed] = onKey.slice(before);
     expect(resumed!.headers.authorization).toBe(`Bearer ${PLATFORM_KEY}`);
     expect(resumed!.headers['session-id']).toBe(threadId);
     expect(inputMessages(resumed!).map((m) => m.text).join('\n')).toContain('remember the word PELICAN');
