@@ -15,8 +15,29 @@ interface HandoffRow {
   pickedUpAt: number | null;
 }
 
-/** `sleds handoffs [--json]`: what this seat sent and received, with state and expiry. */
-export async function runHandoffs(json: boolean): Promise<number> {
+/** `sleds handoffs prune [--json]`: the expired hand-offs removed from this repository's remote. */
+async function runPrune(json: boolean): Promise<number> {
+  const paths = resolvePaths(process.env, homedir());
+  let res;
+  try {
+    res = await requestMusher(paths.socketFile, 'POST', '/v1/handoffs/prune', JSON.stringify({ cwd: process.cwd() }), { 'content-type': 'application/json' }, 60_000);
+  } catch {
+    process.stderr.write(`sleds: musher is not running — start it with 'sleds musher start' or let the next hook start it\n`);
+    return 1;
+  }
+  const body = JSON.parse(res.body) as { pruned?: string[]; error?: string };
+  if (!body.pruned) {
+    process.stderr.write(`sleds: ${body.error ?? `musher answered ${res.status}`}\n`);
+    return 1;
+  }
+  if (json) process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
+  else process.stdout.write(body.pruned.length === 0 ? 'No expired hand-offs on the remote.\n' : `Removed ${body.pruned.length} expired hand-off(s): ${body.pruned.join(', ')}\n`);
+  return 0;
+}
+
+/** `sleds handoffs [prune] [--json]`: what this seat sent and received, with state and expiry. */
+export async function runHandoffs(args: string[], json: boolean): Promise<number> {
+  if (args[0] === 'prune') return runPrune(json);
   const paths = resolvePaths(process.env, homedir());
   let body: { now: number; handoffs: HandoffRow[] };
   try {

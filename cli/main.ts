@@ -26,6 +26,7 @@ Usage:
   sleds snapshot show <id> [--json]
                                 one snapshot: its git state, transcript and brief
   sleds handoffs [--json]       hand-offs sent and received: state, pickup, expiry
+  sleds handoffs prune          remove the expired ones from this repository's remote
   sleds pickup <id> [--harness claude|codex]
                                 pick up a teammate's hand-off here and start the session
   sleds jobs [--json]           held, deferred and scheduled resumes: when, state, result
@@ -109,7 +110,7 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'handoffs': {
       const { runHandoffs } = await import('./handoffs.js');
-      return runHandoffs(json);
+      return runHandoffs(rest, json);
     }
     case 'go': {
       const { runGo } = await import('./wall.js');

@@ -157,6 +157,16 @@ export function startServer(musher: Musher, socketPath: string, log: Log, onShut
         await musher.handoff?.refreshSent((sid) => musher.sessions.get(sid)?.cwd ?? null);
         return send(res, 200, JSON.stringify({ now: musher.clock.now(), handoffs: musher.handoffs.list(100) }));
       }
+      if (req.method === 'POST' && url.pathname === '/v1/handoffs/prune') {
+        const body = JSON.parse((await readBody(req)) || '{}') as { cwd?: unknown };
+        if (typeof body.cwd !== 'string') return send(res, 400, JSON.stringify({ error: 'send {cwd}' }));
+        if (!musher.handoff) return send(res, 409, JSON.stringify({ error: 'hand-offs are not set up on this machine' }));
+        try {
+          return send(res, 200, JSON.stringify({ pruned: await musher.handoff.prune(body.cwd) }));
+        } catch (e) {
+          return send(res, 409, JSON.stringify({ error: (e as Error).message }));
+        }
+      }
       if (req.method === 'POST' && url.pathname === '/v1/handoffs/pickup') {
         let body: { id?: unknown; cwd?: unknown };
         try {

@@ -203,6 +203,14 @@ export class HandoffService {
     return { id, sender: opened.header.sender, harness: m.harness, sessionId: m.sessionId, dir: wip.dir, branch: wip.branch, brief: content.brief };
   }
 
+  /** `sleds handoffs prune`: removes the expired hand-offs from the remote of the repository `cwd` is in. */
+  async prune(cwd: string): Promise<string[]> {
+    const transport = await openGitTransport({ repoDir: cwd, readExpiry, clock: this.d.clock, scratchDir: this.d.paths.stateDir });
+    const pruned = await transport.prune(this.d.clock.now());
+    for (const id of pruned) if (this.d.handoffs.get(id)) this.d.handoffs.setState(id, 'expired');
+    return pruned;
+  }
+
   /** The sender's side: marks sent hand-offs that their teammate has picked up since. */
   async refreshSent(cwdOf: (sessionId: string) => string | null): Promise<void> {
     for (const h of this.d.handoffs.list(50)) {
