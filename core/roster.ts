@@ -18,6 +18,8 @@ export const RosterFile = z.looseObject({
         slack: z.string().optional(),
         areas: z.array(z.string().min(1)).default([]),
         harnesses: z.array(z.string()).default([]),
+        /** Their GitHub login, when it differs from the handle (CODEOWNERS names people by it). */
+        github: z.string().optional(),
         keys: TeammateKeys.optional(),
       }),
     )
@@ -46,16 +48,40 @@ export function globToRegExp(glob: string): RegExp {
   return new RegExp(`^${anchored ? '' : '(?:.*/)?'}${re}(?:/.*)?$`);
 }
 
+/** One CODEOWNERS rule: a pattern and the owners it names (`@login`, `@org/team` or an email). */
+export interface CodeownersRule {
+  pattern: RegExp;
+  owners: string[];
+}
+
+/** CODEOWNERS as GitHub reads it: one rule per line, `#` comments, the last matching rule wins. */
+export function parseCodeowners(text: string): CodeownersRule[] {
+  const rules: CodeownersRule[] = [];
+  for (const raw of text.split('\n')) {
+    const line = raw.replace(/(^|\s)#.*$/, '').trim();
+    if (!line) continue;
+    const [pattern, ...owners] = line.split(/\s+/);
+    rules.push({ pattern: globToRegExp(pattern!), owners: owners.map((o) => o.replace(/^@/, '').toLowerCase()) });
+  }
+  return rules;
+}
+
 /**
- * The area's owner: the teammate (other than `self`) whose globs match the most changed files; ties go to the
- * roster's order. Null when nobody's globs match any.
+ * The area's owner: the teammate (other than `self`) who owns the most changed files, by their roster globs or by
+ * the CODEOWNERS rule that governs the file (its last match, naming them by handle or GitHub login). Ties go to the
+ * roster's order. Null when nobody owns any.
  */
-export function ownerOf(roster: RosterFile, changedFiles: readonly string[], self: string | null): Teammate | null {
+export function ownerOf(roster: RosterFile, changedFiles: readonly string[], self: string | null, codeowners: readonly CodeownersRule[] = []): Teammate | null {
+  const governing = (file: string): string[] => {
+    for (let i = codeowners.length - 1; i >= 0; i--) if (codeowners[i]!.pattern.test(file)) return codeowners[i]!.owners;
+    return [];
+  };
   let best: { who: Teammate; count: number } | null = null;
   for (const who of roster.teammates) {
     if (self !== null && who.handle.toLowerCase() === self.toLowerCase()) continue;
     const globs = who.areas.map(globToRegExp);
-    const count = changedFiles.filter((f) => globs.some((g) => g.test(f))).length;
+    const names = [who.handle.toLowerCase(), ...(who.github ? [who.github.toLowerCase()] : [])];
+    const count = changedFiles.filter((f) => globs.some((g) => g.test(f)) || governing(f).some((o) => names.includes(o))).length;
     if (count > 0 && (!best || count > best.count)) best = { who, count };
   }
   return best?.who ?? null;

@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { ownerOf, RosterFile } from '../../core/roster.js';
+import { ownerOf, parseCodeowners, RosterFile, type CodeownersRule } from '../../core/roster.js';
 import type { Log } from '../log.js';
 import { findRepoRoot } from '../policy/repo-root.js';
 import { parseYamlFile } from '../policy/yaml-file.js';
@@ -29,8 +29,20 @@ export class RosterReader {
     const tracked = (await gitText(['diff', '--name-only', 'HEAD'], root)) ?? '';
     const untracked = (await gitText(['ls-files', '--others', '--exclude-standard'], root)) ?? '';
     const files = `${tracked}\n${untracked}`.split('\n').filter((f) => f !== '');
-    const owner = ownerOf(roster, files, self);
+    const owner = ownerOf(roster, files, self, this.codeowners(root));
     return owner ? { handle: owner.handle, name: owner.name ?? owner.handle, idleMs: null } : null;
+  }
+
+  /** The repository's CODEOWNERS, where GitHub looks for it (first found); none is no rules. */
+  private codeowners(root: string): CodeownersRule[] {
+    for (const place of ['.github/CODEOWNERS', 'CODEOWNERS', 'docs/CODEOWNERS']) {
+      try {
+        return parseCodeowners(readFileSync(join(root, place), 'utf8'));
+      } catch {
+        // not there
+      }
+    }
+    return [];
   }
 
   /** The roster of the repository `cwd` is in; null when it has none or it is broken (logged). */

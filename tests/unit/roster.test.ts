@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { globToRegExp, ownerOf, RosterFile } from '../../core/roster.js';
+import { globToRegExp, ownerOf, parseCodeowners, RosterFile } from '../../core/roster.js';
 
 describe('roster globs', () => {
   it.each([
@@ -33,6 +33,15 @@ describe('the area owner', () => {
     ['no changes', [], null, null],
   ] as const)('%s', (_n, files, self, expected) => {
     expect(ownerOf(roster, files, self)?.handle ?? null).toBe(expected);
+  });
+
+  it('CODEOWNERS counts too: its last matching rule, naming a teammate by handle or GitHub login', () => {
+    const team = RosterFile.parse({ teammates: [{ handle: 'ana', areas: [] }, { handle: 'dana', github: 'dana-gh', areas: [] }] });
+    const rules = parseCodeowners(['# who owns what', '*.ts @ana', 'src/payments/ @dana-gh  # payments', ''].join('\n'));
+    expect(ownerOf(team, ['src/payments/a.ts', 'src/payments/b.ts', 'src/ui/c.ts'], null, rules)?.handle).toBe('dana');
+    expect(ownerOf(team, ['src/ui/c.ts'], null, rules)?.handle).toBe('ana');
+    expect(ownerOf(team, ['README.md'], null, rules)).toBeNull();
+    expect(parseCodeowners('docs/** @org/writers writer@example.com')[0]!.owners).toEqual(['org/writers', 'writer@example.com']);
   });
 
   it('rejects a handle that is not one', () => {
