@@ -1,5 +1,6 @@
+import { pathExists, writeFileAtomic } from '../fs-atomic.js';
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { chmod, mkdir, open, readdir, readFile, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { Clock } from '../clock.js';
@@ -30,14 +31,6 @@ function code(e: unknown): string | undefined {
   return (e as NodeJS.ErrnoException).code;
 }
 
-async function exists(path: string): Promise<boolean> {
-  try {
-    await stat(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 export class FolderTransport implements HandoffTransport {
   constructor(private readonly opts: FolderTransportOptions) {}
@@ -67,7 +60,7 @@ export class FolderTransport implements HandoffTransport {
     } catch (e) {
       throw new Error(`cannot use the shared folder ${this.opts.dir} (${code(e) ?? (e as Error).message}) — check the policy's handoff.folder`);
     }
-    if (await exists(this.bundlePath(id))) throw new Error(`a hand-off ${id} is already in ${this.opts.dir} — send it under a new id`);
+    if (await pathExists(this.bundlePath(id))) throw new Error(`a hand-off ${id} is already in ${this.opts.dir} — send it under a new id`);
     let branch: string | null = null;
     if (b.wip !== null) {
       if (this.opts.repoDir === null) throw new Error(`hand-off ${id} has work in progress but no repository to build it from`);
@@ -75,7 +68,7 @@ export class FolderTransport implements HandoffTransport {
       branch = this.wipPath(id);
     }
     // The bundle last: a hand-off is listed once its bundle is there, and its WIP is complete by then.
-    await this.writeAtomically(this.bundlePath(id), b.bundle);
+    await writeFileAtomic(this.bundlePath(id), b.bundle);
     return { ref: this.bundlePath(id), branch };
   }
 
@@ -88,7 +81,7 @@ export class FolderTransport implements HandoffTransport {
       if (code(e) === 'ENOENT') throw new Error(`no hand-off ${id} in ${this.describe()} — check the id; an expired one is pruned`);
       throw new Error(`cannot read hand-off ${id} in ${this.describe()}: ${code(e) ?? (e as Error).message}`);
     }
-    if (this.opts.repoDir !== null && (await exists(this.wipPath(id)))) {
+    if (this.opts.repoDir !== null && (await pathExists(this.wipPath(id)))) {
       const top = await repoTopLevel(this.opts.repoDir);
       const r = await gitExec(['fetch', '-q', '--no-tags', '--no-write-fetch-head', this.wipPath(id), `+${localWipRef(id)}:${localWipRef(id)}`], { cwd: top });
       if (r.code !== 0) throw new Error(`the work in progress of hand-off ${id} in ${this.describe()} could not be read: ${firstLine(r.stderr)}`);
@@ -130,7 +123,7 @@ export class FolderTransport implements HandoffTransport {
 
   async markPickedUp(id: string, by: string): Promise<void> {
     assertHandoffId(id);
-    if (!(await exists(this.bundlePath(id)))) throw new Error(`no hand-off ${id} in ${this.describe()} — check the id; an expired one is pruned`);
+    if (!(await pathExists(this.bundlePath(id)))) throw new Error(`no hand-off ${id} in ${this.describe()} — check the id; an expired one is pruned`);
     let fh;
     try {
       fh = await open(this.pickedPath(id), 'wx', 0o600);
@@ -183,20 +176,5 @@ export class FolderTransport implements HandoffTransport {
     }
   }
 
-  private async writeAtomically(path: string, bytes: Buffer): Promise<void> {
-    const temp = join(this.opts.dir, `.tmp-${process.pid}-${randomBytes(6).toString('hex')}`);
-    try {
-      const fh = await open(temp, 'wx', 0o600);
-      try {
-        await fh.writeFile(bytes);
-        await fh.sync();
-      } finally {
-        await fh.close();
-      }
-      await rename(temp, path);
-    } catch (e) {
-      await unlink(temp).catch(() => undefined);
-      throw new Error(`could not write ${path}: ${code(e) ?? (e as Error).message}`);
-    }
-  }
+
 }

@@ -1,4 +1,5 @@
-import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { pathExists } from '../fs-atomic.js';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { OpenedSnapshot } from '../snapshot/files.js';
@@ -99,14 +100,6 @@ export async function wipFromSnapshot(snap: OpenedSnapshot): Promise<WipSource |
   return { head: g.head, branch: g.branch, patch: g.patch !== null ? await snap.readBlob(g.patch.hash) : null, untracked };
 }
 
-async function exists(path: string): Promise<boolean> {
-  try {
-    await stat(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 export interface CheckedOutWip {
   /** The folder holding the work: the new worktree, or the current checkout. */
@@ -135,7 +128,7 @@ export async function checkoutWip(repoDir: string, id: string, target: 'worktree
   let dir: string;
   if (target === 'worktree') {
     dir = join(dirname(top), `${basename(top)}-handoff-${id}`);
-    if (await exists(dir)) throw new Error(`${dir} exists already — remove it, or pick up into the current checkout`);
+    if (await pathExists(dir)) throw new Error(`${dir} exists already — remove it, or pick up into the current checkout`);
     const r = await gitExec(['worktree', 'add', '-q', '-b', branch, dir, wip], { cwd: top });
     if (r.code !== 0) throw new Error(`could not make a worktree at ${dir}: ${firstLine(r.stderr)}`);
   } else {

@@ -1,5 +1,6 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { pathExists, TEMP_PREFIX, writeFileAtomic } from '../fs-atomic.js';
+import { createHash } from 'node:crypto';
+import { mkdir, readdir, readFile, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SledsPaths } from '../../core/paths.js';
 import {
@@ -23,7 +24,6 @@ export interface SnapshotDirs {
   manifests: string;
 }
 
-const TEMP_PREFIX = '.tmp-';
 /** Temp files older than this are a crashed write's: removed at the next snapshot. */
 const STALE_TEMP_MS = 60 * 60 * 1000;
 
@@ -42,32 +42,7 @@ export function encodeManifest(manifest: SnapshotManifest): { bytes: Buffer; id:
   return { bytes, id: snapshotIdFromDigest(createHash('sha256').update(bytes).digest()) };
 }
 
-async function exists(path: string): Promise<boolean> {
-  try {
-    await stat(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
-/** Writes `bytes` at `path` atomically (temp name in the same folder, fsync, rename). */
-async function writeAtomically(dir: string, name: string, bytes: Buffer): Promise<void> {
-  const temp = join(dir, `${TEMP_PREFIX}${process.pid}-${randomBytes(6).toString('hex')}`);
-  try {
-    const fh = await open(temp, 'wx', 0o600);
-    try {
-      await fh.writeFile(bytes);
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-    await rename(temp, join(dir, name));
-  } catch (e) {
-    await unlink(temp).catch(() => undefined);
-    throw e;
-  }
-}
 
 export async function ensureSnapshotDirs(dirs: SnapshotDirs): Promise<void> {
   await mkdir(dirs.blobs, { recursive: true, mode: 0o700 });
@@ -76,15 +51,15 @@ export async function ensureSnapshotDirs(dirs: SnapshotDirs): Promise<void> {
 
 /** Stores a blob under its hash unless it is there already. Returns the bytes newly written (0 when shared). */
 export async function putBlob(dirs: SnapshotDirs, hash: string, bytes: Buffer): Promise<number> {
-  if (await exists(join(dirs.blobs, hash))) return 0;
-  await writeAtomically(dirs.blobs, hash, bytes);
+  if (await pathExists(join(dirs.blobs, hash))) return 0;
+  await writeFileAtomic(join(dirs.blobs, hash), bytes);
   return bytes.length;
 }
 
 /** Stores the manifest (last), unless the same content is there already. */
 export async function putManifest(dirs: SnapshotDirs, id: string, bytes: Buffer): Promise<boolean> {
-  if (await exists(join(dirs.manifests, `${id}.json`))) return false;
-  await writeAtomically(dirs.manifests, `${id}.json`, bytes);
+  if (await pathExists(join(dirs.manifests, `${id}.json`))) return false;
+  await writeFileAtomic(join(dirs.manifests, `${id}.json`), bytes);
   return true;
 }
 

@@ -1,0 +1,33 @@
+import { randomBytes } from 'node:crypto';
+import { open, rename, stat, unlink } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+
+/** Temp files written next to their target start with this (so a sweep of a crash's leftovers can find them). */
+export const TEMP_PREFIX = '.tmp-';
+
+/** Writes `bytes` at `path` atomically: a temp name in the same folder, fsync, rename. A reader never sees half. */
+export async function writeFileAtomic(path: string, bytes: Buffer, mode = 0o600): Promise<void> {
+  const temp = join(dirname(path), `${TEMP_PREFIX}${process.pid}-${randomBytes(6).toString('hex')}`);
+  try {
+    const fh = await open(temp, 'wx', mode);
+    try {
+      await fh.writeFile(bytes);
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await rename(temp, path);
+  } catch (e) {
+    await unlink(temp).catch(() => undefined);
+    throw e;
+  }
+}
+
+export async function pathExists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
