@@ -101,7 +101,8 @@ export function startServer(musher: Musher, socketPath: string, log: Log, onShut
         return;
       }
       if (req.method === 'GET' && url.pathname === '/v1/status') {
-        await musher.handoff?.refreshSent((sid) => musher.sessions.get(sid)?.cwd ?? null);
+        // At most one round of `git ls-remote` a minute for the status; `sleds handoffs` always asks.
+        await musher.handoff?.refreshSent((sid) => musher.sessions.get(sid)?.cwd ?? null, 60_000);
         return send(res, 200, JSON.stringify(musher.status()));
       }
       if (req.method === 'GET' && url.pathname === '/v1/usage-poller') {

@@ -34,7 +34,6 @@ export interface ExitContext {
   nowMs: number;
   timeZone: string;
   wall: {
-    id: string;
     window: string | null;
     resetAtMs: number | null;
   };

@@ -211,8 +211,16 @@ export class HandoffService {
     return pruned;
   }
 
-  /** The sender's side: marks sent hand-offs that their teammate has picked up since. */
-  async refreshSent(cwdOf: (sessionId: string) => string | null): Promise<void> {
+  private lastRefresh = Number.NEGATIVE_INFINITY;
+
+  /**
+   * The sender's side: marks sent hand-offs that their teammate has picked up since. Each asks the remote
+   * (`git ls-remote`), so a caller on a frequent path passes `maxAgeMs` to reuse a recent answer.
+   */
+  async refreshSent(cwdOf: (sessionId: string) => string | null, maxAgeMs = 0): Promise<void> {
+    const now = this.d.clock.now();
+    if (now - this.lastRefresh < maxAgeMs) return;
+    this.lastRefresh = now;
     for (const h of this.d.handoffs.list(50)) {
       if (h.direction !== 'sent' || h.state !== 'sent' || !h.sessionId) continue;
       const cwd = cwdOf(h.sessionId);

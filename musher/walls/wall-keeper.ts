@@ -1,6 +1,6 @@
 import { priceExits } from '../../core/exits/offers.js';
 import { burnPerHourMicros } from '../../core/exits/burn.js';
-import { EXIT_ORDER, exitByNumber, exitNumber, type ExitContext, type ExitKind, type Offer } from '../../core/exits/types.js';
+import { exitByNumber, exitNumber, type ExitContext, type ExitKind } from '../../core/exits/types.js';
 import { renderExitsHint, renderWallCard, renderWallLine } from '../../core/wall/card.js';
 import { wallIdFrom, WALL_ID_LENGTH } from '../../core/wall/wall-id.js';
 import { formatWhen } from '../../core/exits/words.js';
@@ -129,13 +129,12 @@ export class WallKeeper {
         resetsAtMs: signal.resetsAtMs,
         hitAtMs: now,
         signal: signal.source,
-        context: { ...context, wall: { ...context.wall } },
+        context,
         offers,
         decision: decision.record,
       });
       if (inserted) break;
     }
-    // The context was priced before the id existed; keep the id in it for re-rendering.
     this.d.log.warn(`wall ${wallId}: session ${signal.sessionId} hit ${signal.window ?? 'a usage limit'} (${signal.source}); policy: ${decision.choice}${decision.rule ? ` by rule '${decision.rule}'` : ''}`);
     for (const e of policy.errors) this.d.book.event({ wallId, at: now, kind: 'policy-error', detail: { error: e } });
     const wall = this.d.book.get(wallId)!;
@@ -172,7 +171,7 @@ export class WallKeeper {
     return {
       nowMs: now,
       timeZone: this.d.timeZone,
-      wall: { id: '', window: signal.window, resetAtMs: signal.resetsAtMs },
+      wall: { window: signal.window, resetAtMs: signal.resetsAtMs },
       session: { id: signal.sessionId, harness, model: sessionModel },
       remaining: { usd: null, minutes: null, fit: null, burnPerHourMicros: burnPerHourMicros(series) },
       key: keyed ? { allowanceLeft: this.d.key.allowanceLeft(this.d.seat, policy.allowance(this.d.seat), now) } : null,
@@ -399,10 +398,6 @@ export class WallKeeper {
     if (!events.some((e) => e.kind === 'closed' && e.detail.why === 'its exit ran') || events.some((e) => e.kind === 'reported')) return null;
     this.d.book.event({ wallId: wall.wallId, at: this.d.clock.now(), kind: 'reported', detail: {} });
     return `sled: wall ${wall.wallId} — ${wall.outcome}`;
-  }
-
-  offersInOrder(wall: WallRow): Offer[] {
-    return EXIT_ORDER.map((k) => wall.offers.find((o) => o.exit === k)).filter((o): o is Offer => !!o);
   }
 }
 

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import type { ExitKind } from '../../core/exits/types.js';
 import type { PriceTable } from '../../core/price-table.js';
 import type { Musher } from '../app.js';
 import type { Clock } from '../clock.js';
@@ -25,23 +24,6 @@ export interface WallWiring {
 export function seatName(): string {
   return process.env.SLEDS_SEAT || process.env.USER || 'me';
 }
-
-/** Until a policy file says otherwise: no cheaper step, no overnight window, no caps, and every wall asks. */
-export const NO_POLICY: PolicyPort = {
-  forDirectory: () => ({
-    cheaperModel: () => null,
-    overnightWindow: () => null,
-    allowance: () => ({ perDayMicros: null, perWeekMicros: null }),
-    decide: () => ({ choice: 'ask' as ExitKind | 'ask', rule: null, record: null }),
-    amberAt: 90,
-    worthLevels: ['high', 'normal', 'low'],
-    sources: [],
-    errors: [],
-  }),
-  explain: () => 'no policy evaluated: every wall asks',
-};
-
-export const NO_KEY: KeyPort = { configured: async () => false, allowanceLeft: () => ({ dayMicros: null, weekMicros: null }) };
 
 /** How long after a "not yet" the scheduler asks again whether the bar has dropped. */
 const RECHECK_MS = 5 * 60_000;

@@ -12,7 +12,7 @@ function ctx(over: Partial<ExitContext> = {}): ExitContext {
   return {
     nowMs: NOW,
     timeZone: TZ,
-    wall: { id: 'jd7k2m9qa45p', window: 'seven_day', resetAtMs: RESET },
+    wall: { window: 'seven_day', resetAtMs: RESET },
     session: { id: 's1', harness: 'claude-code', model: 'claude-opus-5-5' },
     remaining: { usd: { loMicros: 4_100_000, hiMicros: 9_300_000 }, minutes: { lo: 20, hi: 55 }, fit: 0.82, burnPerHourMicros: 12_400_000 },
     key: { allowanceLeft: { dayMicros: 38_000_000, weekMicros: 120_000_000 } },
@@ -46,7 +46,7 @@ describe('the six exits, priced', () => {
     ['no overnight window', { overnight: null }, ['overnight'], /no overnight window in the policy/],
     ['no cheaper model', { cheaper: null }, ['switch'], /no cheaper step for opus 5.5 in the policy/],
     ['nobody in the roster', { teammate: null }, ['handoff'], /no teammate in the roster/],
-    ['reset unknown', { wall: { id: 'x', window: null, resetAtMs: null } }, ['hold', 'defer'], /reset time is not known/],
+    ['reset unknown', { wall: { window: null, resetAtMs: null } }, ['hold', 'defer'], /reset time is not known/],
   ] as const)('%s: the rows that cannot apply say why', (_name, over, closed, why) => {
     const o = byExit(ctx(over as Partial<ExitContext>));
     for (const k of closed) {
