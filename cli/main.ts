@@ -30,6 +30,8 @@ Usage:
   sleds pickup <id> [--harness claude|codex]
                                 pick up a teammate's hand-off here and start the session
   sleds jobs [--json]           held, deferred and scheduled resumes: when, state, result
+  sleds tasks [--json]          the tasks: state, worth, type, title
+  sleds task <id> [worth <level>|type <label>] [--json]  one task, or set its worth or type
   sleds jobs cancel <id>        cancel a scheduled job
   sleds policy check [path] [--json] | show [--json]
                                 validate the workspace policy; show it and where each part came from
@@ -123,6 +125,14 @@ async function main(argv: string[]): Promise<number> {
     case 'snapshot': {
       const { runSnapshotCommand } = await import('./snapshots.js');
       return runSnapshotCommand(rest, json);
+    }
+    case 'tasks': {
+      const { runTasks } = await import('./tasks.js');
+      return runTasks(rest, json);
+    }
+    case 'task': {
+      const { runTask } = await import('./tasks.js');
+      return runTask(rest, json);
     }
     case 'jobs': {
       const { runJobs } = await import('./jobs.js');

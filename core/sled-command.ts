@@ -10,6 +10,16 @@ export type SledCommand =
   /** `/sled 1` … `/sled 6`; `arg` is the rest ("+2h", an ISO time, a teammate's handle), if any. */
   | { verb: 'exit'; number: number; arg: string | null }
   | { verb: 'worth'; level: string | null }
+  /** `/sled task <title>` starts a task in this session; bare, it names the current one. */
+  | { verb: 'task'; title: string | null }
+  /** `/sled type <label>`: the kind of work (similar tasks share it). */
+  | { verb: 'type'; label: string | null }
+  /** `/sled estimate`: the band of the session's task. */
+  | { verb: 'estimate' }
+  /** `/sled done`: the task is finished; its receipt is written. */
+  | { verb: 'done' }
+  /** `/sled answer <id> A|B`: answers a parked question. */
+  | { verb: 'answer'; id: string | null; choice: string | null }
   /** `/sled pickup <id>`: take over a session a teammate handed off. */
   | { verb: 'pickup'; id: string | null }
   | { verb: 'unknown'; word: string };
@@ -20,7 +30,7 @@ export function sledUsage(word: string): string {
 
 const SLED_PREFIX = /^\s*(?:\/sled(?::sled)?|sled)(?=\s|$)(.*)$/is;
 /** Words that make an unslashed "sled …" ours; anything else stays an ordinary prompt ("sled the dogs"). */
-const UNSLASHED_VERBS = new Set(['status', 'help', 'exits', 'cancel', 'worth', 'pickup', '1', '2', '3', '4', '5', '6']);
+const UNSLASHED_VERBS = new Set(['status', 'help', 'exits', 'cancel', 'worth', 'pickup', 'task', 'type', 'estimate', 'done', 'answer', '1', '2', '3', '4', '5', '6']);
 
 export function parseSledPrompt(prompt: string): SledCommand | null {
   const m = SLED_PREFIX.exec(prompt);
@@ -45,6 +55,16 @@ export function parseSledPrompt(prompt: string): SledCommand | null {
       return { verb: 'worth', level: arg?.toLowerCase() ?? null };
     case 'pickup':
       return { verb: 'pickup', id: args[0]?.toLowerCase() ?? null };
+    case 'task':
+      return { verb: 'task', title: arg };
+    case 'type':
+      return { verb: 'type', label: arg };
+    case 'estimate':
+      return { verb: 'estimate' };
+    case 'done':
+      return { verb: 'done' };
+    case 'answer':
+      return { verb: 'answer', id: args[0]?.toLowerCase() ?? null, choice: args[1]?.toUpperCase() ?? null };
     default:
       if (/^[1-6]$/.test(word)) return { verb: 'exit', number: Number(word), arg };
       return { verb: 'unknown', word };
@@ -57,7 +77,12 @@ export const SLED_HELP = [
   '  /sled exits         the wall card again: the six ways on, priced',
   '  /sled 1 … /sled 6   take an exit: 1 key · 2 hold (+2h or a time) · 3 overnight · 4 cheaper model · 5 hand off · 6 defer (+2h or a time)',
   '  /sled cancel        undo a hold or a defer',
+  '  /sled task <title>  start a task in this session (your first prompt starts one too)',
   '  /sled worth high    how much this task is worth (the policy reads it at the wall)',
+  '  /sled type <label>  the kind of task (bugfix, feature…): its band comes from past ones of that kind',
+  '  /sled estimate      the band of this task: dollars, minutes, and how often such bands held',
+  '  /sled done          the task is finished: its signed receipt, actual against band',
+  '  /sled answer <id> A|B  answer a parked question; the task goes on',
   '  /sled pickup <id>   take over a session a teammate handed you',
   '  /sled help          this list',
 ].join('\n');

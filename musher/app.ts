@@ -39,6 +39,8 @@ const overnightPending: JobHandler = {
   run: async () => ({ ok: false, summary: 'the overnight runner is not installed yet: nothing ran; the session waits at its wall' }),
 };
 import { SnapshotStore } from './store/snapshots.js';
+import { TaskStore } from './store/tasks.js';
+import { TaskService } from './tasks/service.js';
 import { takeSnapshot, type SnapshotInput, type TakenSnapshot } from './snapshot/take.js';
 import { listSnapshots, showSnapshot, type ApiAnswer, type SnapshotListAnswer } from './snapshot/api.js';
 import { JobStore } from './store/jobs.js';
@@ -118,6 +120,7 @@ export class Musher {
   readonly wallBook: WallBook;
   readonly handoffs: HandoffStore;
   readonly roster: RosterReader;
+  readonly tasks: TaskService;
   /** Sealed hand-offs (set by the daemon's wiring; null when this musher sends and receives none). */
   handoff: HandoffService | null = null;
   readonly wallKeeper: WallKeeper;
@@ -200,7 +203,15 @@ export class Musher {
     this.wallBook = new WallBook(this.db);
     this.handoffs = new HandoffStore(this.db);
     this.roster = new RosterReader(opts.log);
-    this.wallKeeper = buildWallKeeper(this, opts.wallWiring(this), opts);
+    const wiring = opts.wallWiring(this);
+    this.tasks = new TaskService({
+      store: new TaskStore(this.db),
+      sessions: this.sessions,
+      clock: opts.clock,
+      log: opts.log,
+      worthLevels: (dir) => wiring.policy.forDirectory(dir).worthLevels,
+    });
+    this.wallKeeper = buildWallKeeper(this, wiring, opts);
     this.walls.onRecorded((signal) => {
       this.wallKeeper.onSignal(signal).catch((e: Error) => opts.log.error(`wall for ${signal.sessionId}: ${e.message}`));
     });
@@ -338,6 +349,7 @@ export class Musher {
 
   private async answerPrompt(prompt: string, sessionId: string, harness: string, resumedFor: string | null): Promise<{ answer: HookAnswer; after?: () => Promise<void> }> {
     const command = parseSledPrompt(prompt);
+    if (!command && !resumedFor) this.noteTaskPrompt(sessionId, prompt);
     const atWall = await this.wallKeeper.answerPrompt({ sessionId, harness, prompt, command, resumedFor });
     if (atWall) return atWall;
     switch (command?.verb) {
@@ -349,8 +361,27 @@ export class Musher {
         return { answer: blockWith(sledUsage(command.word), harness) };
       case 'pickup':
         return { answer: blockWith(await this.pickup(command.id, sessionId, harness), harness) };
+      case 'worth':
+        return { answer: blockWith(this.tasks.setWorth(sessionId, command.level), harness) };
+      case 'task':
+        return { answer: blockWith(this.tasks.startFromVerb(sessionId, command.title), harness) };
+      case 'type':
+        return { answer: blockWith(this.tasks.setTypeFromVerb(sessionId, command.label), harness) };
+      case 'estimate':
+      case 'done':
+      case 'answer':
+        return { answer: blockWith(`sled: /sled ${command.verb} is not available in this version yet`, harness) };
       default:
         return { answer: CARRY_ON };
+    }
+  }
+
+  /** An ordinary prompt: the session's first starts its task, the others count as its turns. Never fails the hook. */
+  private noteTaskPrompt(sessionId: string, prompt: string): void {
+    try {
+      this.tasks.onPrompt(sessionId, prompt);
+    } catch (e) {
+      this.opts.log.error(`task for ${sessionId}: ${(e as Error).message}`);
     }
   }
 

@@ -3,6 +3,7 @@ import { chmodSync, statSync, unlinkSync } from 'node:fs';
 import { CARRY_ON, type Musher } from './app.js';
 import type { Log } from './log.js';
 import { cancelJob, createJob, listJobs, type ApiAnswer } from './scheduler/api.js';
+import { createTask, listTasks, showTask, updateTask } from './tasks/api.js';
 
 /** musher's API: HTTP/1.1 + JSON over a Unix socket that only its user can open (0600). */
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
@@ -49,6 +50,16 @@ async function jobsRoute(musher: Musher, req: IncomingMessage, url: URL): Promis
   if (req.method === 'POST' && url.pathname === '/v1/jobs') return createJob(musher.scheduler, musher.clock, await readBody(req), musher.timeZone);
   const cancel = /^\/v1\/jobs\/([^/]+)\/cancel$/.exec(url.pathname);
   if (req.method === 'POST' && cancel) return cancelJob(musher.scheduler, decodeURIComponent(cancel[1]!));
+  return null;
+}
+
+/** GET /v1/tasks[?state=], POST /v1/tasks (intake), GET /v1/tasks/<id>, POST /v1/tasks/<id> (worth, type, state, title). */
+async function tasksRoute(musher: Musher, req: IncomingMessage, url: URL): Promise<ApiAnswer | null> {
+  if (req.method === 'GET' && url.pathname === '/v1/tasks') return listTasks(musher.tasks.store, musher.clock.now(), url.searchParams);
+  if (req.method === 'POST' && url.pathname === '/v1/tasks') return createTask(musher.tasks, await readBody(req));
+  const one = /^\/v1\/tasks\/([^/]+)$/.exec(url.pathname);
+  if (one && req.method === 'GET') return showTask(musher.tasks.store, decodeURIComponent(one[1]!));
+  if (one && req.method === 'POST') return updateTask(musher.tasks, musher.tasks.store, decodeURIComponent(one[1]!), await readBody(req));
   return null;
 }
 
@@ -134,6 +145,10 @@ export function startServer(musher: Musher, socketPath: string, log: Log, onShut
       if (req.method === 'GET' && url.pathname.startsWith('/v1/snapshots/')) {
         const answer = await musher.snapshotShow(decodeURIComponent(url.pathname.slice('/v1/snapshots/'.length)));
         return send(res, answer.status, JSON.stringify(answer.body));
+      }
+      if (url.pathname === '/v1/tasks' || url.pathname.startsWith('/v1/tasks/')) {
+        const answer = await tasksRoute(musher, req, url);
+        if (answer) return send(res, answer.status, JSON.stringify(answer.body));
       }
       if (url.pathname === '/v1/jobs' || url.pathname.startsWith('/v1/jobs/')) {
         const answer = await jobsRoute(musher, req, url);

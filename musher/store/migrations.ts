@@ -282,6 +282,32 @@ const MIGRATIONS: ReadonlyArray<string> = [
   );
   CREATE INDEX handoffs_created ON handoffs(created_at);
   `,
+  // 11: tasks, each with its sessions (a session works on one task at a time: the one it was last attached to).
+  `
+  CREATE TABLE tasks (
+    id            TEXT PRIMARY KEY,
+    title         TEXT NOT NULL,
+    worth         TEXT,
+    type          TEXT,
+    repo          TEXT,
+    source        TEXT NOT NULL,
+    source_ref    TEXT,
+    state         TEXT NOT NULL CHECK (state IN ('open', 'parked', 'done')),
+    prompt_chars  INTEGER NOT NULL DEFAULT 0,
+    turns         INTEGER NOT NULL DEFAULT 0,
+    created_at    INTEGER NOT NULL,
+    updated_at    INTEGER NOT NULL,
+    ended_at      INTEGER
+  );
+  CREATE INDEX tasks_created ON tasks(created_at);
+  CREATE UNIQUE INDEX tasks_source_ref ON tasks(source, source_ref) WHERE source_ref IS NOT NULL;
+  CREATE TABLE task_sessions (
+    session_id    TEXT PRIMARY KEY,
+    task_id       TEXT NOT NULL REFERENCES tasks(id),
+    attached_at   INTEGER NOT NULL
+  );
+  CREATE INDEX task_sessions_task ON task_sessions(task_id);
+  `,
 ];
 
 export function migrate(db: Database.Database): number {

@@ -53,6 +53,8 @@ export interface WallKeeperDeps {
   handoffReady?: () => Promise<boolean>;
   /** A wall's reset became known more precisely: a job scheduled for the old reset moves with it. */
   onResetMoved?(wallId: string, resetsAtMs: number): void;
+  /** The worth the policy reads for a session (its task's); default the session's own. */
+  worthOf?(sessionId: string): string | null;
   /** The harness version a session runs, when known (for the snapshot). */
   harnessVersion?(sessionId: string): string | null;
 }
@@ -113,7 +115,7 @@ export class WallKeeper {
       timeZone: this.d.timeZone,
       window: signal.window,
       resetAtMs: signal.resetsAtMs,
-      worth: this.d.sessions.worth(signal.sessionId),
+      worth: this.d.worthOf ? this.d.worthOf(signal.sessionId) : this.d.sessions.worth(signal.sessionId),
       allowanceLeft: context.key?.allowanceLeft ?? null,
       owner: context.teammate ? { handle: context.teammate.handle, idleMs: context.teammate.idleMs } : null,
       available,
@@ -237,7 +239,6 @@ export class WallKeeper {
   async answerPrompt(p: { sessionId: string; harness: string; prompt: string; command: SledCommand | null; resumedFor: string | null }): Promise<{ answer: HookAnswer; after?: () => Promise<void> } | null> {
     const wall = this.current(p.sessionId);
     const cmd = p.command;
-    if (cmd?.verb === 'worth') return { answer: blockWith(this.setWorth(p.sessionId, cmd.level), p.harness) };
     if (!wall) {
       if (cmd?.verb === 'exit' || cmd?.verb === 'exits' || cmd?.verb === 'cancel') {
         return { answer: blockWith('sled: no wall in this session — /sled status shows the bars and when each is forecast to fill', p.harness) };
@@ -308,17 +309,6 @@ export class WallKeeper {
     if (!undone) return `sled: ${exitNumber(wall.choice)} cannot be undone from here. /sled exits shows the card.`;
     this.d.book.reopen(wall.wallId, this.d.clock.now(), 'cancelled by the user');
     return `sled: cancelled ${exitNumber(wall.choice)} at wall ${wall.wallId}. The wall is open again: /sled 1 … /sled 6.`;
-  }
-
-  private setWorth(sessionId: string, level: string | null): string {
-    const levels = this.d.policy.forDirectory(this.d.sessions.get(sessionId)?.cwd ?? null).worthLevels;
-    const choices = [...levels, 'none'].join('|');
-    if (level === null) {
-      return `sled: this task's worth is ${this.d.sessions.worth(sessionId) ?? 'not set'} — set it with /sled worth ${choices}`;
-    }
-    if (level !== 'none' && !levels.includes(level)) return `sled: '${level}' is not a worth level here — use /sled worth ${choices}`;
-    this.d.sessions.setWorth(sessionId, level === 'none' ? null : level);
-    return `sled: this task's worth is now ${level}. The policy reads it at the wall.`;
   }
 
   /** The statusline's second line while the session is at a wall (open, or past it by a choice that is running). */

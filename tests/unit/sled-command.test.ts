@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseSledPrompt } from '../../core/sled-command.js';
+import { titleFromPrompt } from '../../core/task/task.js';
 
 describe('parseSledPrompt', () => {
   it.each([
@@ -34,4 +35,29 @@ describe('parseSledPrompt', () => {
       expect(parseSledPrompt(prompt)).toBeNull();
     },
   );
+});
+
+describe('task verbs', () => {
+  it.each([
+    ['/sled task Migrate the billing tables', { verb: 'task', title: 'Migrate the billing tables' }],
+    ['/sled task', { verb: 'task', title: null }],
+    ['/sled type bugfix', { verb: 'type', label: 'bugfix' }],
+    ['/sled estimate', { verb: 'estimate' }],
+    ['/sled done', { verb: 'done' }],
+    ['/sled answer k3m9x2qa b', { verb: 'answer', id: 'k3m9x2qa', choice: 'B' }],
+    ['sled estimate', { verb: 'estimate' }],
+  ])('%s', (prompt, want) => {
+    expect(parseSledPrompt(prompt)).toEqual(want);
+  });
+});
+
+describe('titleFromPrompt', () => {
+  it.each([
+    ['Fix the login test\nmore detail', 'Fix the login test'],
+    ['\n\n   spaced    out   words  \n', 'spaced out words'],
+    ['', 'untitled task'],
+    ['x'.repeat(100), `${'x'.repeat(79)}…`],
+  ])('%j → %j', (prompt, title) => {
+    expect(titleFromPrompt(prompt)).toBe(title);
+  });
 });

@@ -1,0 +1,87 @@
+import { homedir } from 'node:os';
+import { resolvePaths } from '../core/paths.js';
+import { formatAge } from '../core/format.js';
+import type { Task } from '../core/task/task.js';
+import type { TaskList } from '../musher/tasks/api.js';
+import { requestMusher } from '../hooks/musher-client.js';
+
+/** `sleds tasks [--json]` and `sleds task <id> [worth <level> | type <label> | done] [--json]`. */
+
+const AWAY = `sleds: musher is not running — start it with 'sleds musher start' or let the next hook start it\n`;
+
+/** One line: id, state, worth, type, age, title. */
+export function taskLine(t: Task, now: number): string {
+  const worth = t.worth ?? 'no worth';
+  return [t.id, t.state.padEnd(6), worth.padEnd(8), (t.type ?? '-').padEnd(10), `${formatAge(now - t.createdAt)} ago`.padEnd(9), t.title].join('  ');
+}
+
+async function call(method: 'GET' | 'POST', path: string, body: unknown): Promise<{ status: number; body: Record<string, unknown> } | null> {
+  const paths = resolvePaths(process.env, homedir());
+  try {
+    const res = await requestMusher(paths.socketFile, method, path, body === null ? null : JSON.stringify(body), {}, 5000);
+    return { status: res.status, body: JSON.parse(res.body) as Record<string, unknown> };
+  } catch {
+    process.stderr.write(AWAY);
+    return null;
+  }
+}
+
+export async function runTasks(args: string[], json: boolean): Promise<number> {
+  const positional = args.filter((a) => !a.startsWith('--'));
+  if (positional.length > 0) {
+    process.stderr.write(`sleds: tasks takes no '${positional[0]}' — 'sleds task <id>' shows one\n`);
+    return 2;
+  }
+  const res = await call('GET', '/v1/tasks', null);
+  if (!res) return 1;
+  const list = res.body as unknown as TaskList;
+  if (json) {
+    process.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
+    return 0;
+  }
+  if (list.tasks.length === 0) {
+    process.stdout.write('No tasks yet: the first prompt of a session starts one, or /sled task <title>.\n');
+    return 0;
+  }
+  process.stdout.write(`${list.tasks.map((t) => taskLine(t, list.now)).join('\n')}\n`);
+  return 0;
+}
+
+export async function runTask(args: string[], json: boolean): Promise<number> {
+  const [id, field, ...rest] = args.filter((a) => !a.startsWith('--'));
+  if (!id) {
+    process.stderr.write(`sleds: which task? e.g. sleds task k3m9x2qa ('sleds tasks' lists them)\n`);
+    return 2;
+  }
+  let res;
+  if (field === undefined) res = await call('GET', `/v1/tasks/${encodeURIComponent(id)}`, null);
+  else if (field === 'worth' || field === 'type') {
+    const value = rest.join(' ').trim();
+    if (!value) {
+      process.stderr.write(`sleds: ${field} what? e.g. sleds task ${id} ${field === 'worth' ? 'worth high' : 'type bugfix'}\n`);
+      return 2;
+    }
+    res = await call('POST', `/v1/tasks/${encodeURIComponent(id)}`, { [field]: value === 'none' ? null : value });
+  } else {
+    process.stderr.write(`sleds: task ${id} takes worth <level> or type <label>, not '${field}'\n`);
+    return 2;
+  }
+  if (!res) return 1;
+  if (json) process.stdout.write(`${JSON.stringify(res.body, null, 2)}\n`);
+  if (res.status >= 300) {
+    if (!json) process.stderr.write(`sleds: ${String(res.body.error ?? `musher answered HTTP ${res.status}`)}\n`);
+    return 1;
+  }
+  if (!json) {
+    const t = res.body.task as Task;
+    const sessions = (res.body.sessions as string[] | undefined) ?? [];
+    process.stdout.write(
+      [
+        `task ${t.id}: ${t.title}`,
+        `  state ${t.state} · worth ${t.worth ?? 'not set'} · type ${t.type ?? 'not set'} · from ${t.source}${t.sourceRef ? ` (${t.sourceRef})` : ''}`,
+        `  repository ${t.repo ?? 'unknown'} · ${t.turns} prompt(s)${sessions.length ? ` · sessions ${sessions.map((s) => s.slice(0, 8)).join(', ')}` : ''}`,
+      ].join('\n') + '\n',
+    );
+  }
+  return 0;
+}
