@@ -74,7 +74,8 @@ export async function runPickup(args: string[], json: boolean): Promise<number> 
     else argv = headless ? ['exec', 'resume', '--skip-git-repo-check', '--', r.sessionId, go] : ['resume', '--', r.sessionId];
   } else {
     // The other harness cannot read this one's transcript: it starts afresh with the pack as its first prompt.
-    const brief = note.briefFile ? readFileSync(note.briefFile, 'utf8') : `Continue the work handed off by ${r.peer}.`;
+    const pack = note.briefFile ? readFileSync(note.briefFile, 'utf8') : '';
+    const brief = `${r.peer} handed this work off to you with sleds, from ${from === 'codex' ? 'Codex' : 'Claude Code'}. You are in a checkout holding their uncommitted changes. Read the brief below, then continue the work.\n\n${pack}`.trimEnd();
     if (to === 'claude') argv = headless ? ['-p', '--', brief] : ['--', brief];
     else argv = headless ? ['exec', '--skip-git-repo-check', '--', brief] : ['--', brief];
   }

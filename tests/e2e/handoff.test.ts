@@ -14,6 +14,9 @@ import { ensureClaudeBinary } from './harness/claude-binary.js';
 import { makeClaudeHome, runClaudePrint } from './harness/claude-env.js';
 import { conversationText, lastUserPrompt, startFakeAnthropic, type RecordedRequest } from './harness/fake-anthropic.js';
 import { startFakeSlack } from '../support/fake-slack.js';
+import { ensureCodexBinary } from './harness/codex-binary.js';
+import { FAKE_KEY_ENV, TEST_OPENAI_KEY, fakeProviderConfigToml } from './harness/codex-env.js';
+import { inputMessages, startFakeOpenAI } from './harness/fake-openai.js';
 import { REPO_ROOT, sleds, startMusher, status, stopMusher, waitFor, worldIn, type SledsWorld } from '../support/sleds-env.js';
 
 const PLUGIN_DIR = join(REPO_ROOT, 'plugin');
@@ -147,4 +150,27 @@ describe('hand-off between two machines', { timeout: 240_000 }, () => {
     expect(existsSync(join(dana.world.sledsHome, 'state', 'handoffs', `${id}.md`))).toBe(true);
   });
 
+  it('the same kind of bundle picked up with Codex starts `codex exec` whose first prompt carries the pack', async () => {
+    const { dana, b, id } = await handedOff();
+    const codexBin = await ensureCodexBinary();
+    const openai = await startFakeOpenAI({ reply: 'On it.' });
+    cleanups.push(() => openai.close());
+    // Dana's Codex: its own home, pointed at the fake Responses API.
+    const codexHome = join(dana.home.home, '.codex');
+    mkdirSync(codexHome, { recursive: true });
+    writeFileSync(join(codexHome, 'config.toml'), fakeProviderConfigToml(openai.url, b));
+    const env = { ...dana.home.env, CODEX_HOME: codexHome, [FAKE_KEY_ENV]: TEST_OPENAI_KEY, SLEDS_CODEX_BIN: codexBin };
+
+    const picked = await sleds(dana.world, ['pickup', id, '--harness', 'codex', '--headless'], undefined, env, b);
+    expect(picked.code, picked.stderr).toBe(0);
+    expect(picked.stderr).toMatch(new RegExp(`picked up ${id} from sam into (\\S+) \\(branch sleds/handoff/${id}\\)`));
+    const first = openai.requests.find((r) => inputMessages(r).some((m) => m.role === 'user'));
+    expect(first, 'codex exec sent no request').toBeDefined();
+    const prompt = inputMessages(first!).filter((m) => m.role === 'user').map((m) => m.text).join('\n');
+    // The pack: the brief of sam's session — what he asked, what changed — as Codex's first prompt.
+    expect(prompt).toContain('remember the word PELICAN');
+    expect(prompt).toContain('cart.ts');
+    expect(prompt).toMatch(/sam/i);
+    expect(picked.stdout).toContain('On it.');
+  });
 });

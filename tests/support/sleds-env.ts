@@ -59,9 +59,10 @@ export interface RunResult {
   stderr: string;
 }
 
-export function sleds(world: SledsWorld, args: string[], input?: string, env: NodeJS.ProcessEnv = {}): Promise<RunResult> {
+/** Runs `sleds <args>` in the world; `cwd` for the commands that read the current folder (pickup, estimate). */
+export function sleds(world: SledsWorld, args: string[], input?: string, env: NodeJS.ProcessEnv = {}, cwd?: string): Promise<RunResult> {
   return new Promise((resolveRun) => {
-    const child = execFile(process.execPath, [CLI, ...args], { env: { ...world.env, ...env }, timeout: 60_000 }, (err, stdout, stderr) => {
+    const child = execFile(process.execPath, [CLI, ...args], { env: { ...world.env, ...env }, timeout: 60_000, cwd }, (err, stdout, stderr) => {
       const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : 1) : 0;
       resolveRun({ code, stdout, stderr });
     });
