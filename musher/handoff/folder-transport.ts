@@ -81,12 +81,16 @@ export class FolderTransport implements HandoffTransport {
       if (code(e) === 'ENOENT') throw new Error(`no hand-off ${id} in ${this.describe()} — check the id; an expired one is pruned`);
       throw new Error(`cannot read hand-off ${id} in ${this.describe()}: ${code(e) ?? (e as Error).message}`);
     }
+    return bundle;
+  }
+
+  async bringWip(id: string): Promise<void> {
+    assertHandoffId(id);
     if (this.opts.repoDir !== null && (await pathExists(this.wipPath(id)))) {
       const top = await repoTopLevel(this.opts.repoDir);
       const r = await gitExec(['fetch', '-q', '--no-tags', '--no-write-fetch-head', this.wipPath(id), `+${localWipRef(id)}:${localWipRef(id)}`], { cwd: top });
       if (r.code !== 0) throw new Error(`the work in progress of hand-off ${id} in ${this.describe()} could not be read: ${firstLine(r.stderr)}`);
     }
-    return bundle;
   }
 
   async list(): Promise<ListedHandoff[]> {

@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { redactRemote } from '../snapshot/git-state.js';
@@ -13,7 +16,8 @@ export { checkoutWip } from './wip-branch.js';
  * tag, because every host accepts commits under any ref); the WIP as the branch `sleds/handoff/<id>`, whose push
  * carries the sender's HEAD along when the remote lacks it; a pickup as `refs/sleds/picked/<id>`, pushed without
  * force so the second pickup of a bundle is rejected by the remote itself. Nothing here touches the user's index,
- * worktree or HEAD; on the receiving side fetched refs are kept under refs/sleds/ (out of the branch list).
+ * worktree or HEAD. On the receiving side the bundle and the pickup mark are read through a scratch repository (nothing
+ * written before the bundle is verified); the verified WIP is then kept under refs/sleds/ (out of the branch list).
  */
 
 export const BUNDLE_FILE = 'bundle.sleds';
@@ -51,7 +55,7 @@ export async function openGitTransport(opts: GitTransportOptions): Promise<GitTr
   if (name === undefined) throw new Error(NO_REMOTE);
   if (!names.includes(name)) throw new Error(`this repository has no remote '${name}' — its remotes: ${names.join(', ') || 'none'}`);
   const url = (await gitOk(['remote', 'get-url', name], { cwd: top }, `could not read remote ${name}`)).toString('utf8').trim();
-  return new GitTransport(top, name, redactRemote(url), opts);
+  return new GitTransport(top, name, redactRemote(url), url, opts);
 }
 
 export class GitTransport implements HandoffTransport {
@@ -60,6 +64,8 @@ export class GitTransport implements HandoffTransport {
     readonly remote: string,
     /** Without credentials: safe for messages. */
     readonly remoteUrl: string,
+    /** As configured (credentials included): used to fetch, never shown. */
+    private readonly rawUrl: string,
     private readonly opts: GitTransportOptions,
   ) {}
 
@@ -83,11 +89,15 @@ export class GitTransport implements HandoffTransport {
 
   async fetch(id: string): Promise<Buffer> {
     assertHandoffId(id);
-    if (!(await this.fetchRef(handoffRef(id), handoffRef(id)))) throw new Error(`no hand-off ${id} on ${this.describe()} — check the id; an expired one is pruned`);
-    const bundle = await this.readFile(handoffRef(id), BUNDLE_FILE, `hand-off ${id}`);
-    // The WIP comes along for the pickup; a hand-off sent from outside a repository has none.
-    await this.fetchRef(`refs/heads/${wipBranchName(id)}`, localWipRef(id));
+    const bundle = await this.readUnverified(handoffRef(id), BUNDLE_FILE, `hand-off ${id}`);
+    if (bundle === null) throw new Error(`no hand-off ${id} on ${this.describe()} — check the id; an expired one is pruned`);
     return bundle;
+  }
+
+  async bringWip(id: string): Promise<void> {
+    assertHandoffId(id);
+    // A hand-off sent from outside a repository has no WIP: checkoutWip says so.
+    await this.fetchRef(`refs/heads/${wipBranchName(id)}`, localWipRef(id));
   }
 
   async list(): Promise<ListedHandoff[]> {
@@ -136,8 +146,8 @@ export class GitTransport implements HandoffTransport {
 
   async isPickedUp(id: string): Promise<PickedUp | null> {
     assertHandoffId(id);
-    if (!(await this.fetchRef(pickedRef(id), pickedRef(id)))) return null;
-    const bytes = await this.readFile(pickedRef(id), PICKED_FILE, `the pickup mark of ${id}`);
+    const bytes = await this.readUnverified(pickedRef(id), PICKED_FILE, `the pickup mark of ${id}`);
+    if (bytes === null) return null;
     let parsed: z.infer<typeof PickedSchema> | null = null;
     try {
       const r = PickedSchema.safeParse(JSON.parse(bytes.toString('utf8')));
@@ -147,6 +157,34 @@ export class GitTransport implements HandoffTransport {
     }
     // A mark that does not parse still means someone picked it up.
     return parsed !== null ? { by: parsed.by, atMs: parsed.atMs ?? null } : { by: 'someone', atMs: null };
+  }
+
+  /**
+   * One file of a remote ref, read through a scratch bare repository that is removed afterwards, so nothing of a
+   * bundle not yet verified lands in the user's repository (not even unreferenced objects). Null: no such ref.
+   */
+  private async readUnverified(ref: string, file: string, what: string): Promise<Buffer | null> {
+    // The system's temp folder, not sleds' state: it exists on a machine that has never run sleds before.
+    const scratch = await mkdtemp(join(tmpdir(), 'sleds-fetch-'));
+    try {
+      await gitOk(['init', '-q', '--bare', scratch], { cwd: scratch }, 'could not make a scratch repository');
+      const r = await gitExec(['fetch', '-q', '--no-tags', '--no-write-fetch-head', this.fetchUrl, `+${ref}:${ref}`], { cwd: scratch });
+      if (r.code !== 0) {
+        if (MISSING_REF.test(r.stderr)) return null;
+        throw new Error(`could not fetch from ${this.describe()}: ${firstLine(r.stderr)}`);
+      }
+      const blob = await gitExec(['cat-file', 'blob', `${ref}:${file}`], { cwd: scratch });
+      if (blob.code !== 0) throw new Error(`${what} on ${this.describe()} holds no ${file} — it was not made by sleds`);
+      return blob.stdout;
+    } finally {
+      await rm(scratch, { recursive: true, force: true });
+    }
+  }
+
+  /** The remote's URL as git fetches it from a scratch repository: a relative local path is made absolute. */
+  private get fetchUrl(): string {
+    const url = this.rawUrl;
+    return /^[a-z][a-z0-9+.-]*:\/\//i.test(url) || /^[^/]+@[^/]+:/.test(url) || isAbsolute(url) ? url : resolve(this.top, url);
   }
 
   /** The remote's sleds refs: ref → sha. */

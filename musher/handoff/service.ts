@@ -140,8 +140,9 @@ export class HandoffService {
 
   /**
    * `/sled pickup <id>` (or `sleds pickup <id>`) in `cwd`, a checkout of the same repository. Verifies before it
-   * writes anything of the sender's: the bundle's refs are fetched, then opened; only then is the pickup marked,
-   * the work checked out into a new worktree and the transcript installed where the harness resumes it.
+   * writes anything of the sender's: the bundle is read through a scratch repository and opened; only then is the
+   * pickup marked, the work fetched and checked out into a new worktree, and the transcript installed where the
+   * harness resumes it.
    */
   async pickup(id: string, cwd: string): Promise<PickedUpSession> {
     const self = me();
@@ -163,6 +164,7 @@ export class HandoffService {
     }
     const content = unpackSnapshotContent(opened.content);
     await transport.markPickedUp(id, self);
+    await transport.bringWip(id);
     const wip = await checkoutWip(cwd, id, 'worktree');
     const m = content.manifest;
     // The transcript where the harness finds it by id (Claude Code searches every projects/*/; Codex its sessions/).

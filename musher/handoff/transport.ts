@@ -40,8 +40,13 @@ export interface HandoffTransport {
   /** One line naming where hand-offs go: "git remote origin (git@github.com:acme/shop.git)". */
   describe(): string;
   send(b: { id: string; bundle: Buffer; wip: WipSource | null }): Promise<SentHandoff>;
-  /** The bundle's bytes, and the WIP brought into the local repository for `checkoutWip`. Throws "no hand-off <id> on …". */
+  /**
+   * The bundle's bytes, read without writing anything into the local repository or home (it is not verified yet).
+   * Throws "no hand-off <id> on …".
+   */
   fetch(id: string): Promise<Buffer>;
+  /** Once the bundle is verified: brings the WIP into the local repository for `checkoutWip` (no-op without one). */
+  bringWip(id: string): Promise<void>;
   list(): Promise<ListedHandoff[]>;
   /** Removes the hand-offs whose bundle expired at or before `nowMs` (bundle, WIP and pickup mark); returns their ids. */
   prune(nowMs: number): Promise<string[]>;

@@ -31,6 +31,7 @@ describe('folder transport: a shared folder, no common remote', () => {
     git(w.b, 'commit', '-q', '--allow-empty', '-m', "dana's own start");
     const b = folder(w, w.b);
     expect((await b.fetch('jd7k2m9qa41p')).equals(bundle)).toBe(true);
+    await b.bringWip('jd7k2m9qa41p');
     const out = await checkoutWip(w.b, 'jd7k2m9qa41p', 'worktree');
     expect(out.dir).toBe(join(w.root, 'shop-dana-handoff-jd7k2m9qa41p'));
     const got = pickedUpState(out.dir);
@@ -55,6 +56,7 @@ describe('folder transport: a shared folder, no common remote', () => {
     await folder(w, w.a).send({ id: 'cur2k2m9qa41', bundle: fakeBundle(NOW + DAY), wip: w.wip });
     const b = folder(w, w.b);
     await b.fetch('cur2k2m9qa41');
+    await b.bringWip('cur2k2m9qa41');
     writeFileSync(join(w.b, 'a.txt'), 'dana edits\n');
     const dirty = checkoutState(w.b);
     await expect(checkoutWip(w.b, 'cur2k2m9qa41', 'current')).rejects.toThrow(`${w.b} has uncommitted changes — commit or stash them, or pick up into a new worktree`);
@@ -103,6 +105,7 @@ describe('folder transport: a shared folder, no common remote', () => {
     await expect(b.fetch('../x')).rejects.toThrow("'../x' is not a hand-off id");
     // A bundle sent without WIP: fetch brings no WIP, and checkout says so.
     await b.fetch('one2k2m9qa41');
+    await b.bringWip('one2k2m9qa41');
     await expect(checkoutWip(w.b, 'one2k2m9qa41', 'worktree')).rejects.toThrow(`no work in progress for hand-off one2k2m9qa41 in ${w.b} — fetch the hand-off first`);
   });
 });

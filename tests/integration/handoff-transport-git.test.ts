@@ -30,8 +30,13 @@ describe('git transport: the repository’s own remote', () => {
     expect(remoteRefs(w)).toEqual(['refs/heads/main', 'refs/heads/sleds/handoff/jd7k2m9qa41p', 'refs/sleds/handoffs/jd7k2m9qa41p']);
 
     const b = await transport(w, w.b);
+    const objectsBefore = git(w.b, 'count-objects', '-v');
     const fetched = await b.fetch('jd7k2m9qa41p');
     expect(fetched.equals(bundle)).toBe(true);
+    // Read before it is verified: nothing of it lands in B's repository, not a ref, not an object.
+    expect(git(w.b, 'for-each-ref', 'refs/sleds/')).toBe('');
+    expect(git(w.b, 'count-objects', '-v')).toBe(objectsBefore);
+    await b.bringWip('jd7k2m9qa41p');
     const bBefore = checkoutState(w.b);
 
     const out = await checkoutWip(w.b, 'jd7k2m9qa41p', 'worktree');
@@ -62,6 +67,7 @@ describe('git transport: the repository’s own remote', () => {
     await a.send({ id: 'cur2k2m9qa41', bundle: fakeBundle(NOW + DAY), wip: w.wip });
     const b = await transport(w, w.b);
     await b.fetch('cur2k2m9qa41');
+    await b.bringWip('cur2k2m9qa41');
 
     writeFileSync(join(w.b, 'scratch.txt'), 'dana was here\n');
     const dirty = checkoutState(w.b);

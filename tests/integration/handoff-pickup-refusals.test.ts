@@ -1,0 +1,98 @@
+/**
+ * A pickup that must be refused writes nothing on the teammate's machine: no ref or object in their repository, no
+ * worktree, no transcript, no record, no pickup mark on the remote. The real transport over a bare remote, the real
+ * seal, the real service; only the bundle is made bad.
+ */
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { RosterFile } from '../../core/roster.js';
+import { openGitTransport } from '../../musher/handoff/git-transport.js';
+import { generateSeatKeys, saveSeatKeys, type SeatKeys } from '../../musher/handoff/keys.js';
+import { seal } from '../../musher/handoff/seal.js';
+import { HandoffService } from '../../musher/handoff/service.js';
+import type { Log } from '../../musher/log.js';
+import { FileSecretStore } from '../../musher/secrets/store.js';
+import { HandoffStore } from '../../musher/store/handoffs.js';
+import { DAY, disposeWorlds, git, makeWorld, NOW, type World } from './handoff-transport-world.js';
+
+const log: Log = { info: () => undefined, warn: () => undefined, error: () => undefined };
+const seat = process.env.SLEDS_SEAT;
+afterEach(() => {
+  disposeWorlds();
+  if (seat === undefined) delete process.env.SLEDS_SEAT;
+  else process.env.SLEDS_SEAT = seat;
+});
+
+function entry(handle: string, keys: SeatKeys) {
+  return { handle, keys: { x25519: keys.x25519.publicKey, ed25519: keys.ed25519.publicKey } };
+}
+
+/** What the teammate's machine holds that a pickup could write to. */
+function footprint(w: World, home: string): string {
+  return [
+    git(w.b, 'for-each-ref'),
+    git(w.b, 'count-objects', '-v'),
+    git(w.b, 'worktree', 'list', '--porcelain'),
+    git(w.b, 'status', '--porcelain', '--untracked-files=all'),
+    readdirSync(home, { recursive: true }).sort().join('\n'),
+    git(w.shared, 'for-each-ref', 'refs/sleds/picked/'),
+  ].join('\n---\n');
+}
+
+type Case = { name: string; make: (k: { sam: SeatKeys; dana: SeatKeys; mallory: SeatKeys }) => Buffer; clockMs?: number; refusal: RegExp };
+
+const sealed = (k: { sam: SeatKeys; dana: SeatKeys }, opts: { signer?: SeatKeys; to?: string; toKey?: string } = {}): Buffer =>
+  seal(Buffer.from('the snapshot content'), {
+    sender: { handle: 'sam', signingKey: (opts.signer ?? k.sam).ed25519.privateKey },
+    recipient: { handle: opts.to ?? 'dana', x25519: opts.toKey ?? k.dana.x25519.publicKey },
+    nowMs: NOW,
+    id: 'bad2k2m9qa4p',
+  });
+
+const CASES: Case[] = [
+  {
+    name: 'a byte of the ciphertext changed',
+    make: (k) => {
+      const b = sealed(k);
+      b[b.length - 40]! ^= 0x01;
+      return b;
+    },
+    refusal: /^hand-off bad2k2m9qa4p: bad signature or tampered bytes/,
+  },
+  { name: 'signed by a key that is not sam\'s', make: (k) => sealed(k, { signer: k.mallory }), refusal: /^hand-off bad2k2m9qa4p: bad signature or tampered bytes/ },
+  { name: 'sealed to someone else', make: (k) => sealed(k, { to: 'mallory', toKey: k.mallory.x25519.publicKey }), refusal: /^hand-off bad2k2m9qa4p is for 'mallory', not for you \('dana'\)/ },
+  { name: 'expired by the clock', make: (k) => sealed(k), clockMs: NOW + 7 * DAY, refusal: /^hand-off bad2k2m9qa4p expired at 2026-12-07T15:00:00.000Z/ },
+];
+
+describe('a refused pickup writes nothing on the teammate\'s machine', () => {
+  it.each(CASES)('$name', async (c) => {
+    const w = await makeWorld();
+    const keys = { sam: generateSeatKeys(), dana: generateSeatKeys(), mallory: generateSeatKeys() };
+    const roster = RosterFile.parse({ teammates: [entry('sam', keys.sam), entry('dana', keys.dana)] });
+    const sender = await openGitTransport({ repoDir: w.a, readExpiry: () => NOW + 7 * DAY, clock: { now: () => NOW } });
+    await sender.send({ id: 'bad2k2m9qa4p', bundle: c.make(keys), wip: w.wip });
+
+    const home = join(w.root, 'dana-home');
+    mkdirSync(home);
+    const secrets = new FileSecretStore(join(w.root, 'dana-config'));
+    await saveSeatKeys(secrets, keys.dana);
+    process.env.SLEDS_SEAT = 'dana';
+    const service = new HandoffService({
+      paths: { ...w.paths, stateDir: join(w.root, 'dana-state') },
+      clock: { now: () => c.clockMs ?? NOW + DAY },
+      log,
+      secrets,
+      handoffs: new HandoffStore(w.db),
+      timeZone: 'UTC',
+      claudeConfigDir: join(home, '.claude'),
+      codexHome: join(home, '.codex'),
+      rosterFor: () => roster,
+    });
+    const before = footprint(w, home);
+    await expect(service.pickup('bad2k2m9qa4p', w.b)).rejects.toThrow(c.refusal);
+    expect(footprint(w, home)).toBe(before);
+    expect(new HandoffStore(w.db).get('bad2k2m9qa4p')).toBeNull();
+    expect(existsSync(join(w.root, 'dana-state', 'handoffs'))).toBe(false);
+  });
+});
