@@ -100,12 +100,14 @@ export async function runMusher(opts: { background: boolean }): Promise<number> 
   });
   musher.gateway = gateway;
   let stopping = false;
+  let pickupWatch: NodeJS.Timeout | undefined;
   let resolveStopped: () => void = () => undefined;
   const stopped = new Promise<void>((r) => (resolveStopped = r));
   const shutdown = async (): Promise<void> => {
     if (stopping) return;
     stopping = true;
     log.info('musher stopping');
+    if (pickupWatch) clearInterval(pickupWatch);
     await server.close();
     await gateway.close();
     await poller.stop();
@@ -127,6 +129,11 @@ export async function runMusher(opts: { background: boolean }): Promise<number> 
   await musher.start();
   poller.start();
   gateway.startIfConfigured().catch((e: Error) => log.error(`gateway did not start: ${e.message}`));
+  // A sent hand-off's pickup is learnt from its remote: asked once a minute while any is outstanding (cheap when none).
+  pickupWatch = setInterval(() => {
+    musher.handoff?.refreshSent((sid) => musher.sessions.get(sid)?.cwd ?? null, 55_000).catch((e: Error) => log.warn(`hand-off pickups: ${e.message}`));
+  }, 60_000);
+  pickupWatch.unref();
   if (interactive) {
     void musher.transcripts.idle().then(() => process.stderr.write('\nsleds: history read; musher is ready\n'));
   }

@@ -16,7 +16,7 @@ export type { ExitKind };
 export const RULE_ACTIONS = [...EXIT_KINDS, 'ask'] as const;
 export type RuleAction = ExitKind | 'ask';
 
-export const POLICY_SECTIONS = ['amber_at', 'worth', 'allowance', 'overnight', 'cheaper', 'rules'] as const;
+export const POLICY_SECTIONS = ['amber_at', 'worth', 'allowance', 'overnight', 'cheaper', 'rules', 'handoff'] as const;
 export type PolicySection = (typeof POLICY_SECTIONS)[number];
 export const CONDITION_KEYS = ['reset_within', 'worth', 'worth_at_least', 'allowance_left', 'owner_idle', 'keeps_until_morning', 'window'] as const;
 
@@ -85,6 +85,8 @@ export interface Policy {
   overnight: OvernightWindow | null;
   cheaper: CheaperStep[];
   rules: PolicyRule[];
+  /** Hand-offs: a shared folder to carry them instead of the repository's remote (absolute, or `~/…`); null: the remote. */
+  handoff: { folder: string | null };
   /** Which file the rules came from ("defaults" for the built-in ones). */
   rulesSource: string;
 }
@@ -192,6 +194,16 @@ export const PolicyFileSchema = z.strictObject({
   overnight: Overnight.optional(),
   cheaper: Cheaper.optional(),
   rules: z.array(Rule).optional(),
+  handoff: z
+    .strictObject({
+      folder: z
+        .string()
+        .trim()
+        .refine((f) => f.startsWith('/') || f.startsWith('~/'), 'a shared folder is an absolute path or ~/… (e.g. /mnt/team/sleds-handoffs)')
+        .nullable()
+        .optional(),
+    })
+    .optional(),
 });
 export type PolicyFile = z.output<typeof PolicyFileSchema>;
 
@@ -382,6 +394,7 @@ export function buildPolicy(file: PolicyFile, rulesSource: string): { policy: Po
       overnight,
       cheaper,
       rules,
+      handoff: { folder: file.handoff?.folder ?? null },
       rulesSource,
     },
     errors,

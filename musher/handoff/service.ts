@@ -8,11 +8,14 @@ import type { Clock } from '../clock.js';
 import type { Log } from '../log.js';
 import type { SecretStore } from '../secrets/store.js';
 import { readSnapshot } from '../snapshot/files.js';
-import type { HandoffStore } from '../store/handoffs.js';
+import type { HandoffRow, HandoffStore } from '../store/handoffs.js';
 import type { WallRow } from '../store/wall-book.js';
-import { notifyHandoff, notifyPickedUp } from '../notify/index.js';
+import { notifyDesktop, notifyHandoff, notifyPickedUp } from '../notify/index.js';
+import { pickedUpDesktopWords } from '../../core/notify/messages.js';
 import { packSnapshotContent, unpackSnapshotContent } from './bundle-content.js';
 import { openGitTransport, checkoutWip } from './git-transport.js';
+import { FolderTransport } from './folder-transport.js';
+import type { HandoffTransport } from './transport.js';
 import { loadSeatKeys, seatHandle } from './keys.js';
 import { open, readHeader, seal } from './seal.js';
 import { wipFromSnapshot } from './wip-branch.js';
@@ -28,6 +31,8 @@ export interface HandoffDeps {
   codexHome: string;
   /** The team roster of the repository a folder is in (null when it has none, or it is broken). */
   rosterFor(cwd: string): RosterFile | null;
+  /** The shared folder the policy of a folder's repository names for hand-offs (`handoff.folder`); null: its remote. */
+  folderFor?(cwd: string): string | null;
 }
 
 export interface PickedUpSession {
@@ -117,7 +122,7 @@ export class HandoffService {
     const snapshotId = wall.snapshotId;
     const after = async (): Promise<void> => {
       try {
-        const transport = await openGitTransport({ repoDir: cwd, readExpiry, clock: this.d.clock, scratchDir: this.d.paths.stateDir });
+        const transport = await this.transportFor(cwd);
         const wip = await wipFromSnapshot(await readSnapshot(this.d.paths, snapshotId));
         const sent = await transport.send({ id: header.id, bundle, wip });
         const slack = await notifyHandoff(
@@ -151,7 +156,7 @@ export class HandoffService {
     if (!keys) throw new Error('this seat has no hand-off keys — run `sleds keys init` and commit the roster entry it prints');
     const roster = this.d.rosterFor(cwd);
     if (!roster) throw new Error('no roster in this repository — pull the one your team committed (.sleds/roster.yml)');
-    const transport = await openGitTransport({ repoDir: cwd, readExpiry, clock: this.d.clock, scratchDir: this.d.paths.stateDir });
+    const transport = await this.transportFor(cwd);
     const picked = await transport.isPickedUp(id);
     if (picked) throw new Error(`hand-off ${id} was already picked up by ${picked.by} — one pickup per hand-off`);
     const bundle = await transport.fetch(id);
@@ -176,7 +181,6 @@ export class HandoffService {
       mkdirSync(dirname(target), { recursive: true });
       writeFileSync(target, bytes, { mode: 0o600, flag: 'wx' });
     }
-    const now = this.d.clock.now();
     // The brief, for a harness other than the sender's: started with it as the first prompt.
     const briefFile = join(this.d.paths.stateDir, 'handoffs', `${id}.md`);
     mkdirSync(dirname(briefFile), { recursive: true, mode: 0o700 });
@@ -196,18 +200,36 @@ export class HandoffService {
       state: 'received',
       note: JSON.stringify({ dir: wip.dir, briefFile }),
     });
-    const sender = teammateByHandle(roster, opened.header.sender);
-    void notifyPickedUp(
-      { channel: sender?.slack ?? '', by: self, at: now, handoffId: id, title: `session ${m.sessionId.slice(0, 8)}`, timeZone: this.d.timeZone },
-      { slack: { secrets: this.d.secrets, log: this.d.log } },
-    ).catch(() => undefined);
     this.d.log.info(`hand-off ${id} from ${opened.header.sender} picked up into ${wip.dir}`);
     return { id, sender: opened.header.sender, harness: m.harness, sessionId: m.sessionId, dir: wip.dir, branch: wip.branch, brief: content.brief };
   }
 
+  /**
+   * The sender's Slack hears of the pickup in the hand-off post's own thread (the sender holds its channel and ts;
+   * the teammate may have no Slack token at all), and the sender's desktop shows it.
+   */
+  private async tellPickedUp(h: HandoffRow, by: string, at: number): Promise<void> {
+    const post = (JSON.parse(h.note ?? '{}') as { slack?: { channel?: string; ts?: string } }).slack;
+    const words = { by, at, handoffId: h.id, title: `session ${(h.sessionId ?? '').slice(0, 8)}`, timeZone: this.d.timeZone };
+    if (post?.channel && post.ts) {
+      const r = await notifyPickedUp({ ...words, channel: post.channel, threadTs: post.ts }, { slack: { secrets: this.d.secrets, log: this.d.log } });
+      if (!r.slack.ok) this.d.log.warn(`hand-off ${h.id}: Slack did not take the pickup note: ${r.slack.error}`);
+    } else {
+      const words2 = pickedUpDesktopWords(words);
+      await notifyDesktop(words2.title, words2.body);
+    }
+  }
+
+  /** The policy's shared folder when it names one, else the repository's own remote. */
+  private async transportFor(cwd: string): Promise<HandoffTransport & Required<Pick<HandoffTransport, 'markPickedUp' | 'isPickedUp'>>> {
+    const folder = this.d.folderFor?.(cwd) ?? null;
+    if (folder !== null) return new FolderTransport({ dir: folder, repoDir: cwd, readExpiry, clock: this.d.clock, scratchDir: this.d.paths.stateDir });
+    return openGitTransport({ repoDir: cwd, readExpiry, clock: this.d.clock, scratchDir: this.d.paths.stateDir });
+  }
+
   /** `sleds handoffs prune`: removes the expired hand-offs from the remote of the repository `cwd` is in. */
   async prune(cwd: string): Promise<string[]> {
-    const transport = await openGitTransport({ repoDir: cwd, readExpiry, clock: this.d.clock, scratchDir: this.d.paths.stateDir });
+    const transport = await this.transportFor(cwd);
     const pruned = await transport.prune(this.d.clock.now());
     for (const id of pruned) if (this.d.handoffs.get(id)) this.d.handoffs.setState(id, 'expired');
     return pruned;
@@ -224,13 +246,17 @@ export class HandoffService {
     if (now - this.lastRefresh < maxAgeMs) return;
     this.lastRefresh = now;
     for (const h of this.d.handoffs.list(50)) {
-      if (h.direction !== 'sent' || h.state !== 'sent' || !h.sessionId) continue;
+      if (h.direction !== 'sent' || h.state !== 'sent' || !h.sessionId || h.expiresAt <= now) continue;
       const cwd = cwdOf(h.sessionId);
       if (!cwd) continue;
       try {
-        const transport = await openGitTransport({ repoDir: cwd, readExpiry, clock: this.d.clock, scratchDir: this.d.paths.stateDir });
+        const transport = await this.transportFor(cwd);
         const picked = await transport.isPickedUp(h.id);
-        if (picked) this.d.handoffs.pickedUp(h.id, picked.by, picked.atMs ?? this.d.clock.now());
+        if (picked) {
+          const at = picked.atMs ?? this.d.clock.now();
+          this.d.handoffs.pickedUp(h.id, picked.by, at);
+          await this.tellPickedUp(h, picked.by, at);
+        }
       } catch (e) {
         this.d.log.warn(`hand-off ${h.id}: could not check its pickup: ${(e as Error).message}`);
       }

@@ -1,3 +1,4 @@
+import { homedir } from 'node:os';
 import { allowanceFor, amberAt, cheaperModel, evaluatePolicy, nextOvernightWindow, worthLevels } from '../../core/policy/evaluate.js';
 import { PolicyDecisionSchema } from '../../core/policy/decision.js';
 import { renderPolicyExplanation } from '../../core/policy/explain.js';
@@ -31,6 +32,7 @@ function viewOf(policy: Policy, sources: string[], errors: string[]): PolicyView
     },
     amberAt: amberAt(policy),
     worthLevels: worthLevels(policy).map((l) => l.name),
+    handoffFolder: policy.handoff.folder === null ? null : policy.handoff.folder.replace(/^~(?=\/)/, homedir()),
     sources,
     errors,
   };

@@ -20,6 +20,7 @@ export function daemonWallWiring(m: Musher, policy: PolicyPort, secrets: SecretS
     claudeConfigDir: o.claudeConfigDir,
     codexHome: o.codexHome,
     rosterFor: (cwd) => m.roster.rosterAt(cwd),
+    folderFor: (cwd) => policy.forDirectory(cwd).handoffFolder,
   });
   m.handoff = handoff;
   return {

@@ -17,6 +17,8 @@ export interface PolicyView {
   amberAt: number;
   /** The worth levels, highest first (`/sled worth <level>`). */
   worthLevels: string[];
+  /** The shared folder hand-offs travel through instead of the remote (`handoff.folder`), `~` expanded; null: the remote. */
+  handoffFolder: string | null;
   /** Where the policy came from and any errors in it, for the audit log. */
   sources: string[];
   errors: string[];

@@ -117,7 +117,7 @@ describe('hand-off between two machines', { timeout: 240_000 }, () => {
   }
 
   it('sam hits the wall, /sled 5 dana; dana picks it up and her claude --resume carries sam\'s conversation and his uncommitted work', async () => {
-    const { fake, sam, dana, a, b, id, sessionId } = await handedOff();
+    const { fake, slack, sam, dana, a, b, id, sessionId } = await handedOff();
 
     // Dana picks it up in her Claude Code.
     const requestsBefore = fake.messageRequests().length;
@@ -146,6 +146,11 @@ describe('hand-off between two machines', { timeout: 240_000 }, () => {
       return r.handoffs.find((h) => h.id === id && h.state === 'picked_up');
     }, 30_000);
     expect(seen.pickedUpBy).toBe('dana');
+    // Slack hears it in the hand-off post's own thread, from sam's side (dana needs no Slack token).
+    const post = slack.messages.find((x) => x.channel === 'D0DANA' && x.text.includes(`/sled pickup ${id}`))!;
+    const reply = slack.messages.find((x) => x.thread_ts === post.ts);
+    expect(reply?.channel).toBe('D0DANA');
+    expect(reply?.text).toMatch(/picked up by dana \d{1,2}:\d{2}/);
     expect((await sleds(sam.world, ['status'])).stdout).toMatch(new RegExp(`Hand-off ${id} to dana · picked up by dana \\d{1,2}:\\d{2}[ap]m`));
     expect(existsSync(join(dana.world.sledsHome, 'state', 'handoffs', `${id}.md`))).toBe(true);
   });

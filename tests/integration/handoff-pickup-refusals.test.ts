@@ -3,11 +3,15 @@
  * worktree, no transcript, no record, no pickup mark on the remote. The real transport over a bare remote, the real
  * seal, the real service; only the bundle is made bad.
  */
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RosterFile } from '../../core/roster.js';
 import { openGitTransport } from '../../musher/handoff/git-transport.js';
+import { FolderTransport } from '../../musher/handoff/folder-transport.js';
+import { packSnapshotContent } from '../../musher/handoff/bundle-content.js';
+import { PolicyLoader } from '../../musher/policy/loader.js';
+import { policyPort } from '../../musher/policy/port.js';
 import { generateSeatKeys, saveSeatKeys, type SeatKeys } from '../../musher/handoff/keys.js';
 import { seal } from '../../musher/handoff/seal.js';
 import { HandoffService } from '../../musher/handoff/service.js';
@@ -94,5 +98,54 @@ describe('a refused pickup writes nothing on the teammate\'s machine', () => {
     expect(footprint(w, home)).toBe(before);
     expect(new HandoffStore(w.db).get('bad2k2m9qa4p')).toBeNull();
     expect(existsSync(join(w.root, 'dana-state', 'handoffs'))).toBe(false);
+  });
+});
+
+describe("the policy's shared folder carries the hand-off instead of the remote", () => {
+  it('handoff.folder in .sleds/policy.yml: the bundle and WIP go to the folder, the pickup comes from it, the remote sees nothing', async () => {
+    const w = await makeWorld();
+    const keys = { sam: generateSeatKeys(), dana: generateSeatKeys() };
+    const roster = RosterFile.parse({ teammates: [entry('sam', keys.sam), entry('dana', keys.dana)] });
+    const shared = join(w.root, 'team-share');
+    mkdirSync(shared);
+    // Dana's clone holds the policy (as the team committed it); the loader reads it like musher does.
+    mkdirSync(join(w.b, '.sleds'));
+    writeFileSync(join(w.b, '.sleds', 'policy.yml'), `handoff:\n  folder: ${shared}\n`);
+    const policy = policyPort(new PolicyLoader({ configDir: join(w.root, 'dana-config') }), w.root);
+    expect(policy.forDirectory(w.b).handoffFolder).toBe(shared);
+
+    const bundle = seal(await packSnapshotContent(w.paths, w.snapshotId), {
+      sender: { handle: 'sam', signingKey: keys.sam.ed25519.privateKey },
+      recipient: { handle: 'dana', x25519: keys.dana.x25519.publicKey },
+      nowMs: NOW,
+      id: 'fxd2k2m9qa4p',
+    });
+    await new FolderTransport({ dir: shared, repoDir: w.a, readExpiry: () => NOW + 7 * DAY, clock: { now: () => NOW } }).send({ id: 'fxd2k2m9qa4p', bundle, wip: w.wip });
+
+    const home = join(w.root, 'dana-home');
+    mkdirSync(home);
+    const secrets = new FileSecretStore(join(w.root, 'dana-config'));
+    await saveSeatKeys(secrets, keys.dana);
+    process.env.SLEDS_SEAT = 'dana';
+    const service = new HandoffService({
+      paths: { ...w.paths, stateDir: join(w.root, 'dana-state') },
+      clock: { now: () => NOW + DAY },
+      log,
+      secrets,
+      handoffs: new HandoffStore(w.db),
+      timeZone: 'UTC',
+      claudeConfigDir: join(home, '.claude'),
+      codexHome: join(home, '.codex'),
+      rosterFor: () => roster,
+      folderFor: (cwd) => policy.forDirectory(cwd).handoffFolder,
+    });
+    const picked = await service.pickup('fxd2k2m9qa4p', w.b);
+    expect(picked).toMatchObject({ id: 'fxd2k2m9qa4p', sender: 'sam', sessionId: 's-1', branch: 'sleds/handoff/fxd2k2m9qa4p' });
+    expect(readFileSync(join(picked.dir, 'a.txt'), 'utf8')).toBe('one\nTWO\nthree\nfour\n');
+    expect(readFileSync(join(picked.dir, 'notes.md'), 'utf8')).toBe('# notes\nuntracked\n');
+    expect(existsSync(join(shared, 'fxd2k2m9qa4p.picked'))).toBe(true);
+    expect(git(w.shared, 'for-each-ref', 'refs/sleds/', 'refs/heads/sleds/')).toBe('');
+    expect(new HandoffStore(w.db).get('fxd2k2m9qa4p')).toMatchObject({ direction: 'received', peer: 'sam', transport: `shared folder ${shared}` });
+    await expect(service.pickup('fxd2k2m9qa4p', w.b)).rejects.toThrow('hand-off fxd2k2m9qa4p was already picked up by dana');
   });
 });

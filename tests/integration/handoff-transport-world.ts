@@ -57,6 +57,8 @@ export interface World {
   db: Db;
   /** A's HEAD: a commit the remote does not have yet. */
   aHead: string;
+  /** The snapshot of A (its session 's-1'). */
+  snapshotId: string;
   wip: WipSource;
 }
 
@@ -111,7 +113,7 @@ export async function makeWorld(opts: { bClonesShared?: boolean } = {}): Promise
   );
   const wip = await wipFromSnapshot(await readSnapshot(paths, taken.id));
   if (wip === null) throw new Error('the snapshot of A kept no git state');
-  const w: World = { root, shared, a, b, paths, db, aHead: git(a, 'rev-parse', 'HEAD'), wip };
+  const w: World = { root, shared, a, b, paths, db, aHead: git(a, 'rev-parse', 'HEAD'), snapshotId: taken.id, wip };
   worlds.push(w);
   return w;
 }

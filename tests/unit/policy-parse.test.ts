@@ -102,6 +102,13 @@ describe('the policy file schema', () => {
     expect(p.rules.map((r) => r.then)).toEqual(['handoff', 'hold', 'continue', 'overnight']);
     expect(p.rules.every((r) => r.line === null)).toBe(true);
     expect(p.rulesSource).toBe('defaults');
+    expect(p.handoff).toEqual({ folder: null });
+  });
+
+  it('handoff.folder names the shared folder hand-offs travel through', () => {
+    const r = resolvePolicy([{ source: '.sleds/policy.yml', data: { handoff: { folder: '~/Dropbox/sleds' } } }]);
+    expect(r.errors).toEqual([]);
+    expect(r.policy?.handoff).toEqual({ folder: '~/Dropbox/sleds' });
   });
 
   it.each<[string, unknown, string, RegExp]>([
@@ -122,6 +129,7 @@ describe('the policy file schema', () => {
     ['rules that are not a list', { rules: { then: 'ask' } }, 'rules', /expected a list, got a mapping/],
     ['allowance_left as a word', { rules: [{ when: { allowance_left: 'some' }, then: 'continue' }] }, 'rules[0].when.allowance_left', /true, false or an amount/],
     ['a window with capitals', { rules: [{ when: { window: 'Five_Hour' }, then: 'hold' }] }, 'rules[0].when.window', /not a window name/],
+    ['a relative hand-off folder', { handoff: { folder: 'shared/handoffs' } }, 'handoff.folder', /absolute path or ~\/…/],
   ])('%s is an error at its path', (_what, input, path, message) => {
     const r = checkPolicyFile(input);
     expect(r.file).toBeNull();
@@ -182,6 +190,6 @@ describe('the policy file schema', () => {
 
   it('a file that is not a mapping says what it should be', () => {
     const r = checkPolicyFile(['rules']);
-    expect(r.errors[0]!.message).toMatch(/expected a mapping of amber_at, worth, allowance, overnight, cheaper, rules; got a list/);
+    expect(r.errors[0]!.message).toMatch(/expected a mapping of amber_at, worth, allowance, overnight, cheaper, rules, handoff; got a list/);
   });
 });
