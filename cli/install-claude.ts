@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { findBinary, type BinaryLookup } from './find-binary.js';
+import type { BinaryLookup } from '../musher/find-binary.js';
 import { MARKETPLACE_NAME, PLUGIN_ID } from './claude-settings.js';
 
 /**
@@ -12,10 +12,7 @@ type Env = Record<string, string | undefined>;
 
 export type ClaudeLookup = BinaryLookup;
 
-/** SLEDS_CLAUDE_BIN if set (and only it), else `claude` on PATH, else the official installers' locations. */
-export function findClaude(env: Env, home: string): ClaudeLookup {
-  return findBinary(env, 'claude', 'SLEDS_CLAUDE_BIN', [join(home, '.claude', 'local', 'claude'), join(home, '.local', 'bin', 'claude')]);
-}
+export { findClaude } from '../musher/find-binary.js';
 
 export interface RunResult {
   ok: boolean;

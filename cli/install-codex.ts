@@ -18,7 +18,7 @@ import {
   type SettingsFile,
 } from './claude-settings.js';
 import { lastLine, runFile } from './install-claude.js';
-import { findBinary } from './find-binary.js';
+import { findBinary } from '../musher/find-binary.js';
 import type { Reporter } from './install-report.js';
 import type { CodexState, InstallState } from './install-state.js';
 

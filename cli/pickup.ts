@@ -4,7 +4,7 @@ import { homedir } from 'node:os';
 import { resolvePaths } from '../core/paths.js';
 import { requestMusher } from '../hooks/musher-client.js';
 import { findClaude } from './install-claude.js';
-import { findBinary } from './find-binary.js';
+import { findBinary } from '../musher/find-binary.js';
 
 /** A received hand-off as musher's API sends it. */
 interface Received {

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { findBinary } from '../../cli/find-binary.js';
+import { findBinary } from '../find-binary.js';
 import { desktopCommand, hasDisplay } from '../../core/notify/desktop-command.js';
 
 /**

@@ -1,6 +1,5 @@
 import { homedir } from 'node:os';
-import { findBinary } from '../../cli/find-binary.js';
-import { findClaude } from '../../cli/install-claude.js';
+import { findBinary, findClaude } from '../find-binary.js';
 import type { Binaries } from './resume-job.js';
 
 /**

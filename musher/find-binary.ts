@@ -37,3 +37,8 @@ export function findBinary(env: Env, name: string, overrideVar: string, fallback
   for (const p of fallbacks) if (isExecutableFile(p)) return { bin: p, how: p };
   return { bin: null, how: `no ${name} on PATH` };
 }
+
+/** SLEDS_CLAUDE_BIN if set (and only it), else `claude` on PATH, else the official installers' locations. */
+export function findClaude(env: Env, home: string): BinaryLookup {
+  return findBinary(env, 'claude', 'SLEDS_CLAUDE_BIN', [join(home, '.claude', 'local', 'claude'), join(home, '.local', 'bin', 'claude')]);
+}
