@@ -1,5 +1,4 @@
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import type { BinaryLookup } from '../musher/find-binary.js';
 import { MARKETPLACE_NAME, PLUGIN_ID } from './claude-settings.js';
 
