@@ -29,6 +29,7 @@ import { WallBook } from './store/wall-book.js';
 import { HandoffStore } from './store/handoffs.js';
 import { RosterReader } from './roster/reader.js';
 import type { HandoffService, PickedUpSession } from './handoff/service.js';
+import { pickedUpAnswer } from '../core/handoff/answer.js';
 import type { WallKeeper } from './walls/wall-keeper.js';
 import { buildWallKeeper, type WallWiring } from './walls/wiring.js';
 import { OVERNIGHT_KIND } from './exits/overnight.js';
@@ -82,17 +83,6 @@ export { CARRY_ON } from './hook-answers.js';
 /** The hook events whose answer the harness acts on; the others are answered "carry on" before they are recorded. */
 const ANSWERED_EVENTS = new Set(['UserPromptSubmit']);
 const PROVIDER = 'anthropic';
-
-/** What the teammate is told after a pickup: where the work is, and the one command that resumes it. */
-export function pickedUpAnswer(p: PickedUpSession, here: 'claude-code' | 'codex'): string {
-  const where = `Picked up ${p.id} from ${p.sender}: the work is in ${p.dir} (branch ${p.branch}).`;
-  if (p.harness === here) {
-    const resume = here === 'codex' ? `codex resume ${p.sessionId}` : `claude --resume ${p.sessionId}`;
-    return `${where}\nThe session resumes there: cd ${JSON.stringify(p.dir)} && ${resume}   (or \`sleds pickup ${p.id}\` in a terminal)`;
-  }
-  const other = here === 'codex' ? 'codex' : 'claude';
-  return `${where}\nIt came from ${p.harness === 'codex' ? 'Codex' : 'Claude Code'}: \`sleds pickup ${p.id} --harness ${other}\` in a terminal starts it there with the brief as the first prompt.`;
-}
 
 /** Local midnight in musher's time zone: "today" for spend. */
 function startOfLocalDay(ms: number): number {

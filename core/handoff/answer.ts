@@ -1,0 +1,21 @@
+/** The facts of a pickup the answer needs (musher's PickedUpSession has them). */
+export interface PickedUp {
+  id: string;
+  sender: string;
+  harness: 'claude-code' | 'codex';
+  sessionId: string;
+  dir: string;
+  branch: string;
+}
+
+/** What the teammate is told after a pickup: where the work is, and the one command that resumes it. */
+export function pickedUpAnswer(p: PickedUp, here: 'claude-code' | 'codex'): string {
+  const where = `Picked up ${p.id} from ${p.sender}: the work is in ${p.dir} (branch ${p.branch}).`;
+  if (p.harness === here) {
+    const resume = here === 'codex' ? `codex resume ${p.sessionId}` : `claude --resume ${p.sessionId}`;
+    return `${where}\nThe session resumes there: cd ${JSON.stringify(p.dir)} && ${resume}   (or \`sleds pickup ${p.id}\` in a terminal)`;
+  }
+  const other = here === 'codex' ? 'codex' : 'claude';
+  return `${where}\nIt came from ${p.harness === 'codex' ? 'Codex' : 'Claude Code'}: \`sleds pickup ${p.id} --harness ${other}\` in a terminal starts it there with the brief as the first prompt.`;
+}
+

@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import { pickedUpAnswer, type PickedUp } from '../../core/handoff/answer.js';
+
+const picked = (harness: PickedUp['harness']): PickedUp => ({
+  id: 'jd7k2m9qa41p',
+  sender: 'sam',
+  harness,
+  sessionId: '0b9c-session',
+  dir: '/home/dana/shop-handoff-jd7k2m9qa41p',
+  branch: 'sleds/handoff/jd7k2m9qa41p',
+});
+
+describe('what the teammate is told after a pickup', () => {
+  it.each<[PickedUp['harness'], 'claude-code' | 'codex', RegExp]>([
+    ['claude-code', 'claude-code', /The session resumes there: cd "\/home\/dana\/shop-handoff-jd7k2m9qa41p" && claude --resume 0b9c-session/],
+    ['codex', 'codex', /The session resumes there: cd "\/home\/dana\/shop-handoff-jd7k2m9qa41p" && codex resume 0b9c-session/],
+    ['claude-code', 'codex', /It came from Claude Code: `sleds pickup jd7k2m9qa41p --harness codex` in a terminal starts it there with the brief as the first prompt\./],
+    ['codex', 'claude-code', /It came from Codex: `sleds pickup jd7k2m9qa41p --harness claude` in a terminal starts it there/],
+  ])('sent from %s, picked up in %s', (from, here, line) => {
+    const answer = pickedUpAnswer(picked(from), here);
+    expect(answer.split('\n')[0]).toBe('Picked up jd7k2m9qa41p from sam: the work is in /home/dana/shop-handoff-jd7k2m9qa41p (branch sleds/handoff/jd7k2m9qa41p).');
+    expect(answer).toMatch(line);
+  });
+});
