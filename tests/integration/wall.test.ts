@@ -103,6 +103,34 @@ describe('at the wall', () => {
     expect((await prompt(w, '/sled 6 yesterday'))?.reason).toMatch(/^sled: .*\nThe wall is still open/);
   });
 
+  it("a deferred run set for the hook's whole-minute reset moves to the exact reset when the statusline reports it", async () => {
+    const w = await world();
+    const wallId = await hitWall(w);
+    await prompt(w, '/sled 6');
+    type Jobs = { jobs: Array<{ kind: string; state: string; runAt: number; wallId: string }> };
+    const before = (JSON.parse((await sleds(w, ['jobs', '--json'])).stdout) as Jobs).jobs;
+    expect(before).toHaveLength(1);
+    const minuteReset = before[0]!.runAt;
+    expect(new Date(minuteReset).toISOString()).toMatch(/T23:55:00\.000Z$/);
+    // The statusline's resets_at is exact (epoch seconds): 37 s past the minute the StopFailure text named.
+    const exact = minuteReset + 37_000;
+    const line = JSON.stringify({ session_id: SESSION, model: { display_name: 'Opus' }, rate_limits: { five_hour: { used_percentage: 100, resets_at: exact / 1000 } } });
+    await sleds(w, ['statusline'], line);
+    const after = await waitFor('the deferred run to move', async () => {
+      const jobs = (JSON.parse((await sleds(w, ['jobs', '--json'])).stdout) as Jobs).jobs;
+      return jobs.some((j) => j.state === 'scheduled' && j.runAt === exact) ? jobs : null;
+    });
+    expect(after.map((j) => `${j.kind}:${j.state}:${j.runAt - minuteReset}`).sort()).toEqual(['defer:cancelled:0', 'defer:scheduled:37000']);
+    expect(after.every((j) => j.wallId === wallId)).toBe(true);
+    // A time the user typed is theirs: it does not move.
+    await prompt(w, '/sled 6 +3h');
+    const typed = (JSON.parse((await sleds(w, ['jobs', '--json'])).stdout) as Jobs).jobs.find((j) => j.state === 'scheduled')!;
+    await sleds(w, ['statusline'], JSON.stringify({ session_id: SESSION, rate_limits: { five_hour: { used_percentage: 100, resets_at: (exact + 60_000) / 1000 } } }));
+    await waitFor('the wall to take the newer reset', async () => ((await status(w)).wallBook.find((b) => b.wallId === wallId)?.resetsAt === exact + 60_000 ? true : null));
+    const still = (JSON.parse((await sleds(w, ['jobs', '--json'])).stdout) as Jobs).jobs.filter((j) => j.state === 'scheduled');
+    expect(still.map((j) => j.runAt)).toEqual([typed.runAt]);
+  });
+
   it('the workspace policy chooses at the wall by its first matching rule; the card and `sleds policy explain` say which', async () => {
     const w = await world();
     const repo = join(w.root, 'repo');
