@@ -131,6 +131,24 @@ describe('at the wall', () => {
     expect(still.map((j) => j.runAt)).toEqual([typed.runAt]);
   });
 
+  it('at amber the statusline names the exits a wall would offer, priced by musher for this session', async () => {
+    const w = await world();
+    await hook(w, 'SessionStart', { source: 'startup', model: 'claude-opus-5-5' });
+    const resetsAt = Math.floor(Date.now() / 1000) + 2 * 3600;
+    const at = (pct: number) => JSON.stringify({ session_id: SESSION, model: { id: 'claude-opus-5-5', display_name: 'Opus' }, rate_limits: { five_hour: { used_percentage: pct, resets_at: resetsAt } } });
+    // Below amber: no exits named, however often it is drawn.
+    expect((await sleds(w, ['statusline'], at(50), { NO_COLOR: '1' })).stdout).not.toContain('at 100%');
+    // At 92% the first render prices the exits after it is drawn; a later one shows them.
+    const line = await waitFor('the exits on the amber line', async () => {
+      const out = (await sleds(w, ['statusline'], at(92), { NO_COLOR: '1' })).stdout;
+      return out.includes('at 100%:') ? out : null;
+    });
+    expect(line).toMatch(/5h 92%/);
+    // No platform key here: continuing on the key is not offered; holding to the reset is, with its time.
+    expect(line).toMatch(/at 100%: .*hold → \d{1,2}:\d{2}[ap]m/);
+    expect(line).not.toMatch(/key \$/);
+  });
+
   it('the workspace policy chooses at the wall by its first matching rule; the card and `sleds policy explain` say which', async () => {
     const w = await world();
     const repo = join(w.root, 'repo');
