@@ -30,7 +30,7 @@ import { HandoffStore } from './store/handoffs.js';
 import { RosterReader } from './roster/reader.js';
 import type { HandoffService, PickedUpSession } from './handoff/service.js';
 import type { WallKeeper } from './walls/wall-keeper.js';
-import { buildWallKeeper, type WallWiring } from './walls/wiring.js';
+import { buildWallKeeper, seatName, type WallWiring } from './walls/wiring.js';
 import { OVERNIGHT_KIND } from './exits/overnight.js';
 import type { JobHandler } from './scheduler/scheduler.js';
 
@@ -41,6 +41,8 @@ const overnightPending: JobHandler = {
 import { SnapshotStore } from './store/snapshots.js';
 import { TaskStore } from './store/tasks.js';
 import { TaskService } from './tasks/service.js';
+import { ReceiptStore } from './store/receipts.js';
+import { EstimateService } from './estimate/service.js';
 import { takeSnapshot, type SnapshotInput, type TakenSnapshot } from './snapshot/take.js';
 import { listSnapshots, showSnapshot, type ApiAnswer, type SnapshotListAnswer } from './snapshot/api.js';
 import { JobStore } from './store/jobs.js';
@@ -121,6 +123,10 @@ export class Musher {
   readonly handoffs: HandoffStore;
   readonly roster: RosterReader;
   readonly tasks: TaskService;
+  /** Receipts as stored (the estimator's history). */
+  readonly receiptStore: ReceiptStore;
+  /** Bands for prompts and tasks: `POST /v1/estimate`, `/sled estimate`, a new task's band. */
+  readonly estimates: EstimateService;
   /** Sealed hand-offs (set by the daemon's wiring; null when this musher sends and receives none). */
   handoff: HandoffService | null = null;
   readonly wallKeeper: WallKeeper;
@@ -210,6 +216,17 @@ export class Musher {
       clock: opts.clock,
       log: opts.log,
       worthLevels: (dir) => wiring.policy.forDirectory(dir).worthLevels,
+      onCreated: (task) => void this.estimates.priceTask(task),
+    });
+    this.receiptStore = new ReceiptStore(this.db);
+    this.estimates = new EstimateService({
+      receipts: () => this.receiptStore.bodies(),
+      tasks: this.tasks.store,
+      sessions: this.sessions,
+      usage: this.usage,
+      prices: opts.prices,
+      clock: opts.clock,
+      seat: seatName(),
     });
     this.wallKeeper = buildWallKeeper(this, wiring, opts);
     this.walls.onRecorded((signal) => {
@@ -368,6 +385,7 @@ export class Musher {
       case 'type':
         return { answer: blockWith(this.tasks.setTypeFromVerb(sessionId, command.label), harness) };
       case 'estimate':
+        return { answer: blockWith(this.estimates.answerVerb(sessionId), harness) };
       case 'done':
       case 'answer':
         return { answer: blockWith(`sled: /sled ${command.verb} is not available in this version yet`, harness) };
