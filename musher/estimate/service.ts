@@ -4,6 +4,9 @@ import { describeEstimate } from '../../core/estimate/describe.js';
 import { formatBand } from '../../core/estimate/format.js';
 import { estimateBand, type EstimateQuery } from '../../core/estimate/estimator.js';
 import { priorBand } from '../../core/estimate/prior.js';
+import { remainingFromBand } from '../../core/estimate/remaining.js';
+import { activeMinutes } from '../../core/receipt/activity.js';
+import type { RemainingWork } from '../../core/exits/types.js';
 import type { PriceTable } from '../../core/price-table.js';
 import type { ReceiptBody } from '../../core/receipt/receipt.js';
 import type { Task } from '../../core/task/task.js';
@@ -110,6 +113,20 @@ export class EstimateService {
   keptBand(taskId: string): Band | null {
     const band = this.d.tasks.band(taskId);
     return band?.basis === 'receipts' ? band : null;
+  }
+
+  /**
+   * The wall card's remaining work for a session: its task's kept band less what the task has spent and taken so
+   * far; null without a measured band (the card shows the session's burn instead).
+   */
+  remainingFor(sessionId: string): Omit<RemainingWork, 'burnPerHourMicros'> | null {
+    const task = this.d.tasks.forSession(sessionId);
+    if (!task) return null;
+    const band = this.keptBand(task.id);
+    if (!band) return null;
+    const sessions = this.d.tasks.sessionsOf(task.id);
+    const spent = sessions.reduce((a, s) => a + this.d.usage.sessionSpend(s).costMicros, 0);
+    return remainingFromBand(band, spent, activeMinutes(this.d.usage.callTimes(sessions)));
   }
 
   /** `/sled estimate`: the band of the session's task, one paragraph. */

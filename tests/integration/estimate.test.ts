@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CLI, disposeWorld, makeWorld, sleds, startMusher, type RunResult, type SledsWorld } from '../support/sleds-env.js';
+import { CLI, disposeWorld, makeWorld, sleds, startMusher, waitFor, type RunResult, type SledsWorld } from '../support/sleds-env.js';
 import { canonicalReceipt } from '../../core/receipt/canonical.js';
 import type { ReceiptBody } from '../../core/receipt/receipt.js';
 import type { EstimateAnswer } from '../../musher/estimate/service.js';
@@ -103,5 +103,33 @@ describe('estimate', () => {
     expect(JSON.parse(shown.stdout)).toMatchObject({ band: { lowMicros: 4_000_000, highMicros: 7_000_000, basis: 'receipts', n: 6 } });
     const byId = JSON.parse((await sledsIn(w, repo, ['estimate', '--json', 'x'])).stdout) as EstimateAnswer;
     expect(byId.similar).toBe(6);
+  });
+
+  it("the wall card's remaining work comes from the band of the session's task, less what it has spent", async () => {
+    const w = makeWorld({ SLEDS_NO_AUTOSTART: '1', SLEDS_SEAT: 'dana' });
+    worlds.push(w);
+    await startMusher(w);
+    const had = { lowMicros: 1, highMicros: 2, lowMinutes: 1, highMinutes: 2, fit: null, basis: 'receipts' as const, n: 5 };
+    // Five past tasks in /tmp (no repository there: the folder stands for it); four of five landed in their band.
+    seedReceipts(w, '/tmp', [4], { type: null, activeMinutes: 20, band: had, inBand: false });
+    [6, 8, 10, 12].forEach((usd, i) => seedReceipts(w, '/tmp', [usd], { type: null, activeMinutes: 30 + i * 10, band: had, inBand: true }));
+    const send = (event: string, body: Record<string, unknown>) =>
+      sleds(w, ['hook', event], JSON.stringify({ session_id: 'ws1', cwd: '/tmp', hook_event_name: event, ...body }));
+    await send('SessionStart', { source: 'startup', model: 'claude-opus-5-5' });
+    await send('UserPromptSubmit', { prompt: 'Refactor the parser into passes' });
+    const d = new Database(join(w.sledsHome, 'data', 'sleds.db'));
+    d.prepare(
+      `INSERT INTO usage_records (dedup_key, source, session_id, model, ts, input_tokens, output_tokens, cache_write_5m, cache_write_1h, cache_read, web_searches, cost_micros)
+       VALUES ('ws1:1', 'claude-transcript', 'ws1', 'claude-opus-5-5', ?, 10, 10, 0, 0, 0, 0, 1000000)`,
+    ).run(Date.now() - 60_000);
+    d.close();
+    await send('StopFailure', { error: 'rate_limit', last_assistant_message: "You've hit your 5-hour limit · resets 11:55pm (UTC)" });
+    const card = await waitFor('the card at the wall', async () => {
+      const r = await send('UserPromptSubmit', { prompt: 'keep going' });
+      const out = r.stdout ? (JSON.parse(r.stdout) as { decision?: string; reason?: string }) : null;
+      return out?.decision === 'block' ? out.reason! : null;
+    });
+    // Band $5.60–10.40 · 28–52 min, 4 of 5 in band; $1.00 spent so far.
+    expect(card).toContain('Remaining work: $4.60–9.40 · 28–52 min · 80%');
   });
 });
