@@ -8,6 +8,7 @@ import { CLI, disposeWorld, makeWorld, sleds, startMusher, waitFor, type RunResu
 import { canonicalReceipt } from '../../core/receipt/canonical.js';
 import type { ReceiptBody } from '../../core/receipt/receipt.js';
 import type { EstimateAnswer } from '../../musher/estimate/service.js';
+import { requestMusher } from '../../hooks/musher-client.js';
 
 const worlds: SledsWorld[] = [];
 const dirs: string[] = [];
@@ -101,8 +102,18 @@ describe('estimate', () => {
     const cart = tasks.tasks.find((t) => t.title.startsWith('Fix the cart'))!;
     const shown = await sleds(w, ['task', cart.id, '--json']);
     expect(JSON.parse(shown.stdout)).toMatchObject({ band: { lowMicros: 4_000_000, highMicros: 7_000_000, basis: 'receipts', n: 6 } });
-    const byId = JSON.parse((await sledsIn(w, repo, ['estimate', '--json', 'x'])).stdout) as EstimateAnswer;
-    expect(byId.similar).toBe(6);
+    const anyType = JSON.parse((await sledsIn(w, repo, ['estimate', '--json', 'x'])).stdout) as EstimateAnswer;
+    expect(anyType.similar).toBe(6);
+
+    // The route the MCP tool and the tracker call: by task id, and a body with nothing to estimate refused in one line.
+    const byId = await requestMusher(w.socket, 'POST', '/v1/estimate', JSON.stringify({ taskId: cart.id.slice(0, 6) }), {}, 5000);
+    expect(byId.status).toBe(200);
+    expect(JSON.parse(byId.body)).toMatchObject({ band: { lowMicros: 4_000_000, n: 6 }, prior: null, similar: 6 });
+    const empty = await requestMusher(w.socket, 'POST', '/v1/estimate', '{}', {}, 5000);
+    expect(empty.status).toBe(400);
+    expect(JSON.parse(empty.body)).toEqual({ error: 'nothing to estimate — send {text} (the request) or {taskId}' });
+    const unknown = await requestMusher(w.socket, 'POST', '/v1/estimate', JSON.stringify({ taskId: 'zzzzzzzzzzzz' }), {}, 5000);
+    expect(unknown.status).toBe(404);
   });
 
   it("the wall card's remaining work comes from the band of the session's task, less what it has spent", async () => {
