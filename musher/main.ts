@@ -18,6 +18,7 @@ import { UsagePoller } from './quota/usage-poller.js';
 import { readClaudeCredentials } from './quota/credentials.js';
 import { GatewayService } from './gateway/service.js';
 import { openSecretStore } from './secrets/store.js';
+import { loadSeatKeys } from './handoff/keys.js';
 
 /** `sleds musher run`: the daemon itself, in the foreground (the background start runs this detached). */
 export async function runMusher(opts: { background: boolean }): Promise<number> {
@@ -58,6 +59,8 @@ export async function runMusher(opts: { background: boolean }): Promise<number> 
     claudeConfigDir: claudeConfigDir(process.env, homedir()),
     codexSessionsDir: codexSessionsDir(process.env, homedir()),
     version,
+    // Receipts are signed with the seat's Ed25519 key, read when a receipt is written (keys made later count).
+    signingKey: async () => (await loadSeatKeys(secrets))?.ed25519 ?? null,
     wallWiring: (m) => daemonWallWiring(m, policy, secrets, { paths, claudeConfigDir: claudeConfigDir(process.env, homedir()), codexHome: dirname(codexSessionsDir(process.env, homedir())), log }),
     onBackfillProgress: interactive
       ? (done, total) => {
