@@ -33,6 +33,7 @@ Usage:
   sleds tasks [--json]          the tasks: state, worth, type, title
   sleds task <id> [worth <level>|type <label>] [--json]  one task, or set its worth or type
   sleds jobs cancel <id>        cancel a scheduled job
+  sleds pick <task> [--json]    the dispatcher's picker: a row per seat with band, headroom, wall and verb
   sleds policy check [path] [--json] | show [--json]
                                 validate the workspace policy; show it and where each part came from
   sleds key set|status|rm anthropic|openai [--json]
@@ -133,6 +134,10 @@ async function main(argv: string[]): Promise<number> {
     case 'task': {
       const { runTask } = await import('./tasks.js');
       return runTask(rest, json);
+    }
+    case 'pick': {
+      const { runPick } = await import('./pick.js');
+      return runPick(rest, json);
     }
     case 'jobs': {
       const { runJobs } = await import('./jobs.js');

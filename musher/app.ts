@@ -30,7 +30,7 @@ import { HandoffStore } from './store/handoffs.js';
 import { RosterReader } from './roster/reader.js';
 import type { HandoffService, PickedUpSession } from './handoff/service.js';
 import type { WallKeeper } from './walls/wall-keeper.js';
-import { buildWallKeeper, type WallWiring } from './walls/wiring.js';
+import { buildWallKeeper, seatName, type WallWiring } from './walls/wiring.js';
 import { OVERNIGHT_KIND } from './exits/overnight.js';
 import type { JobHandler } from './scheduler/scheduler.js';
 
@@ -41,6 +41,7 @@ const overnightPending: JobHandler = {
 import { SnapshotStore } from './store/snapshots.js';
 import { TaskStore } from './store/tasks.js';
 import { TaskService } from './tasks/service.js';
+import { NO_ESTIMATES, PickerService } from './picker/service.js';
 import { takeSnapshot, type SnapshotInput, type TakenSnapshot } from './snapshot/take.js';
 import { listSnapshots, showSnapshot, type ApiAnswer, type SnapshotListAnswer } from './snapshot/api.js';
 import { JobStore } from './store/jobs.js';
@@ -121,6 +122,8 @@ export class Musher {
   readonly handoffs: HandoffStore;
   readonly roster: RosterReader;
   readonly tasks: TaskService;
+  /** The dispatcher's picker: a task's rows, and taking a row's verb. */
+  readonly picker: PickerService;
   /** Sealed hand-offs (set by the daemon's wiring; null when this musher sends and receives none). */
   handoff: HandoffService | null = null;
   readonly wallKeeper: WallKeeper;
@@ -212,6 +215,24 @@ export class Musher {
       worthLevels: (dir) => wiring.policy.forDirectory(dir).worthLevels,
     });
     this.wallKeeper = buildWallKeeper(this, wiring, opts);
+    this.picker = new PickerService({
+      clock: opts.clock,
+      log: opts.log,
+      timeZone: this.timeZone,
+      seat: seatName(),
+      tasks: this.tasks.store,
+      sessions: this.sessions,
+      prices: opts.prices,
+      policy: wiring.policy,
+      estimate: NO_ESTIMATES,
+      forecast: () => this.forecaster.refresh(),
+      keyConfigured: (provider) => wiring.key.configured(provider),
+      rosterAt: (dir) => this.roster.rosterAt(dir),
+      handoffReady: async () => (wiring.handoff ? wiring.handoff.ready() : false),
+      scheduler: this.scheduler,
+      wallOf: (sessionId) => this.wallKeeper.current(sessionId),
+      handOff: (wall, handle) => this.wallKeeper.take(wall, 'handoff', handle, 'user', null),
+    });
     this.walls.onRecorded((signal) => {
       this.wallKeeper.onSignal(signal).catch((e: Error) => opts.log.error(`wall for ${signal.sessionId}: ${e.message}`));
     });

@@ -4,6 +4,7 @@ import { CARRY_ON, type Musher } from './app.js';
 import type { Log } from './log.js';
 import { cancelJob, createJob, listJobs, type ApiAnswer } from './scheduler/api.js';
 import { createTask, listTasks, showTask, updateTask } from './tasks/api.js';
+import { dispatchTask, showPicker } from './picker/api.js';
 
 /** musher's API: HTTP/1.1 + JSON over a Unix socket that only its user can open (0600). */
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
@@ -60,6 +61,16 @@ async function tasksRoute(musher: Musher, req: IncomingMessage, url: URL): Promi
   const one = /^\/v1\/tasks\/([^/]+)$/.exec(url.pathname);
   if (one && req.method === 'GET') return showTask(musher.tasks.store, decodeURIComponent(one[1]!));
   if (one && req.method === 'POST') return updateTask(musher.tasks, musher.tasks.store, decodeURIComponent(one[1]!), await readBody(req));
+  return null;
+}
+
+/** GET /v1/tasks/<id>/picker (the rows), POST /v1/tasks/<id>/dispatch ({row} or {verb}: take a row's verb). */
+async function pickerRoute(musher: Musher, req: IncomingMessage, url: URL): Promise<ApiAnswer | null> {
+  const m = /^\/v1\/tasks\/([^/]+)\/(picker|dispatch)$/.exec(url.pathname);
+  if (!m) return null;
+  const id = decodeURIComponent(m[1]!);
+  if (req.method === 'GET' && m[2] === 'picker') return showPicker(musher.picker, musher.tasks.store, id);
+  if (req.method === 'POST' && m[2] === 'dispatch') return dispatchTask(musher.picker, musher.tasks.store, id, await readBody(req));
   return null;
 }
 
@@ -145,6 +156,10 @@ export function startServer(musher: Musher, socketPath: string, log: Log, onShut
       if (req.method === 'GET' && url.pathname.startsWith('/v1/snapshots/')) {
         const answer = await musher.snapshotShow(decodeURIComponent(url.pathname.slice('/v1/snapshots/'.length)));
         return send(res, answer.status, JSON.stringify(answer.body));
+      }
+      if (/^\/v1\/tasks\/[^/]+\/(picker|dispatch)$/.test(url.pathname)) {
+        const answer = await pickerRoute(musher, req, url);
+        if (answer) return send(res, answer.status, JSON.stringify(answer.body));
       }
       if (url.pathname === '/v1/tasks' || url.pathname.startsWith('/v1/tasks/')) {
         const answer = await tasksRoute(musher, req, url);

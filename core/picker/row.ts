@@ -62,10 +62,9 @@ export const PickerAnswer = z.looseObject({
 export type PickerAnswer = z.infer<typeof PickerAnswer>;
 
 /** `POST /v1/tasks/<id>/dispatch`: the row to take, or the first row offering a verb. */
-export const DispatchRequest = z.union([
-  z.looseObject({ row: z.number().int().nonnegative() }),
-  z.looseObject({ verb: PickerVerb.exclude(['—']) }),
-]);
+export const DispatchRequest = z
+  .looseObject({ row: z.number().int().nonnegative().optional(), verb: PickerVerb.exclude(['—']).optional() })
+  .refine((r) => (r.row === undefined) !== (r.verb === undefined), 'name a row or a verb, not both');
 export type DispatchRequest = z.infer<typeof DispatchRequest>;
 
 /** A harness command to run: program first, arguments as an array (never a shell line), in a folder. */

@@ -308,6 +308,10 @@ const MIGRATIONS: ReadonlyArray<string> = [
   );
   CREATE INDEX task_sessions_task ON task_sessions(task_id);
   `,
+  // picker: a task keeps the request it started from, so a seat picked for it can be started with it.
+  `
+  ALTER TABLE tasks ADD COLUMN prompt TEXT;
+  `,
 ];
 
 export function migrate(db: Database.Database): number {
