@@ -41,7 +41,9 @@ const overnightPending: JobHandler = {
 import { SnapshotStore } from './store/snapshots.js';
 import { TaskStore } from './store/tasks.js';
 import { TaskService } from './tasks/service.js';
-import { NO_ESTIMATES, PickerService } from './picker/service.js';
+import { ReceiptStore } from './store/receipts.js';
+import { EstimateService } from './estimate/service.js';
+import { estimatesPort, PickerService } from './picker/service.js';
 import { takeSnapshot, type SnapshotInput, type TakenSnapshot } from './snapshot/take.js';
 import { listSnapshots, showSnapshot, type ApiAnswer, type SnapshotListAnswer } from './snapshot/api.js';
 import { JobStore } from './store/jobs.js';
@@ -122,6 +124,10 @@ export class Musher {
   readonly handoffs: HandoffStore;
   readonly roster: RosterReader;
   readonly tasks: TaskService;
+  /** Receipts as stored (the estimator's history). */
+  readonly receiptStore: ReceiptStore;
+  /** Bands for prompts and tasks: `POST /v1/estimate`, `/sled estimate`, a new task's band. */
+  readonly estimates: EstimateService;
   /** The dispatcher's picker: a task's rows, and taking a row's verb. */
   readonly picker: PickerService;
   /** Sealed hand-offs (set by the daemon's wiring; null when this musher sends and receives none). */
@@ -213,6 +219,17 @@ export class Musher {
       clock: opts.clock,
       log: opts.log,
       worthLevels: (dir) => wiring.policy.forDirectory(dir).worthLevels,
+      onCreated: (task) => void this.estimates.priceTask(task),
+    });
+    this.receiptStore = new ReceiptStore(this.db);
+    this.estimates = new EstimateService({
+      receipts: () => this.receiptStore.bodies(),
+      tasks: this.tasks.store,
+      sessions: this.sessions,
+      usage: this.usage,
+      prices: opts.prices,
+      clock: opts.clock,
+      seat: seatName(),
     });
     this.wallKeeper = buildWallKeeper(this, wiring, opts);
     this.picker = new PickerService({
@@ -224,7 +241,7 @@ export class Musher {
       sessions: this.sessions,
       prices: opts.prices,
       policy: wiring.policy,
-      estimate: NO_ESTIMATES,
+      estimate: estimatesPort(this.estimates, seatName()),
       forecast: () => this.forecaster.refresh(),
       keyConfigured: (provider) => wiring.key.configured(provider),
       rosterAt: (dir) => this.roster.rosterAt(dir),
@@ -389,6 +406,7 @@ export class Musher {
       case 'type':
         return { answer: blockWith(this.tasks.setTypeFromVerb(sessionId, command.label), harness) };
       case 'estimate':
+        return { answer: blockWith(this.estimates.answerVerb(sessionId), harness) };
       case 'done':
       case 'answer':
         return { answer: blockWith(`sled: /sled ${command.verb} is not available in this version yet`, harness) };

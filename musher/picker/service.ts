@@ -11,6 +11,7 @@ import type { Task } from '../../core/task/task.js';
 import type { Clock } from '../clock.js';
 import { OVERNIGHT_KIND } from '../exits/overnight.js';
 import type { ForecastSnapshot } from '../forecast/forecaster.js';
+import type { EstimateService } from '../estimate/service.js';
 import type { Log } from '../log.js';
 import type { Scheduler } from '../scheduler/scheduler.js';
 import type { SessionRow, SessionStore } from '../store/sessions.js';
@@ -27,8 +28,19 @@ export interface EstimatePort {
   band(task: Task, harness: PickerHarness, model: string): Band | null;
 }
 
-/** Until the estimator is wired in, every row says "no band yet": never a made-up number. */
-export const NO_ESTIMATES: EstimatePort = { band: () => null };
+/**
+ * The estimator (musher/estimate) as the picker asks it: the task's measured band on that model, else the labelled
+ * prior from the prompt's size and that model's prices (shown "(prior)"), so each model's row is priced on its own.
+ */
+export function estimatesPort(estimates: Pick<EstimateService, 'estimate'>, seat: string): EstimatePort {
+  return {
+    band: (task, _harness, model) => {
+      const started = task.turns > 1;
+      const a = estimates.estimate({ type: task.type, repo: task.repo, model, promptChars: task.promptChars, turns: started ? task.turns : null, seat }, model);
+      return a.band ?? a.prior;
+    },
+  };
+}
 
 export interface PickerDeps {
   clock: Clock;
