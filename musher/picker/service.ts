@@ -187,10 +187,12 @@ export class PickerService {
     const now = this.d.clock.now();
     const window = this.d.policy.forDirectory(picked.task.repo).overnightWindow(now, this.d.timeZone);
     if (!window) return { ok: false, line: 'the policy has no overnight window — add `overnight: {from: "22:00", to: "06:00"}` to .sleds/policy.yml' };
+    // Inside the window already (it is 1 am): the job runs now, while the window lasts.
+    const runAt = Math.max(window.startMs, now);
     const job = this.d.scheduler.schedule({
       kind: OVERNIGHT_KIND,
       sessionId: picked.running?.sessionId ?? null,
-      runAt: window.startMs,
+      runAt,
       payload: {
         taskId: picked.task.id,
         harness: row.harness,
@@ -204,7 +206,7 @@ export class PickerService {
     const span = `${formatShortTime(window.startMs, this.d.timeZone)}–${formatShortTime(window.endMs, this.d.timeZone)}`;
     return {
       ok: true,
-      line: `Queued task ${picked.task.id} for the overnight window (${span}) on the batch tier at ½ price${row.model ? ` on ${shortModel(row.model)}` : ''}, ${row.bandText}: job ${job.id}. 'sleds jobs' shows it; 'sleds jobs cancel ${job.id}' undoes it.`,
+      line: `Queued task ${picked.task.id} for ${runAt > window.startMs ? 'now, in the' : 'the'} overnight window (${span}) on the batch tier at ½ price${row.model ? ` on ${shortModel(row.model)}` : ''}, ${row.bandText}: job ${job.id}. 'sleds jobs' shows it; 'sleds jobs cancel ${job.id}' undoes it.`,
     };
   }
 
