@@ -220,6 +220,7 @@ export class Musher {
       log: opts.log,
       worthLevels: (dir) => wiring.policy.forDirectory(dir).worthLevels,
       onCreated: (task) => void this.estimates.priceTask(task),
+      claimPrompt: (prompt) => this.picker.claimDispatched(prompt),
     });
     this.receiptStore = new ReceiptStore(this.db);
     this.estimates = new EstimateService({

@@ -22,6 +22,8 @@ import type { PolicyPort } from '../walls/ports.js';
 /** The model each harness starts from when no session of the task (or of this machine) names one. */
 export const DEFAULT_MODELS: Record<PickerHarness, string> = { 'claude-code': 'claude-opus-5-5', codex: 'gpt-6-sol' };
 const HARNESSES: PickerHarness[] = ['claude-code', 'codex'];
+/** How long a dispatched command may take to be started and still join its task. */
+export const DISPATCH_CLAIM_MS = 60 * 60_000;
 
 /** The estimator, as the picker asks it: the band of a task on a harness and model (null: no band yet). */
 export interface EstimatePort {
@@ -78,7 +80,19 @@ interface Picked {
  * itself: Dispatch and Switch hand back the exact command of the row chosen.
  */
 export class PickerService {
+  /** Prompts handed out by Dispatch/Switch, until a new session sends one (it then joins the task). */
+  private readonly dispatched = new Map<string, { taskId: string; untilMs: number }>();
   constructor(private readonly d: PickerDeps) {}
+
+  /** The task a just-dispatched prompt belongs to (once, within DISPATCH_CLAIM_MS); null for any other prompt. */
+  claimDispatched(prompt: string): string | null {
+    const now = this.d.clock.now();
+    for (const [p, c] of this.dispatched) if (c.untilMs < now) this.dispatched.delete(p);
+    const claim = this.dispatched.get(prompt.trim());
+    if (!claim) return null;
+    this.dispatched.delete(prompt.trim());
+    return claim.taskId;
+  }
 
   async picker(task: Task): Promise<PickerAnswer> {
     return (await this.pick(task)).answer;
@@ -178,6 +192,7 @@ export class PickerService {
 
   private start(picked: Picked, row: PickerRow): DispatchAnswer {
     const command = this.command(picked, row);
+    this.dispatched.set(this.promptOf(picked.task).trim(), { taskId: picked.task.id, untilMs: this.d.clock.now() + DISPATCH_CLAIM_MS });
     const how = row.verb === 'Switch' ? `Switch task ${picked.task.id} to ${rowTitle(row)}` : `Start task ${picked.task.id} on ${rowTitle(row)}`;
     this.d.log.info(`picker: ${how}`);
     return { ok: true, line: `${how}: ${shellLine(command)}`, command };

@@ -145,6 +145,12 @@ describe('sleds pick', () => {
     expect(new Date(job.runAt).getUTCHours()).toBe(from.getUTCHours()); // the policy's window, in the world's zone (UTC)
     expect(job.runAt).toBeGreaterThan(Date.now());
     expect(job.runAt - Date.now()).toBeLessThan(2 * 3_600_000);
+
+    // The session the command starts sends the task's prompt first: it joins the task instead of starting another.
+    await sleds(w, ['hook', 'UserPromptSubmit'], JSON.stringify({ session_id: 's2', prompt: PROMPT, cwd: repo, hook_event_name: 'UserPromptSubmit' }));
+    const shown = JSON.parse((await sleds(w, ['task', task.id, '--json'])).stdout) as { sessions: string[] };
+    expect(shown.sessions).toEqual(['s1', 's2']);
+    expect((JSON.parse((await sleds(w, ['tasks', '--json'])).stdout) as { tasks: Task[] }).tasks).toHaveLength(1);
   });
 
   it('at a wall: the full bar closes its rows with the reset, the wall line says so, and a teammate row turns to Hand off (or says why it cannot)', async () => {
