@@ -109,7 +109,8 @@ export function pickerText(p: { task: { id: string; title: string; worth: string
   } else {
     const best = bestRows(p.rows, 3);
     if (best.length === 0) out.push(`No seat is open: ${p.rows.slice(0, 2).map((r) => `${rowTitle(r)} — ${r.reason ?? 'not offered'}`).join('; ')}.`);
-    else out.push(`Best: ${best.map(rowSentence).join('; ')}.`);
+    // Each named by its row, so a model (MCP) can take it: dispatch {row}.
+    else out.push(`Best: ${best.map((r) => `row ${r.index}, ${rowSentence(r)}`).join('; ')}.`);
   }
   if (p.wallLine) out.push(`Wall: ${p.wallLine}.`);
   return out.join(' ');

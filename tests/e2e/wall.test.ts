@@ -171,7 +171,8 @@ describe('the wall in the real Claude Code', { timeout: 180_000 }, () => {
     const first = await runClaudePrint(bin, ['-p', 'remember the word HERON', '--plugin-dir', PLUGIN_DIR, '--output-format', 'json'], { env: home.env, cwd: home.cwd, timeoutMs: 60_000 });
     expect(first.code, first.stderr).toBe(0);
     const sessionId = (JSON.parse(first.stdout) as { session_id: string }).session_id;
-    const resetsAt = Math.floor(Date.now() / 1000) + 5;
+    // The reset must still be ahead when /sled 2 arrives: two claude runs and a snapshot come first (~6 s on a loaded box).
+    const resetsAt = Math.floor(Date.now() / 1000) + 15;
     fake.setBehaviour({ usageLimitRejection: { claim: 'five_hour', resetsAt } });
     await runClaudePrint(bin, ['-p', '--resume', sessionId, 'next step', '--plugin-dir', PLUGIN_DIR], { env: home.env, cwd: home.cwd, timeoutMs: 60_000 });
     const wall = await waitFor('the wall', async () => (await status(world)).wallBook.find((w) => w.sessionId === sessionId), 30_000);
