@@ -38,6 +38,7 @@ Usage:
   sleds receipts [--json]       the receipts of finished tasks: actual against band, signed
   sleds receipt verify <id|file> [--json] | show <id> [--json]
                                 check a receipt's signature (from musher or a teammate's file)
+  sleds pick <task> [--json]    the dispatcher's picker: a row per seat with band, headroom, wall and verb
   sleds policy check [path] [--json] | show [--json]
                                 validate the workspace policy; show it and where each part came from
   sleds key set|status|rm anthropic|openai [--json]
@@ -150,6 +151,10 @@ async function main(argv: string[]): Promise<number> {
     case 'receipt': {
       const { runReceipt } = await import('./receipts.js');
       return runReceipt(rest, json);
+    }
+    case 'pick': {
+      const { runPick } = await import('./pick.js');
+      return runPick(rest, json);
     }
     case 'jobs': {
       const { runJobs } = await import('./jobs.js');

@@ -48,6 +48,7 @@ import { ReceiptService } from './receipts/service.js';
 import type { SeatKeyPair } from './handoff/keys.js';
 import { randomBytes } from 'node:crypto';
 import { wallIdFrom, WALL_ID_LENGTH } from '../core/wall/wall-id.js';
+import { estimatesPort, PickerService } from './picker/service.js';
 import { takeSnapshot, type SnapshotInput, type TakenSnapshot } from './snapshot/take.js';
 import { listSnapshots, showSnapshot, type ApiAnswer, type SnapshotListAnswer } from './snapshot/api.js';
 import { JobStore } from './store/jobs.js';
@@ -125,6 +126,8 @@ export class Musher {
   readonly estimates: EstimateService;
   /** Receipts: `musher.receipts.finishTask(id, reason)`, `musher.receipts.onReceipt(fn)`. */
   readonly receipts: ReceiptService;
+  /** The dispatcher's picker: a task's rows, and taking a row's verb. */
+  readonly picker: PickerService;
   /** Sealed hand-offs (set by the daemon's wiring; null when this musher sends and receives none). */
   handoff: HandoffService | null = null;
   readonly wallKeeper: WallKeeper;
@@ -215,6 +218,7 @@ export class Musher {
       log: opts.log,
       worthLevels: (dir) => wiring.policy.forDirectory(dir).worthLevels,
       onCreated: (task) => void this.estimates.priceTask(task),
+      claimPrompt: (prompt) => this.picker.claimDispatched(prompt),
     });
     this.receiptStore = new ReceiptStore(this.db);
     this.estimates = new EstimateService({
@@ -242,6 +246,24 @@ export class Musher {
       workPending: (sessionId) => this.jobs.inState('scheduled').some((j) => j.sessionId === sessionId),
     });
     this.wallKeeper = buildWallKeeper(this, wiring, opts);
+    this.picker = new PickerService({
+      clock: opts.clock,
+      log: opts.log,
+      timeZone: this.timeZone,
+      seat: seatName(),
+      tasks: this.tasks.store,
+      sessions: this.sessions,
+      prices: opts.prices,
+      policy: wiring.policy,
+      estimate: estimatesPort(this.estimates, seatName()),
+      forecast: () => this.forecaster.refresh(),
+      keyConfigured: (provider) => wiring.key.configured(provider),
+      rosterAt: (dir) => this.roster.rosterAt(dir),
+      handoffReady: async () => (wiring.handoff ? wiring.handoff.ready() : false),
+      scheduler: this.scheduler,
+      wallOf: (sessionId) => this.wallKeeper.current(sessionId),
+      handOff: (wall, handle) => this.wallKeeper.take(wall, 'handoff', handle, 'user', null),
+    });
     this.walls.onRecorded((signal) => {
       this.wallKeeper.onSignal(signal).catch((e: Error) => opts.log.error(`wall for ${signal.sessionId}: ${e.message}`));
     });

@@ -308,7 +308,7 @@ const MIGRATIONS: ReadonlyArray<string> = [
   );
   CREATE INDEX task_sessions_task ON task_sessions(task_id);
   `,
-  // receipts (one per task, ever: the UNIQUE task_id), the band a task was given when it was created, and which
+  // 12: receipts (one per task, ever: the UNIQUE task_id), the band a task was given when it was created, and which
   // session a platform-key response was metered for (a receipt's key spend).
   `
   CREATE TABLE receipts (
@@ -323,6 +323,10 @@ const MIGRATIONS: ReadonlyArray<string> = [
   ALTER TABLE tasks ADD COLUMN band TEXT;
   ALTER TABLE platform_key_usage ADD COLUMN session_id TEXT;
   CREATE INDEX platform_key_usage_session ON platform_key_usage(session_id) WHERE session_id IS NOT NULL;
+  `,
+  // 13: a task keeps the request it started from, so a seat picked for it can be started with it.
+  `
+  ALTER TABLE tasks ADD COLUMN prompt TEXT;
   `,
 ];
 

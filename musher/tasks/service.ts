@@ -14,6 +14,11 @@ export interface TaskServiceDeps {
   log: Log;
   /** The worth levels the policy of a folder's repository knows (high, normal, low by default). */
   worthLevels(cwd: string | null): string[];
+  /**
+   * A prompt a seat was dispatched with (`sleds pick`): the task it belongs to, so the new session joins that task
+   * instead of starting another. Null: an ordinary first prompt.
+   */
+  claimPrompt?(prompt: string): string | null;
   /** Called once a task is created (the estimator prices it, a tracker comments). */
   onCreated?(task: Task): void;
 }
@@ -40,6 +45,13 @@ export class TaskService {
     if (current && current.state !== 'done') {
       this.d.store.countTurn(current.id, now);
       return this.d.store.get(current.id)!;
+    }
+    const claimed = this.d.claimPrompt?.(prompt) ?? null;
+    const dispatched = claimed ? this.d.store.get(claimed) : null;
+    if (dispatched && dispatched.state !== 'done') {
+      this.d.store.attach(sessionId, dispatched.id, now);
+      this.d.store.countTurn(dispatched.id, now);
+      return this.d.store.get(dispatched.id)!;
     }
     const task = this.create({ title: titleFromPrompt(prompt), prompt, source: 'prompt', sessionId });
     this.d.store.countTurn(task.id, now);
@@ -71,6 +83,7 @@ export class TaskService {
         source,
         sourceRef: intake.sourceRef ?? null,
         promptChars: (intake.prompt ?? intake.title).length,
+        prompt: intake.prompt ?? null,
         at: now,
       });
       if (!created) continue; // an id drawn twice: draw again

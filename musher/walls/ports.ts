@@ -19,6 +19,8 @@ export interface PolicyView {
   worthLevels: string[];
   /** The shared folder hand-offs travel through instead of the remote (`handoff.folder`), `~` expanded; null: the remote. */
   handoffFolder: string | null;
+  /** What a finished task of each level is worth, micro-dollars (`worth_values`): the picker's gate. */
+  worthValues: Record<string, number>;
   /** Where the policy came from and any errors in it, for the audit log. */
   sources: string[];
   errors: string[];
