@@ -41,6 +41,9 @@ const overnightPending: JobHandler = {
 import { SnapshotStore } from './store/snapshots.js';
 import { TaskStore } from './store/tasks.js';
 import { TaskService } from './tasks/service.js';
+import { QuestionStore } from './store/questions.js';
+import { QuestionService } from './questions/service.js';
+import { carryOnWithContext } from './questions/hook-answer.js';
 import { takeSnapshot, type SnapshotInput, type TakenSnapshot } from './snapshot/take.js';
 import { listSnapshots, showSnapshot, type ApiAnswer, type SnapshotListAnswer } from './snapshot/api.js';
 import { JobStore } from './store/jobs.js';
@@ -121,6 +124,8 @@ export class Musher {
   readonly handoffs: HandoffStore;
   readonly roster: RosterReader;
   readonly tasks: TaskService;
+  /** Parked questions (the MCP park tool, /sled answer). */
+  readonly questions: QuestionService;
   /** Sealed hand-offs (set by the daemon's wiring; null when this musher sends and receives none). */
   handoff: HandoffService | null = null;
   readonly wallKeeper: WallKeeper;
@@ -211,6 +216,7 @@ export class Musher {
       log: opts.log,
       worthLevels: (dir) => wiring.policy.forDirectory(dir).worthLevels,
     });
+    this.questions = new QuestionService({ store: new QuestionStore(this.db), tasks: this.tasks, clock: opts.clock, log: opts.log });
     this.wallKeeper = buildWallKeeper(this, wiring, opts);
     this.walls.onRecorded((signal) => {
       this.wallKeeper.onSignal(signal).catch((e: Error) => opts.log.error(`wall for ${signal.sessionId}: ${e.message}`));
@@ -367,12 +373,24 @@ export class Musher {
         return { answer: blockWith(this.tasks.startFromVerb(sessionId, command.title), harness) };
       case 'type':
         return { answer: blockWith(this.tasks.setTypeFromVerb(sessionId, command.label), harness) };
+      case 'answer':
+        return { answer: this.questions.answerFromVerb(sessionId, command.id, command.choice, harness) };
       case 'estimate':
       case 'done':
-      case 'answer':
         return { answer: blockWith(`sled: /sled ${command.verb} is not available in this version yet`, harness) };
       default:
-        return { answer: CARRY_ON };
+        return { answer: command ? CARRY_ON : this.answersForPrompt(sessionId, harness) };
+    }
+  }
+
+  /** An ordinary prompt in a session whose parked question was answered elsewhere: the answer goes with it. */
+  private answersForPrompt(sessionId: string, harness: string): HookAnswer {
+    try {
+      const context = this.questions.contextFor(sessionId);
+      return context ? carryOnWithContext(context, null, harness) : CARRY_ON;
+    } catch (e) {
+      this.opts.log.error(`answers for ${sessionId}: ${(e as Error).message}`);
+      return CARRY_ON;
     }
   }
 
