@@ -33,6 +33,7 @@ Usage:
   sleds tasks [--json]          the tasks: state, worth, type, title
   sleds task <id> [worth <level>|type <label>] [--json]  one task, or set its worth or type
   sleds jobs cancel <id>        cancel a scheduled job
+  sleds estimate <text> [--type T] [--model M] [--json]  the band for a request in this repository
   sleds policy check [path] [--json] | show [--json]
                                 validate the workspace policy; show it and where each part came from
   sleds key set|status|rm anthropic|openai [--json]
@@ -140,6 +141,10 @@ async function main(argv: string[]): Promise<number> {
     case 'task': {
       const { runTask } = await import('./tasks.js');
       return runTask(rest, json);
+    }
+    case 'estimate': {
+      const { runEstimate } = await import('./estimate.js');
+      return runEstimate(rest, json);
     }
     case 'jobs': {
       const { runJobs } = await import('./jobs.js');

@@ -30,7 +30,7 @@ import { HandoffStore } from './store/handoffs.js';
 import { RosterReader } from './roster/reader.js';
 import type { HandoffService, PickedUpSession } from './handoff/service.js';
 import type { WallKeeper } from './walls/wall-keeper.js';
-import { buildWallKeeper, type WallWiring } from './walls/wiring.js';
+import { buildWallKeeper, seatName, type WallWiring } from './walls/wiring.js';
 import { OVERNIGHT_KIND } from './exits/overnight.js';
 import type { JobHandler } from './scheduler/scheduler.js';
 
@@ -44,6 +44,8 @@ import { TaskService } from './tasks/service.js';
 import { QuestionStore } from './store/questions.js';
 import { QuestionService } from './questions/service.js';
 import { carryOnWithContext } from './questions/hook-answer.js';
+import { ReceiptStore } from './store/receipts.js';
+import { EstimateService } from './estimate/service.js';
 import { takeSnapshot, type SnapshotInput, type TakenSnapshot } from './snapshot/take.js';
 import { listSnapshots, showSnapshot, type ApiAnswer, type SnapshotListAnswer } from './snapshot/api.js';
 import { JobStore } from './store/jobs.js';
@@ -126,6 +128,10 @@ export class Musher {
   readonly tasks: TaskService;
   /** Parked questions (the MCP park tool, /sled answer). */
   readonly questions: QuestionService;
+  /** Receipts as stored (the estimator's history). */
+  readonly receiptStore: ReceiptStore;
+  /** Bands for prompts and tasks: `POST /v1/estimate`, `/sled estimate`, a new task's band. */
+  readonly estimates: EstimateService;
   /** Sealed hand-offs (set by the daemon's wiring; null when this musher sends and receives none). */
   handoff: HandoffService | null = null;
   readonly wallKeeper: WallKeeper;
@@ -215,6 +221,17 @@ export class Musher {
       clock: opts.clock,
       log: opts.log,
       worthLevels: (dir) => wiring.policy.forDirectory(dir).worthLevels,
+      onCreated: (task) => void this.estimates.priceTask(task),
+    });
+    this.receiptStore = new ReceiptStore(this.db);
+    this.estimates = new EstimateService({
+      receipts: () => this.receiptStore.bodies(),
+      tasks: this.tasks.store,
+      sessions: this.sessions,
+      usage: this.usage,
+      prices: opts.prices,
+      clock: opts.clock,
+      seat: seatName(),
     });
     this.questions = new QuestionService({ store: new QuestionStore(this.db), tasks: this.tasks, clock: opts.clock, log: opts.log });
     this.wallKeeper = buildWallKeeper(this, wiring, opts);
@@ -376,6 +393,7 @@ export class Musher {
       case 'answer':
         return { answer: this.questions.answerFromVerb(sessionId, command.id, command.choice, harness) };
       case 'estimate':
+        return { answer: blockWith(this.estimates.answerVerb(sessionId), harness) };
       case 'done':
         return { answer: blockWith(`sled: /sled ${command.verb} is not available in this version yet`, harness) };
       default:

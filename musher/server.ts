@@ -5,6 +5,7 @@ import type { Log } from './log.js';
 import { cancelJob, createJob, listJobs, type ApiAnswer } from './scheduler/api.js';
 import { createTask, listTasks, showTask, updateTask } from './tasks/api.js';
 import { answerQuestion, listQuestions, parkQuestion, sessionTask, showQuestion } from './questions/api.js';
+import { estimateRoute } from './estimate/api.js';
 
 /** musher's API: HTTP/1.1 + JSON over a Unix socket that only its user can open (0600). */
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
@@ -51,6 +52,12 @@ async function jobsRoute(musher: Musher, req: IncomingMessage, url: URL): Promis
   if (req.method === 'POST' && url.pathname === '/v1/jobs') return createJob(musher.scheduler, musher.clock, await readBody(req), musher.timeZone);
   const cancel = /^\/v1\/jobs\/([^/]+)\/cancel$/.exec(url.pathname);
   if (req.method === 'POST' && cancel) return cancelJob(musher.scheduler, decodeURIComponent(cancel[1]!));
+  return null;
+}
+
+/** POST /v1/estimate; POST /v1/tasks/<id>/done; GET /v1/receipts, GET /v1/receipts/<id>. */
+async function estimateRoutes(musher: Musher, req: IncomingMessage, url: URL): Promise<ApiAnswer | null> {
+  if (req.method === 'POST' && url.pathname === '/v1/estimate') return estimateRoute(musher.estimates, await readBody(req));
   return null;
 }
 
@@ -159,6 +166,10 @@ export function startServer(musher: Musher, socketPath: string, log: Log, onShut
       if (req.method === 'GET' && url.pathname.startsWith('/v1/snapshots/')) {
         const answer = await musher.snapshotShow(decodeURIComponent(url.pathname.slice('/v1/snapshots/'.length)));
         return send(res, answer.status, JSON.stringify(answer.body));
+      }
+      {
+        const answer = await estimateRoutes(musher, req, url);
+        if (answer) return send(res, answer.status, JSON.stringify(answer.body));
       }
       if (url.pathname === '/v1/tasks' || url.pathname.startsWith('/v1/tasks/')) {
         const answer = await tasksRoute(musher, req, url);
