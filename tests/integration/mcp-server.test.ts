@@ -82,6 +82,14 @@ describe('sleds mcp', { timeout: 60_000 }, () => {
     const s = await call(c, 'status', {});
     expect(s.text).toContain(`This session works on task ${id} "Fix the flaky login test"`);
 
+    // No receipts yet: no band, and the estimate says so instead of making one up.
+    expect(made.text).toMatch(/Estimate: no band yet/);
+    const band = await call(c, 'estimate', {});
+    expect(band.isError, band.text).toBe(false);
+    expect(band.text).toMatch(new RegExp(`^Estimate for task ${id} "Fix the flaky login test" \\(open; worth high; type bugfix\\): no band yet`));
+    const loose = await call(c, 'estimate', { text: 'Port the CSV exporter to streams', type: 'feature' });
+    expect(loose.text).toMatch(/^Estimate: no band yet/);
+
     const bad = await call(c, 'intake', { title: 'x', worth: 'priceless' });
     expect(bad).toEqual({ isError: true, text: "sleds: 'priceless' is not a worth level here — use high|normal|low|none" });
     const noTask = await call(c, 'status', { taskId: 'zzzzzzzzzzzz' });
