@@ -34,6 +34,7 @@ Usage:
   sleds task <id> [worth <level>|type <label>] [--json]  one task, or set its worth or type
   sleds jobs cancel <id>        cancel a scheduled job
   sleds estimate <text> [--type T] [--model M] [--json]  the band for a request in this repository
+  sleds pick <task> [--json]    the dispatcher's picker: a row per seat with band, headroom, wall and verb
   sleds policy check [path] [--json] | show [--json]
                                 validate the workspace policy; show it and where each part came from
   sleds key set|status|rm anthropic|openai [--json]
@@ -145,6 +146,10 @@ async function main(argv: string[]): Promise<number> {
     case 'estimate': {
       const { runEstimate } = await import('./estimate.js');
       return runEstimate(rest, json);
+    }
+    case 'pick': {
+      const { runPick } = await import('./pick.js');
+      return runPick(rest, json);
     }
     case 'jobs': {
       const { runJobs } = await import('./jobs.js');

@@ -46,6 +46,7 @@ import { QuestionService } from './questions/service.js';
 import { carryOnWithContext } from './questions/hook-answer.js';
 import { ReceiptStore } from './store/receipts.js';
 import { EstimateService } from './estimate/service.js';
+import { estimatesPort, PickerService } from './picker/service.js';
 import { takeSnapshot, type SnapshotInput, type TakenSnapshot } from './snapshot/take.js';
 import { listSnapshots, showSnapshot, type ApiAnswer, type SnapshotListAnswer } from './snapshot/api.js';
 import { JobStore } from './store/jobs.js';
@@ -132,6 +133,8 @@ export class Musher {
   readonly receiptStore: ReceiptStore;
   /** Bands for prompts and tasks: `POST /v1/estimate`, `/sled estimate`, a new task's band. */
   readonly estimates: EstimateService;
+  /** The dispatcher's picker: a task's rows, and taking a row's verb. */
+  readonly picker: PickerService;
   /** Sealed hand-offs (set by the daemon's wiring; null when this musher sends and receives none). */
   handoff: HandoffService | null = null;
   readonly wallKeeper: WallKeeper;
@@ -235,6 +238,24 @@ export class Musher {
     });
     this.questions = new QuestionService({ store: new QuestionStore(this.db), tasks: this.tasks, clock: opts.clock, log: opts.log });
     this.wallKeeper = buildWallKeeper(this, wiring, opts);
+    this.picker = new PickerService({
+      clock: opts.clock,
+      log: opts.log,
+      timeZone: this.timeZone,
+      seat: seatName(),
+      tasks: this.tasks.store,
+      sessions: this.sessions,
+      prices: opts.prices,
+      policy: wiring.policy,
+      estimate: estimatesPort(this.estimates, seatName()),
+      forecast: () => this.forecaster.refresh(),
+      keyConfigured: (provider) => wiring.key.configured(provider),
+      rosterAt: (dir) => this.roster.rosterAt(dir),
+      handoffReady: async () => (wiring.handoff ? wiring.handoff.ready() : false),
+      scheduler: this.scheduler,
+      wallOf: (sessionId) => this.wallKeeper.current(sessionId),
+      handOff: (wall, handle) => this.wallKeeper.take(wall, 'handoff', handle, 'user', null),
+    });
     this.walls.onRecorded((signal) => {
       this.wallKeeper.onSignal(signal).catch((e: Error) => opts.log.error(`wall for ${signal.sessionId}: ${e.message}`));
     });

@@ -6,6 +6,7 @@ import { cancelJob, createJob, listJobs, type ApiAnswer } from './scheduler/api.
 import { createTask, listTasks, showTask, updateTask } from './tasks/api.js';
 import { answerQuestion, listQuestions, parkQuestion, sessionTask, showQuestion } from './questions/api.js';
 import { estimateRoute } from './estimate/api.js';
+import { dispatchTask, showPicker } from './picker/api.js';
 
 /** musher's API: HTTP/1.1 + JSON over a Unix socket that only its user can open (0600). */
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
@@ -81,6 +82,16 @@ async function questionsRoute(musher: Musher, req: IncomingMessage, url: URL): P
   if (one && one[2] && req.method === 'POST') return answerQuestion(musher.questions, decodeURIComponent(one[1]!), await readBody(req));
   const session = /^\/v1\/sessions\/([^/]+)\/task$/.exec(url.pathname);
   if (session && req.method === 'GET') return sessionTask(musher.tasks, musher.questions, decodeURIComponent(session[1]!));
+  return null;
+}
+
+/** GET /v1/tasks/<id>/picker (the rows), POST /v1/tasks/<id>/dispatch ({row} or {verb}: take a row's verb). */
+async function pickerRoute(musher: Musher, req: IncomingMessage, url: URL): Promise<ApiAnswer | null> {
+  const m = /^\/v1\/tasks\/([^/]+)\/(picker|dispatch)$/.exec(url.pathname);
+  if (!m) return null;
+  const id = decodeURIComponent(m[1]!);
+  if (req.method === 'GET' && m[2] === 'picker') return showPicker(musher.picker, musher.tasks.store, id);
+  if (req.method === 'POST' && m[2] === 'dispatch') return dispatchTask(musher.picker, musher.tasks.store, id, await readBody(req));
   return null;
 }
 
@@ -169,6 +180,10 @@ export function startServer(musher: Musher, socketPath: string, log: Log, onShut
       }
       {
         const answer = await estimateRoutes(musher, req, url);
+        if (answer) return send(res, answer.status, JSON.stringify(answer.body));
+      }
+      if (/^\/v1\/tasks\/[^/]+\/(picker|dispatch)$/.test(url.pathname)) {
+        const answer = await pickerRoute(musher, req, url);
         if (answer) return send(res, answer.status, JSON.stringify(answer.body));
       }
       if (url.pathname === '/v1/tasks' || url.pathname.startsWith('/v1/tasks/')) {

@@ -26,6 +26,8 @@ export const DEFAULT_POLICY_INPUT = {
     'gpt-6-sol': 'gpt-6-luna',
     'gpt-5.4': 'gpt-5.4-mini',
   },
+  // What a finished task of each level is worth: the picker offers a seat only when worth ÷ its cost is at least 1.
+  worth_values: { high: '$200', normal: '$50', low: '$10' },
   rules: [
     { name: 'hand off when the owner is idle', when: { owner_idle: '30m' }, then: 'handoff' },
     { name: 'hold when the reset is near', when: { reset_within: '45m' }, then: 'hold' },

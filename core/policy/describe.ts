@@ -38,7 +38,7 @@ export interface PolicyPartLine {
 
 export function describePolicy(policy: Policy): { parts: PolicyPartLine[]; rules: string[] } {
   const worth = [
-    ...policy.worth.levels.map((l) => `${l.name} keeps ${formatDuration(l.keepsMs)}`),
+    ...policy.worth.levels.map((l) => `${l.name} keeps ${formatDuration(l.keepsMs)}${policy.worthValues[l.name] !== undefined ? `, worth ${formatUsd(policy.worthValues[l.name]!)}` : ''}`),
     `default ${policy.worth.default ?? 'none'}`,
   ].join(' · ');
   const seats = Object.entries(policy.allowance.seats).map(([handle, s]) => `${handle} ${caps(s, true)}`);

@@ -5,7 +5,7 @@ import type { IssuePath } from './schema.js';
  * The effective policy's input: the built-in defaults, then the repository's file, then the user's, later layers
  * winning key by key. Lists (the rules) are replaced whole, never spliced. Against the defaults a section the files
  * name replaces the default section, so `allowance: {default: {per_day: $60}}` has no weekly cap (a missing cap is
- * no cap), with two exceptions that would otherwise surprise: `cheaper` adds to the built-in steps, and `worth`
+ * no cap), with exceptions that would otherwise surprise: `cheaper` adds to the built-in steps, `worth_values` to the built-in values, and `worth`
  * keeps the built-in levels unless a file names levels of its own. Pure.
  */
 
@@ -49,8 +49,8 @@ export function mergePolicyLayers(files: PolicyLayer[]): MergedPolicyInput {
     }
     let value: unknown = naming.map((f) => f.data[key]).reduce((acc, v) => deepMerge(acc, v));
     let fromDefaults = false;
-    if (key === 'cheaper' && isMapping(value)) {
-      value = deepMerge(defaults.cheaper, value);
+    if ((key === 'cheaper' || key === 'worth_values') && isMapping(value)) {
+      value = deepMerge(defaults[key], value);
       fromDefaults = true;
     } else if (key === 'worth' && isMapping(value) && !Object.keys(value).some((k) => k !== 'default')) {
       value = deepMerge(defaults.worth, value);

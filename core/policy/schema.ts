@@ -16,7 +16,7 @@ export type { ExitKind };
 export const RULE_ACTIONS = [...EXIT_KINDS, 'ask'] as const;
 export type RuleAction = ExitKind | 'ask';
 
-export const POLICY_SECTIONS = ['amber_at', 'worth', 'allowance', 'overnight', 'cheaper', 'rules'] as const;
+export const POLICY_SECTIONS = ['amber_at', 'worth', 'allowance', 'overnight', 'cheaper', 'rules', 'worth_values'] as const;
 export type PolicySection = (typeof POLICY_SECTIONS)[number];
 export const CONDITION_KEYS = ['reset_within', 'worth', 'worth_at_least', 'allowance_left', 'owner_idle', 'keeps_until_morning', 'window'] as const;
 
@@ -85,6 +85,11 @@ export interface Policy {
   overnight: OvernightWindow | null;
   cheaper: CheaperStep[];
   rules: PolicyRule[];
+  /**
+   * What finishing a task of each worth level is worth, in micro-dollars (`worth_values: {high: $200}`): the picker
+   * gates a seat by worth ÷ cost. A level without a value is not gated by cost.
+   */
+  worthValues: Record<string, number>;
   /** Which file the rules came from ("defaults" for the built-in ones). */
   rulesSource: string;
 }
@@ -192,6 +197,10 @@ export const PolicyFileSchema = z.strictObject({
   overnight: Overnight.optional(),
   cheaper: Cheaper.optional(),
   rules: z.array(Rule).optional(),
+  worth_values: z.record(z.string(), fromText((v) => {
+    const r = parseMoney(v);
+    return r.ok ? { ok: true, value: r.micros } : r;
+  })).optional(),
 });
 export type PolicyFile = z.output<typeof PolicyFileSchema>;
 
@@ -382,6 +391,7 @@ export function buildPolicy(file: PolicyFile, rulesSource: string): { policy: Po
       overnight,
       cheaper,
       rules,
+      worthValues: Object.fromEntries(Object.entries(file.worth_values ?? {}).filter(([name]) => known.has(name))),
       rulesSource,
     },
     errors,

@@ -324,6 +324,10 @@ const MIGRATIONS: ReadonlyArray<string> = [
   ALTER TABLE platform_key_usage ADD COLUMN session_id TEXT;
   CREATE INDEX platform_key_usage_session ON platform_key_usage(session_id) WHERE session_id IS NOT NULL;
   `,
+  // picker: a task keeps the request it started from, so a seat picked for it can be started with it.
+  `
+  ALTER TABLE tasks ADD COLUMN prompt TEXT;
+  `,
   // Parked questions (the MCP park tool): a task waits on one until it is answered A or B, and the answer goes back
   // into the asking session's context (delivered_at).
   `

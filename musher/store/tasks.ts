@@ -11,6 +11,8 @@ export interface NewTask {
   source: TaskSource;
   sourceRef?: string | null;
   promptChars?: number;
+  /** The request it started from, when there is more than the title (a session's first prompt, intake's prompt). */
+  prompt?: string | null;
   at: number;
 }
 
@@ -22,8 +24,8 @@ export class TaskStore {
   private readonly attachStmt;
   constructor(private readonly db: Db) {
     this.insertStmt = db.prepare(
-      `INSERT INTO tasks (id, title, worth, type, repo, source, source_ref, state, prompt_chars, turns, created_at, updated_at)
-       VALUES (@id, @title, @worth, @type, @repo, @source, @sourceRef, 'open', @promptChars, 0, @at, @at)`,
+      `INSERT INTO tasks (id, title, worth, type, repo, source, source_ref, state, prompt_chars, prompt, turns, created_at, updated_at)
+       VALUES (@id, @title, @worth, @type, @repo, @source, @sourceRef, 'open', @promptChars, @prompt, 0, @at, @at)`,
     );
     this.getStmt = db.prepare(`SELECT * FROM tasks WHERE id = ?`);
     this.forSessionStmt = db.prepare(`SELECT t.* FROM tasks t JOIN task_sessions s ON s.task_id = t.id WHERE s.session_id = ?`);
@@ -45,6 +47,7 @@ export class TaskStore {
         source: t.source,
         sourceRef: t.sourceRef ?? null,
         promptChars: t.promptChars ?? 0,
+        prompt: t.prompt ?? null,
         at: t.at,
       });
       return true;
@@ -57,6 +60,12 @@ export class TaskStore {
   get(id: string): Task | null {
     const r = this.getStmt.get(id) as Record<string, unknown> | undefined;
     return r ? toTask(r) : null;
+  }
+
+  /** The request the task started from; null when it had only a title. */
+  promptOf(id: string): string | null {
+    const r = this.db.prepare(`SELECT prompt FROM tasks WHERE id = ?`).get(id) as { prompt: string | null } | undefined;
+    return r?.prompt ?? null;
   }
 
   /** A tracker item's or client's task, by where it came from. */

@@ -71,6 +71,7 @@ export class TaskService {
         source,
         sourceRef: intake.sourceRef ?? null,
         promptChars: (intake.prompt ?? intake.title).length,
+        prompt: intake.prompt ?? null,
         at: now,
       });
       if (!created) continue; // an id drawn twice: draw again

@@ -17,6 +17,8 @@ export interface PolicyView {
   amberAt: number;
   /** The worth levels, highest first (`/sled worth <level>`). */
   worthLevels: string[];
+  /** What a finished task of each level is worth, micro-dollars (`worth_values`): the picker's gate. */
+  worthValues: Record<string, number>;
   /** Where the policy came from and any errors in it, for the audit log. */
   sources: string[];
   errors: string[];

@@ -1,0 +1,74 @@
+import { execFile } from 'node:child_process';
+import { homedir } from 'node:os';
+import { resolvePaths } from '../core/paths.js';
+import { DispatchAnswer, PickerAnswer, type HarnessCommand } from '../core/picker/row.js';
+import { rowSentence } from '../core/picker/words.js';
+import { tmuxArg } from '../core/resume-plan.js';
+import { requestMusher } from '../hooks/musher-client.js';
+
+/** `sleds pick <task> [--json]`: the dispatcher's picker. The ink view is loaded only here, and only without --json. */
+
+const AWAY = `sleds: musher is not running — start it with 'sleds musher start' or let the next hook start it\n`;
+
+async function call(method: 'GET' | 'POST', path: string, body: unknown): Promise<{ status: number; body: Record<string, unknown> } | null> {
+  const paths = resolvePaths(process.env, homedir());
+  try {
+    const res = await requestMusher(paths.socketFile, method, path, body === null ? null : JSON.stringify(body), {}, 15_000);
+    return { status: res.status, body: JSON.parse(res.body) as Record<string, unknown> };
+  } catch {
+    process.stderr.write(AWAY);
+    return null;
+  }
+}
+
+/** In tmux, a Dispatch or Switch opens its command in a new window there (argv, no shell). One line on what happened. */
+function openInTmux(cmd: HarnessCommand): Promise<string | null> {
+  if (!process.env.TMUX) return Promise.resolve(null);
+  const tmux = process.env.SLEDS_TMUX_BIN || 'tmux';
+  const cwd = cmd.cwd ? ['-c', tmuxArg(cmd.cwd.replace(/#/g, '##'))] : [];
+  return new Promise((resolve) => {
+    execFile(tmux, ['new-window', ...cwd, '--', ...cmd.argv.map(tmuxArg)], { timeout: 10_000 }, (err, _out, stderr) => {
+      resolve(err ? `tmux could not open a window: ${(stderr.trim().split('\n')[0] ?? '') || err.message}` : 'opened in a new tmux window');
+    });
+  });
+}
+
+export async function runPick(args: string[], json: boolean): Promise<number> {
+  const [id, extra] = args.filter((a) => !a.startsWith('--'));
+  if (!id || extra !== undefined) {
+    process.stderr.write(`sleds: pick takes one task, e.g. sleds pick k3m9x2qa ('sleds tasks' lists them)\n`);
+    return 2;
+  }
+  const res = await call('GET', `/v1/tasks/${encodeURIComponent(id)}/picker`, null);
+  if (!res) return 1;
+  if (res.status >= 300) {
+    if (json) process.stdout.write(`${JSON.stringify(res.body, null, 2)}\n`);
+    else process.stderr.write(`sleds: ${String(res.body.error ?? `musher answered HTTP ${res.status}`)}\n`);
+    return 1;
+  }
+  if (json) {
+    process.stdout.write(`${JSON.stringify(res.body, null, 2)}\n`);
+    return 0;
+  }
+  const answer = PickerAnswer.parse(res.body);
+  const take = async (row: { index: number }): Promise<DispatchAnswer> => {
+    const r = await call('POST', `/v1/tasks/${encodeURIComponent(answer.task.id)}/dispatch`, { row: row.index });
+    if (!r) return { ok: false, line: 'musher is not running' };
+    if (r.status >= 300) return { ok: false, line: String(r.body.error ?? `musher answered HTTP ${r.status}`) };
+    const d = DispatchAnswer.parse(r.body);
+    if (d.ok && d.command) {
+      const opened = await openInTmux(d.command);
+      if (opened) return { ...d, line: `${d.line}\n${opened}` };
+    }
+    return d;
+  };
+  if (!process.stdin.isTTY || !process.stdout.isTTY) {
+    // No terminal to drive: the rows in words, and how to take one.
+    process.stdout.write(`${answer.text}\n\n${answer.rows.map((r) => `${String(r.index).padStart(2)}  ${rowSentence(r)}`).join('\n')}\n`);
+    return 0;
+  }
+  const { showPickView } = await import('./pick-view.js');
+  const color = !process.env.NO_COLOR;
+  const last = await showPickView({ answer, color, onTake: take });
+  return last && !last.ok ? 1 : 0;
+}

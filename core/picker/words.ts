@@ -1,0 +1,116 @@
+import { formatUsd } from '../format.js';
+import type { Band } from '../estimate/band.js';
+import { formatWhen, shortModel } from '../exits/words.js';
+import type { PickerHarness, PickerRow } from './row.js';
+
+/** The picker's words: bands, headroom, the wall line and the paragraph. Pure; times in the zone passed in. */
+
+/** "$6", "$12", "$6.40", "$0.40": whole dollars from $10 up or when there are no cents, where a picker has little room. */
+export function dollars(micros: number): string {
+  const cents = Math.round(micros / 10_000);
+  if (micros >= 10_000_000 || cents % 100 === 0) return `$${Math.round(micros / 1_000_000)}`;
+  return formatUsd(micros);
+}
+
+/** "$4–11 · 20–55 min", "$2–6 · 10–30 min (prior)", "no band yet". */
+export function bandText(band: Band | null): string {
+  if (!band) return 'no band yet';
+  const lo = dollars(band.lowMicros);
+  const hi = dollars(band.highMicros);
+  const money = lo === hi ? lo : `${lo}–${hi.slice(1)}`;
+  const loMin = Math.round(band.lowMinutes);
+  const hiMin = Math.round(band.highMinutes);
+  const minutes = loMin === hiMin ? `${loMin} min` : `${loMin}–${hiMin} min`;
+  return `${money} · ${minutes}${band.basis === 'prior' ? ' (prior)' : ''}`;
+}
+
+/** "4 of 5 in band", or null when no similar task had a band. */
+export function fitText(band: Band | null): string | null {
+  if (!band?.fit || band.fit.of === 0) return null;
+  return `${band.fit.inBand} of ${band.fit.of} in band`;
+}
+
+/** "62% of the bar left". */
+export function headroomText(pct: number): string {
+  return `${Math.max(0, Math.round(pct))}% of the bar left`;
+}
+
+export function harnessName(h: PickerHarness): string {
+  return h === 'codex' ? 'Codex' : 'Claude Code';
+}
+
+/** "Claude Code · sonnet 5.5", "overnight batch · opus 5.5", "dana", "a person with the agent". */
+export function rowTitle(r: Pick<PickerRow, 'kind' | 'seat' | 'harness' | 'model'>): string {
+  const model = r.model ? shortModel(r.model) : null;
+  if (r.kind === 'here') return [r.harness ? harnessName(r.harness) : r.seat, model].filter(Boolean).join(' · ');
+  if (r.kind === 'overnight') return ['overnight batch', model].filter(Boolean).join(' · ');
+  return r.seat;
+}
+
+export interface WallLineInput {
+  nowMs: number;
+  timeZone: string;
+  /** The wall's name ("5-hour"). */
+  name: string;
+  usedPct: number;
+  resetsAtMs: number | null;
+  dollarsToWallMicros: number | null;
+  /** The forecast crossing, when it comes before the reset. */
+  crossesAtMs: number | null;
+}
+
+/**
+ * The wall line before starting: "$6 more; you will cross at 3:40 pm EST". At the wall: when it resets. Without a
+ * forecast crossing: the dollars left, and that the window resets first. Null when there is nothing to say.
+ */
+export function wallLine(w: WallLineInput): string | null {
+  const when = (ms: number): string => formatWhen(ms, w.nowMs, w.timeZone);
+  if (w.usedPct >= 100) return `the ${w.name} bar is full${w.resetsAtMs !== null ? `; it resets at ${when(w.resetsAtMs)}` : ''}`;
+  if (w.dollarsToWallMicros !== null && w.crossesAtMs !== null) return `${dollars(w.dollarsToWallMicros)} more; you will cross at ${when(w.crossesAtMs)}`;
+  if (w.dollarsToWallMicros !== null) return `${dollars(w.dollarsToWallMicros)} more to the ${w.name} wall; at this pace it resets first`;
+  if (w.crossesAtMs !== null) return `you will cross the ${w.name} wall at ${when(w.crossesAtMs)}`;
+  return null;
+}
+
+/** One row in a sentence: "Claude Code · sonnet 5.5: $2–6 · 20–55 min, 62% of the bar left, lands before the wall → Dispatch". */
+export function rowSentence(r: PickerRow): string {
+  const parts = [r.bandText];
+  if (r.fit) parts.push(r.fit);
+  if (r.headroomPct !== null) parts.push(r.headroom);
+  if (r.wall) parts.push(r.wall);
+  const verb = r.verb === '—' ? `— ${r.reason ?? 'not offered'}` : `→ ${r.verb}${r.reason ? ` (${r.reason})` : ''}`;
+  return `${rowTitle(r)}: ${parts.join(', ')} ${verb}`;
+}
+
+/** The rows worth naming first: open ones, landing before the wall, cheapest band first. */
+export function bestRows(rows: readonly PickerRow[], n: number): PickerRow[] {
+  const score = (r: PickerRow): [number, number, number] => [r.crosses === true ? 1 : 0, r.band ? 0 : 1, r.band?.highMicros ?? 0];
+  return rows
+    .filter((r) => r.verb !== '—')
+    .slice()
+    .sort((a, b) => {
+      const x = score(a);
+      const y = score(b);
+      return x[0] - y[0] || x[1] - y[1] || x[2] - y[2] || a.index - b.index;
+    })
+    .slice(0, n);
+}
+
+/**
+ * A short paragraph a person can read and a model can use: the task, held or not, the best rows, and the wall line.
+ */
+export function pickerText(p: { task: { id: string; title: string; worth: string | null }; worthValueMicros: number | null; rows: readonly PickerRow[]; held: string | null; wallLine: string | null }): string {
+  const worth = p.task.worth ? `worth ${p.task.worth}${p.worthValueMicros !== null ? ` (${dollars(p.worthValueMicros)})` : ''}` : 'no worth stated';
+  const out = [`Task ${p.task.id} "${p.task.title}", ${worth}.`];
+  if (p.held) {
+    out.push(`Held: ${p.held}.`);
+    const sized = p.rows.find((r) => r.band);
+    if (sized) out.push(`Sized: ${rowTitle(sized)} ${sized.bandText}.`);
+  } else {
+    const best = bestRows(p.rows, 3);
+    if (best.length === 0) out.push(`No seat is open: ${p.rows.slice(0, 2).map((r) => `${rowTitle(r)} — ${r.reason ?? 'not offered'}`).join('; ')}.`);
+    else out.push(`Best: ${best.map(rowSentence).join('; ')}.`);
+  }
+  if (p.wallLine) out.push(`Wall: ${p.wallLine}.`);
+  return out.join(' ');
+}

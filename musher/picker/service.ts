@@ -1,0 +1,245 @@
+import type { Band } from '../../core/estimate/band.js';
+import { shortModel } from '../../core/exits/words.js';
+import { formatShortTime } from '../../core/exits/words.js';
+import { modelFitsHarness, modelLadder } from '../../core/picker/models.js';
+import type { DispatchAnswer, DispatchRequest, HarnessCommand, PickerAnswer, PickerHarness, PickerRow } from '../../core/picker/row.js';
+import { buildPicker, type PickerBar } from '../../core/picker/rows.js';
+import { rowTitle } from '../../core/picker/words.js';
+import type { PriceTable } from '../../core/price-table.js';
+import type { RosterFile } from '../../core/roster.js';
+import type { Task } from '../../core/task/task.js';
+import type { Clock } from '../clock.js';
+import { OVERNIGHT_KIND } from '../exits/overnight.js';
+import type { ForecastSnapshot } from '../forecast/forecaster.js';
+import type { EstimateService } from '../estimate/service.js';
+import type { Log } from '../log.js';
+import type { Scheduler } from '../scheduler/scheduler.js';
+import type { SessionRow, SessionStore } from '../store/sessions.js';
+import type { TaskStore } from '../store/tasks.js';
+import type { WallRow } from '../store/wall-book.js';
+import type { PolicyPort } from '../walls/ports.js';
+
+/** The model each harness starts from when no session of the task (or of this machine) names one. */
+export const DEFAULT_MODELS: Record<PickerHarness, string> = { 'claude-code': 'claude-opus-5-5', codex: 'gpt-6-sol' };
+const HARNESSES: PickerHarness[] = ['claude-code', 'codex'];
+
+/** The estimator, as the picker asks it: the band of a task on a harness and model (null: no band yet). */
+export interface EstimatePort {
+  band(task: Task, harness: PickerHarness, model: string): Band | null;
+}
+
+/**
+ * The estimator (musher/estimate) as the picker asks it: the task's measured band on that model, else the labelled
+ * prior from the prompt's size and that model's prices (shown "(prior)"), so each model's row is priced on its own.
+ */
+export function estimatesPort(estimates: Pick<EstimateService, 'estimate'>, seat: string): EstimatePort {
+  return {
+    band: (task, _harness, model) => {
+      const started = task.turns > 1;
+      const a = estimates.estimate({ type: task.type, repo: task.repo, model, promptChars: task.promptChars, turns: started ? task.turns : null, seat }, model);
+      return a.band ?? a.prior;
+    },
+  };
+}
+
+export interface PickerDeps {
+  clock: Clock;
+  log: Log;
+  timeZone: string;
+  /** This seat's handle (left out of the roster's teammates). */
+  seat: string;
+  tasks: TaskStore;
+  sessions: SessionStore;
+  prices: PriceTable;
+  policy: PolicyPort;
+  estimate: EstimatePort;
+  /** The forecast, fresh: every live bar with its dollars to the wall. */
+  forecast(): ForecastSnapshot;
+  keyConfigured(provider: 'anthropic' | 'openai'): Promise<boolean>;
+  rosterAt(dir: string): RosterFile | null;
+  handoffReady(): Promise<boolean>;
+  scheduler: Pick<Scheduler, 'schedule'>;
+  /** The wall a session is at now, if any. */
+  wallOf(sessionId: string): WallRow | null;
+  /** Takes the hand-off exit at a wall, to this teammate. */
+  handOff(wall: WallRow, handle: string): Promise<{ line: string; after?: () => Promise<void> }>;
+}
+
+/** What picking a row needs besides the rows: the task, its prompt, where it runs. */
+interface Picked {
+  task: Task;
+  answer: PickerAnswer;
+  running: SessionRow | null;
+}
+
+/**
+ * The dispatcher's picker on musher's side: gathers the task, its sessions, the bars and forecast, the policy and the
+ * roster into the pure rows (core/picker), and takes the verb of a row the user chose. sleds never picks a harness by
+ * itself: Dispatch and Switch hand back the exact command of the row chosen.
+ */
+export class PickerService {
+  constructor(private readonly d: PickerDeps) {}
+
+  async picker(task: Task): Promise<PickerAnswer> {
+    return (await this.pick(task)).answer;
+  }
+
+  private async pick(task: Task): Promise<Picked> {
+    const now = this.d.clock.now();
+    const dir = task.repo;
+    const policy = this.d.policy.forDirectory(dir);
+    const sessions = this.d.tasks.sessionsOf(task.id).map((id) => this.d.sessions.get(id)).filter((s): s is SessionRow => s !== null);
+    const running = sessions.filter((s) => s.endedAt === null && isHarness(s.harness)).sort((a, b) => b.lastSeenAt - a.lastSeenAt)[0] ?? null;
+    const atWall = sessions.map((s) => ({ s, wall: this.d.wallOf(s.sessionId) })).find((x) => x.wall !== null);
+    const ladders = HARNESSES.map((harness) => ({
+      harness,
+      models: modelLadder(this.startModel(harness, running), (m) => policy.cheaperModel(m), (m) => this.d.prices.lookup(m, now) !== null),
+    }));
+    const forecast = this.d.forecast();
+    const bars: PickerBar[] = forecast.walls.map((w) => ({
+      provider: w.provider,
+      window: w.window,
+      name: w.name,
+      usedPct: w.usedPct,
+      resetsAtMs: w.resetsAt,
+      dollarsToWallMicros: w.dollarsToWallMicros,
+      crossesAtMs: w.forecast.kind === 'eta' && w.forecast.beforeReset ? w.forecast.etaMs : null,
+    }));
+    const roster = dir ? this.d.rosterAt(dir) : null;
+    const teammates = (roster?.teammates ?? []).filter((t) => t.handle.toLowerCase() !== this.d.seat.toLowerCase()).map((t) => ({ handle: t.handle, name: t.name ?? t.handle }));
+    const [anthropic, openai, handoffReady] = await Promise.all([this.d.keyConfigured('anthropic'), this.d.keyConfigured('openai'), atWall ? this.d.handoffReady() : Promise.resolve(false)]);
+    const view = buildPicker({
+      nowMs: now,
+      timeZone: this.d.timeZone,
+      task: { id: task.id, title: task.title, worth: task.worth, state: task.state },
+      worthValueMicros: task.worth !== null ? (policy.worthValues[task.worth] ?? null) : null,
+      running: running ? { harness: running.harness as PickerHarness, model: running.model, sessionId: running.sessionId } : null,
+      atWall: atWall ? { sessionId: atWall.s.sessionId, wallId: atWall.wall!.wallId } : null,
+      ladders,
+      bandOf: (harness, model) => {
+        try {
+          return this.d.estimate.band(task, harness, model);
+        } catch (e) {
+          this.d.log.error(`picker: the estimate of task ${task.id} on ${model}: ${(e as Error).message}`);
+          return null;
+        }
+      },
+      bars,
+      overnight: policy.overnightWindow(now, this.d.timeZone),
+      keyFor: { anthropic, openai },
+      teammates,
+      handoffReady,
+    });
+    return { task, running, answer: { task: { id: task.id, title: task.title, worth: task.worth }, ...view } };
+  }
+
+  /** The task's own model on its harness; else the last model this machine ran there; else the harness's default. */
+  private startModel(harness: PickerHarness, running: SessionRow | null): string {
+    if (running && running.harness === harness && running.model && modelFitsHarness(running.model, harness)) return running.model;
+    const recent = this.d.sessions.recent(50).find((s) => s.harness === harness && s.model && modelFitsHarness(s.model, harness));
+    return recent?.model ?? DEFAULT_MODELS[harness];
+  }
+
+  /** Takes the verb of the row chosen (by its index, or the first row offering a verb) and says what it did. */
+  async dispatch(task: Task, req: DispatchRequest): Promise<DispatchAnswer> {
+    const picked = await this.pick(task);
+    const rows = picked.answer.rows;
+    const row = req.row !== undefined ? rows[req.row] : rows.find((r) => r.verb === req.verb);
+    if (!row) {
+      return req.row !== undefined
+        ? { ok: false, line: `task ${task.id} has rows 0–${rows.length - 1}, not ${req.row} — 'sleds pick ${task.id}' shows them` }
+        : { ok: false, line: `no row of task ${task.id} offers ${req.verb} now — 'sleds pick ${task.id}' shows why` };
+    }
+    if (row.verb === '—') return { ok: false, line: `${rowTitle(row)} is not offered: ${row.reason ?? 'no verb'}` };
+    switch (row.verb) {
+      case 'Dispatch':
+      case 'Switch':
+        return this.start(picked, row);
+      case 'Queue':
+        return this.queue(picked, row);
+      case 'Hand off':
+        return this.handOff(picked, row);
+      default:
+        return this.offer(picked, row);
+    }
+  }
+
+  /** The prompt a new session starts with: the request the task came from, else its title. */
+  private promptOf(task: Task): string {
+    return this.d.tasks.promptOf(task.id) ?? task.title;
+  }
+
+  private command(picked: Picked, row: PickerRow): HarnessCommand {
+    const program = row.harness === 'codex' ? 'codex' : 'claude';
+    const model = row.model ? ['--model', row.model] : [];
+    // `--` keeps a prompt that starts with "-" a prompt (facts/claude-code.md; codex parses its argv the same way).
+    return { argv: [program, ...model, '--', this.promptOf(picked.task)], cwd: picked.task.repo ?? picked.running?.cwd ?? null };
+  }
+
+  private start(picked: Picked, row: PickerRow): DispatchAnswer {
+    const command = this.command(picked, row);
+    const how = row.verb === 'Switch' ? `Switch task ${picked.task.id} to ${rowTitle(row)}` : `Start task ${picked.task.id} on ${rowTitle(row)}`;
+    this.d.log.info(`picker: ${how}`);
+    return { ok: true, line: `${how}: ${shellLine(command)}`, command };
+  }
+
+  private queue(picked: Picked, row: PickerRow): DispatchAnswer {
+    const now = this.d.clock.now();
+    const window = this.d.policy.forDirectory(picked.task.repo).overnightWindow(now, this.d.timeZone);
+    if (!window) return { ok: false, line: 'the policy has no overnight window — add `overnight: {from: "22:00", to: "06:00"}` to .sleds/policy.yml' };
+    const job = this.d.scheduler.schedule({
+      kind: OVERNIGHT_KIND,
+      sessionId: picked.running?.sessionId ?? null,
+      runAt: window.startMs,
+      payload: {
+        taskId: picked.task.id,
+        harness: row.harness,
+        model: row.model,
+        cwd: picked.task.repo ?? picked.running?.cwd ?? null,
+        prompt: this.promptOf(picked.task),
+        endMs: window.endMs,
+        from: 'picker',
+      },
+    });
+    const span = `${formatShortTime(window.startMs, this.d.timeZone)}–${formatShortTime(window.endMs, this.d.timeZone)}`;
+    return {
+      ok: true,
+      line: `Queued task ${picked.task.id} for the overnight window (${span}) on the batch tier at ½ price${row.model ? ` on ${shortModel(row.model)}` : ''}, ${row.bandText}: job ${job.id}. 'sleds jobs' shows it; 'sleds jobs cancel ${job.id}' undoes it.`,
+    };
+  }
+
+  private async handOff(picked: Picked, row: PickerRow): Promise<DispatchAnswer> {
+    const at = this.d.tasks
+      .sessionsOf(picked.task.id)
+      .map((id) => this.d.wallOf(id))
+      .find((w): w is WallRow => w !== null);
+    if (!at) return { ok: false, line: `task ${picked.task.id} has no session at a wall: a hand-off carries a session at its wall — offer it to ${row.seat} instead` };
+    const taken = await this.d.handOff(at, row.seat);
+    if (taken.after) void taken.after().catch((e: Error) => this.d.log.error(`picker: hand-off of ${picked.task.id}: ${e.message}`));
+    const line = taken.line.replace(/^sled: /, '');
+    return { ok: !/cannot be taken|not sent|failed|still open/.test(line), line };
+  }
+
+  private offer(picked: Picked, row: PickerRow): DispatchAnswer {
+    const t = picked.task;
+    const size = row.band ? `sleds sizes it ${row.bandText}${row.model ? ` on ${shortModel(row.model)}` : ''}` : `no band yet${row.model ? ` on ${shortModel(row.model)}` : ''}`;
+    const start = shellLine(this.command(picked, { ...row, harness: row.harness ?? 'claude-code' }));
+    if (row.kind === 'teammate') {
+      const mate = picked.task.repo ? this.d.rosterAt(picked.task.repo)?.teammates.find((m) => m.handle === row.seat) : undefined;
+      const to = mate?.slack ? `${row.seat} (Slack ${mate.slack})` : row.seat;
+      return { ok: true, line: `Send ${to}: "Can you take task ${t.id}, ${t.title}? ${size}. To start: ${start}"` };
+    }
+    return { ok: true, line: `Post to the team: "Task ${t.id}, ${t.title}, needs a person with the agent. ${size}. To start: ${start}"` };
+  }
+}
+
+function isHarness(h: string): h is PickerHarness {
+  return h === 'claude-code' || h === 'codex';
+}
+
+/** For reading only (the command runs from its argv, never through a shell): each argument quoted as a POSIX shell would need. */
+export function shellLine(c: HarnessCommand): string {
+  const q = (a: string): string => (/^[A-Za-z0-9_./:=@%+-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`);
+  const cmd = c.argv.map(q).join(' ');
+  return c.cwd ? `cd ${q(c.cwd)} && ${cmd}` : cmd;
+}
