@@ -116,6 +116,8 @@ async function expect2xx(api: MusherApi, method: 'GET' | 'POST', path: string, b
 }
 
 const enc = encodeURIComponent;
+/** Rows listed in the dispatch answer (the rest: `sleds pick`). */
+const MAX_ROWS = 8;
 
 /** The task a tool works on: the one named, else the calling session's. */
 async function taskFor(ctx: ToolContext, given: string | undefined): Promise<z.infer<typeof TaskReply>> {
@@ -175,10 +177,14 @@ const HANDLERS: Handlers = {
     const task = await taskFor(ctx, args.taskId);
     if (args.row === undefined && args.verb === undefined) {
       const reply = await expect2xx(ctx.api, 'GET', `/v1/tasks/${enc(task.id)}/picker`, undefined, 'the picker');
-      const picker = read(z.object({ text: z.string(), held: z.string().nullable().optional(), wallLine: z.string().nullable().optional() }), reply, 'the picker');
-      const held = picker.held ? ` Held: ${picker.held}.` : '';
-      const wall = picker.wallLine ? ` ${picker.wallLine}` : '';
-      return `Picker for ${describeTask(task)}: ${picker.text}${wall}${held} Call dispatch with a row to take it.`;
+      const Row = z.object({ index: z.number(), seat: z.string(), harness: z.string().nullable(), model: z.string().nullable(), bandText: z.string(), verb: z.string(), reason: z.string().nullable() });
+      const picker = read(z.object({ text: z.string(), rows: z.array(Row), held: z.string().nullable().optional(), wallLine: z.string().nullable().optional() }), reply, 'the picker');
+      const extra = [picker.wallLine, picker.held ? `Held: ${picker.held}.` : null].filter((x): x is string => !!x && !picker.text.includes(x.replace(/^Held: |\.$/g, '')));
+      const rows = picker.rows
+        .slice(0, MAX_ROWS)
+        .map((r) => `${r.index}: ${[r.seat, r.harness, r.model].filter(Boolean).join(' · ')} — ${r.bandText} → ${r.verb}${r.reason && !(picker.held && r.reason.includes(picker.held)) ? ` (${r.reason})` : ''}`);
+      const more = picker.rows.length > MAX_ROWS ? ` (${picker.rows.length - MAX_ROWS} more: sleds pick ${task.id})` : '';
+      return [`Picker for ${describeTask(task)}: ${picker.text}`, ...extra, `Rows — ${rows.join('; ')}${more}.`, picker.held ? 'Every row waits for a worth: /sled worth high|normal|low, then dispatch a row.' : 'Call dispatch with row <n> to take that row.'].join(' ');
     }
     const reply = await expect2xx(ctx.api, 'POST', `/v1/tasks/${enc(task.id)}/dispatch`, args.row !== undefined ? { row: args.row } : { verb: args.verb }, 'dispatch');
     const r = read(z.object({ ok: z.boolean(), line: z.string() }), reply, 'dispatch');

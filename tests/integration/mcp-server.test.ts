@@ -90,6 +90,21 @@ describe('sleds mcp', { timeout: 60_000 }, () => {
     const loose = await call(c, 'estimate', { text: 'Port the CSV exporter to streams', type: 'feature' });
     expect(loose.text).toMatch(/^Estimate: no band yet/);
 
+    // The dispatcher: one row per seat, numbered; a row taken says how the task starts there.
+    const picker = await call(c, 'dispatch', {});
+    expect(picker.isError, picker.text).toBe(false);
+    expect(picker.text).toMatch(new RegExp(`^Picker for task ${id} "Fix the flaky login test" \\(open; worth high; type bugfix\\): `));
+    expect(picker.text).toMatch(/Rows — 0: you · claude-code · [a-z0-9-]+ — .* → Dispatch;/);
+    const taken = await call(c, 'dispatch', { row: 0 });
+    expect(taken.isError, taken.text).toBe(false);
+    expect(taken.text).toContain(`task ${id}`);
+    const held = await call(c, 'intake', { title: 'Tidy the README' });
+    const heldId = /task ([a-z2-9]{12})/.exec(held.text)![1];
+    expect(held.text).toContain('It has no worth yet, so the dispatcher holds it');
+    const refusedRow = await call(c, 'dispatch', { taskId: heldId, row: 0 });
+    expect(refusedRow.isError).toBe(true);
+    expect(refusedRow.text).toContain('not worth doing until someone states a worth');
+
     const bad = await call(c, 'intake', { title: 'x', worth: 'priceless' });
     expect(bad).toEqual({ isError: true, text: "sleds: 'priceless' is not a worth level here — use high|normal|low|none" });
     const noTask = await call(c, 'status', { taskId: 'zzzzzzzzzzzz' });
