@@ -135,7 +135,7 @@ describe('the wall in the real Claude Code', { timeout: 180_000 }, () => {
     const sessionId = (JSON.parse(first.stdout) as { session_id: string }).session_id;
 
     // A 5-hour wall that resets in a few seconds (the clock musher and the fake share).
-    const resetsAt = Math.floor(Date.now() / 1000) + 8;
+    const resetsAt = Math.floor(Date.now() / 1000) + 20; // room for three claude runs on a loaded machine
     fake.setBehaviour({ usageLimitRejection: { claim: 'five_hour', resetsAt } });
     const hit = await runClaudePrint(bin, ['-p', '--resume', sessionId, 'next step', '--plugin-dir', PLUGIN_DIR], { env: home.env, cwd: home.cwd, timeoutMs: 60_000 });
     expect(hit.stdout).toContain("You've hit your 5-hour limit");
@@ -171,7 +171,7 @@ describe('the wall in the real Claude Code', { timeout: 180_000 }, () => {
     const first = await runClaudePrint(bin, ['-p', 'remember the word HERON', '--plugin-dir', PLUGIN_DIR, '--output-format', 'json'], { env: home.env, cwd: home.cwd, timeoutMs: 60_000 });
     expect(first.code, first.stderr).toBe(0);
     const sessionId = (JSON.parse(first.stdout) as { session_id: string }).session_id;
-    const resetsAt = Math.floor(Date.now() / 1000) + 5;
+    const resetsAt = Math.floor(Date.now() / 1000) + 15; // room for two claude runs on a loaded machine
     fake.setBehaviour({ usageLimitRejection: { claim: 'five_hour', resetsAt } });
     await runClaudePrint(bin, ['-p', '--resume', sessionId, 'next step', '--plugin-dir', PLUGIN_DIR], { env: home.env, cwd: home.cwd, timeoutMs: 60_000 });
     const wall = await waitFor('the wall', async () => (await status(world)).wallBook.find((w) => w.sessionId === sessionId), 30_000);
