@@ -21,6 +21,7 @@ import { lastLine, runFile } from './install-claude.js';
 import { findBinary } from '../musher/find-binary.js';
 import type { Reporter } from './install-report.js';
 import type { CodexState, InstallState } from './install-state.js';
+import { doctorCodexMcp, installCodexMcp, withoutCodexMcp } from './install-codex-mcp.js';
 
 /**
  * Codex CLI, wired like Claude Code (shared/facts/codex-cli.md §1):
@@ -897,6 +898,7 @@ export async function installCodex(ctx: CodexInstallContext): Promise<void> {
       foreign: plan.foreign,
     });
   }
+  installCodexMcp(rep, configPath, { nodePath, root, env });
   persistQuietly(ctx);
   rep.info('codex-usage', CODEX_USAGE);
 }
@@ -960,7 +962,7 @@ export async function uninstallCodex(ctx: CodexUninstallContext): Promise<void> 
   if (text === null) return;
   let stripped: string;
   try {
-    stripped = removeTrust(text, cs);
+    stripped = removeTrust(withoutCodexMcp(rep, text), cs);
   } catch (e) {
     rep.fail('codex-trust', `${configPath} is not TOML sleds can read (${errorMessage(e)})`, `remove the block between '${BLOCK_START.slice(0, 11)}' and '${BLOCK_END}' by hand`);
     return;
@@ -1087,5 +1089,6 @@ export async function doctorCodex(rep: Reporter, env: Env, home: string, root: s
       { path: configPath, untrusted: untrusted.map((u) => u.event) },
     );
   }
+  doctorCodexMcp(rep, configPath);
   rep.info('codex-usage', CODEX_USAGE);
 }

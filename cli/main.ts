@@ -50,6 +50,7 @@ Usage:
   sleds musher [run]            run the daemon in the foreground
   sleds musher start|stop|status
   sleds hook <Event>            (called by the harness) forward a hook event
+  sleds mcp                     (called by the harness) the sleds MCP server on stdio: intake, estimate, dispatch, status, handoff, pickup, park, answer
   sleds statusline [--then CMD] (called by the harness) print the status line
   sleds --version
 `;
@@ -74,6 +75,12 @@ async function main(argv: string[]): Promise<number> {
       }
       const { runHook } = await import('../hooks/client.js');
       return runHook(event, flag(rest, '--harness') || 'claude-code', self);
+    }
+    case 'mcp': {
+      const { readFileSync } = await import('node:fs');
+      const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+      const { runMcp } = await import('../mcp-server/server.js');
+      return runMcp(self, pkg.version);
     }
     case 'statusline': {
       const { runStatusline } = await import('../statusline/client.js');

@@ -42,6 +42,9 @@ const overnightPending: JobHandler = {
 import { SnapshotStore } from './store/snapshots.js';
 import { TaskStore } from './store/tasks.js';
 import { TaskService } from './tasks/service.js';
+import { QuestionStore } from './store/questions.js';
+import { QuestionService } from './questions/service.js';
+import { carryOnWithContext } from './questions/hook-answer.js';
 import { ReceiptStore } from './store/receipts.js';
 import { EstimateService } from './estimate/service.js';
 import { ReceiptService } from './receipts/service.js';
@@ -120,6 +123,8 @@ export class Musher {
   readonly handoffs: HandoffStore;
   readonly roster: RosterReader;
   readonly tasks: TaskService;
+  /** Parked questions (the MCP park tool, /sled answer). */
+  readonly questions: QuestionService;
   /** Receipts as stored (the estimator's history). */
   readonly receiptStore: ReceiptStore;
   /** Bands for prompts and tasks: `POST /v1/estimate`, `/sled estimate`, a new task's band. */
@@ -245,6 +250,7 @@ export class Musher {
       transaction: (fn) => this.db.transaction(fn)(),
       workPending: (sessionId) => this.jobs.inState('scheduled').some((j) => j.sessionId === sessionId),
     });
+    this.questions = new QuestionService({ store: new QuestionStore(this.db), tasks: this.tasks, clock: opts.clock, log: opts.log });
     this.wallKeeper = buildWallKeeper(this, wiring, opts);
     this.picker = new PickerService({
       clock: opts.clock,
@@ -426,14 +432,25 @@ export class Musher {
         return { answer: blockWith(this.tasks.startFromVerb(sessionId, command.title), harness) };
       case 'type':
         return { answer: blockWith(this.tasks.setTypeFromVerb(sessionId, command.label), harness) };
+      case 'answer':
+        return { answer: this.questions.answerFromVerb(sessionId, command.id, command.choice, harness) };
       case 'estimate':
         return { answer: blockWith(this.estimates.answerVerb(sessionId), harness) };
       case 'done':
         return { answer: blockWith(await this.receipts.answerDone(sessionId), harness) };
-      case 'answer':
-        return { answer: blockWith(`sled: /sled ${command.verb} is not available in this version yet`, harness) };
       default:
-        return { answer: CARRY_ON };
+        return { answer: command ? CARRY_ON : this.answersForPrompt(sessionId, harness) };
+    }
+  }
+
+  /** An ordinary prompt in a session whose parked question was answered elsewhere: the answer goes with it. */
+  private answersForPrompt(sessionId: string, harness: string): HookAnswer {
+    try {
+      const context = this.questions.contextFor(sessionId);
+      return context ? carryOnWithContext(context, null, harness) : CARRY_ON;
+    } catch (e) {
+      this.opts.log.error(`answers for ${sessionId}: ${(e as Error).message}`);
+      return CARRY_ON;
     }
   }
 

@@ -4,6 +4,7 @@ import { CARRY_ON, type Musher } from './app.js';
 import type { Log } from './log.js';
 import { cancelJob, createJob, listJobs, type ApiAnswer } from './scheduler/api.js';
 import { createTask, listTasks, showTask, updateTask } from './tasks/api.js';
+import { answerQuestion, listQuestions, parkQuestion, sessionTask, showQuestion } from './questions/api.js';
 import { estimateRoute } from './estimate/api.js';
 import { finishTaskRoute, listReceipts, showReceipt } from './receipts/api.js';
 import { dispatchTask, showPicker } from './picker/api.js';
@@ -82,6 +83,19 @@ async function tasksRoute(musher: Musher, req: IncomingMessage, url: URL): Promi
     });
   }
   if (one && req.method === 'POST') return updateTask(musher.tasks, musher.tasks.store, decodeURIComponent(one[1]!), await readBody(req));
+  return null;
+}
+
+/** POST /v1/tasks/<id>/park, GET /v1/questions[?state=&task=], GET /v1/questions/<id>, POST /v1/questions/<id>/answer, GET /v1/sessions/<id>/task. */
+async function questionsRoute(musher: Musher, req: IncomingMessage, url: URL): Promise<ApiAnswer | null> {
+  const park = /^\/v1\/tasks\/([^/]+)\/park$/.exec(url.pathname);
+  if (park && req.method === 'POST') return parkQuestion(musher.questions, decodeURIComponent(park[1]!), await readBody(req));
+  if (req.method === 'GET' && url.pathname === '/v1/questions') return listQuestions(musher.questions, url.searchParams);
+  const one = /^\/v1\/questions\/([^/]+)(\/answer)?$/.exec(url.pathname);
+  if (one && !one[2] && req.method === 'GET') return showQuestion(musher.questions, decodeURIComponent(one[1]!));
+  if (one && one[2] && req.method === 'POST') return answerQuestion(musher.questions, decodeURIComponent(one[1]!), await readBody(req));
+  const session = /^\/v1\/sessions\/([^/]+)\/task$/.exec(url.pathname);
+  if (session && req.method === 'GET') return sessionTask(musher.tasks, musher.questions, decodeURIComponent(session[1]!));
   return null;
 }
 
@@ -189,6 +203,10 @@ export function startServer(musher: Musher, socketPath: string, log: Log, onShut
       }
       if (url.pathname === '/v1/tasks' || url.pathname.startsWith('/v1/tasks/')) {
         const answer = await tasksRoute(musher, req, url);
+        if (answer) return send(res, answer.status, JSON.stringify(answer.body));
+      }
+      if (/^\/v1\/(questions|sessions|tasks)(\/|$)/.test(url.pathname)) {
+        const answer = await questionsRoute(musher, req, url);
         if (answer) return send(res, answer.status, JSON.stringify(answer.body));
       }
       if (url.pathname === '/v1/jobs' || url.pathname.startsWith('/v1/jobs/')) {

@@ -328,6 +328,25 @@ const MIGRATIONS: ReadonlyArray<string> = [
   `
   ALTER TABLE tasks ADD COLUMN prompt TEXT;
   `,
+  // 14: parked questions (the MCP park tool): a task waits on one until it is answered A or B, and the answer goes back
+  // into the asking session's context (delivered_at).
+  `
+  CREATE TABLE questions (
+    id            TEXT PRIMARY KEY,
+    task_id       TEXT NOT NULL REFERENCES tasks(id),
+    session_id    TEXT,
+    question      TEXT NOT NULL,
+    option_a      TEXT NOT NULL,
+    option_b      TEXT NOT NULL,
+    state         TEXT NOT NULL CHECK (state IN ('open', 'answered')),
+    choice        TEXT CHECK (choice IN ('A', 'B')),
+    answered_by   TEXT,
+    asked_at      INTEGER NOT NULL,
+    answered_at   INTEGER,
+    delivered_at  INTEGER
+  );
+  CREATE INDEX questions_task ON questions(task_id);
+  `,
 ];
 
 export function migrate(db: Database.Database): number {

@@ -56,8 +56,20 @@ describe('architecture', () => {
     }
   });
 
+  it('mcp-server/ loads the MCP SDK, zod, node builtins, core/ and the hooks\' musher client: never the store, the watcher or ink', () => {
+    for (const file of sources('mcp-server')) {
+      for (const { spec, typeOnly } of importsOf(file)) {
+        if (spec.startsWith('node:') || spec === 'zod' || spec.startsWith('@modelcontextprotocol/sdk/')) continue;
+        expect(spec.startsWith('.'), `${file} loads the package ${spec}`).toBe(true);
+        const to = target(file, spec).replace(/\.js$/, '.ts');
+        const allowed = to.startsWith('mcp-server/') || to.startsWith('core/') || to.startsWith('hooks/') || (typeOnly && to.startsWith('musher/'));
+        expect(allowed, `${file} loads ${to}`).toBe(true);
+      }
+    }
+  });
+
   it('only musher/ opens the store', () => {
-    for (const dir of ['core', 'hooks', 'statusline', 'cli']) {
+    for (const dir of ['core', 'hooks', 'statusline', 'mcp-server', 'cli']) {
       for (const file of sources(dir)) {
         for (const { spec } of importsOf(file)) {
           expect(spec === 'better-sqlite3' || spec.includes('/store/'), `${file} imports ${spec}`).toBe(false);
@@ -67,7 +79,7 @@ describe('architecture', () => {
   });
 
   it('no shell: child processes are started with argument arrays', () => {
-    for (const dir of ['core', 'hooks', 'statusline', 'musher', 'cli']) {
+    for (const dir of ['core', 'hooks', 'statusline', 'mcp-server', 'musher', 'cli']) {
       for (const file of sources(dir)) {
         const text = readFileSync(join(ROOT, file), 'utf8');
         const importsExec = /import\s*\{[^}]*\bexec(Sync)?\b[^}]*\}\s*from\s*'node:child_process'/.test(text);

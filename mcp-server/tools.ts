@@ -1,0 +1,256 @@
+import { z } from 'zod';
+import { renderStatusCard, type StatusSnapshot } from '../core/status.js';
+import { CHOICES, parseChoice } from '../core/question/question.js';
+import { MusherAway, type ApiReply, type MusherApi } from './musher-api.js';
+
+/**
+ * The sleds MCP tools: each is a zod input schema and a handler that calls musher's socket API and answers in a
+ * short paragraph a person can read and a model can use. A refusal is an error result whose text says what to fix.
+ */
+
+export interface ToolContext {
+  api: MusherApi;
+  /** The harness session that called (sessionOf), or null when the client did not say. */
+  sessionId: string | null;
+  /** The folder the server runs in: the session's project (a pickup checks out there). */
+  cwd: string;
+}
+
+export interface ToolAnswer {
+  text: string;
+  isError: boolean;
+}
+
+const ok = (text: string): ToolAnswer => ({ text, isError: false });
+const refuse = (text: string): ToolAnswer => ({ text, isError: true });
+
+/** A refusal the handler raises; its text reaches the model as an error result. */
+class Refusal extends Error {}
+
+const taskId = z.string().trim().min(4, 'a task id has at least 4 characters (sleds tasks lists them)').max(64).optional()
+  .describe("The task's id (or its first characters). Leave it out to use the task this session works on.");
+
+export const TOOL_INPUTS = {
+  intake: z.object({
+    title: z.string().trim().min(1, 'a task needs a title').max(500).describe('A short name for the unit of work.'),
+    prompt: z.string().max(1_000_000).optional().describe('The full request, when there is more than the title: its size feeds the estimate.'),
+    worth: z.string().trim().toLowerCase().min(1).max(30).optional().describe("What finishing it is worth: high, normal or low (the workspace policy's levels). Without one, the dispatcher holds it."),
+    type: z.string().trim().toLowerCase().regex(/^[a-z0-9][a-z0-9._-]{0,59}$/, 'a type is one word: letters, digits, - or _ (e.g. bugfix)').optional().describe('The kind of work (bugfix, feature, refactor…): its band comes from past tasks of that kind.'),
+    repo: z.string().min(1).optional().describe("The repository's folder; default the session's."),
+  }),
+  estimate: z.object({
+    taskId,
+    text: z.string().min(1).max(1_000_000).optional().describe('A request to size that is not a task yet.'),
+    type: z.string().trim().toLowerCase().min(1).max(60).optional().describe('The kind of work, when sizing text.'),
+    model: z.string().min(1).max(100).optional().describe('The model that would do it (default: the seat’s usual one).'),
+    repo: z.string().min(1).optional().describe("The repository's folder, when sizing text."),
+  }),
+  dispatch: z.object({
+    taskId,
+    row: z.number().int().min(0).max(999).optional().describe("The picker row to take (from this tool's answer without a row)."),
+    verb: z.string().trim().min(1).max(40).optional().describe('A verb instead of a row: Dispatch, Switch, Queue, Hand off, Offer.'),
+  }),
+  status: z.object({ taskId }),
+  handoff: z.object({
+    limit: z.number().int().min(1).max(20).optional().describe('How many recent hand-offs to list (default 5).'),
+  }),
+  pickup: z.object({
+    id: z.string().trim().regex(/^[a-z0-9]{6,64}$/i, "a hand-off id is letters and digits, e.g. jd7k2m9qa45p (it is in the teammate's message)").describe("The hand-off's id."),
+    cwd: z.string().min(1).optional().describe('A checkout of the repository to pick it up into; default the folder this server runs in.'),
+  }),
+  park: z.object({
+    taskId,
+    question: z.string().trim().min(3, 'the question is empty — say what needs deciding').max(2000).describe('The one thing the person must decide.'),
+    options: z
+      .tuple([z.string().trim().min(3).max(500), z.string().trim().min(3).max(500)], { message: 'options holds exactly two sentences: [A, B]' })
+      .describe('Exactly two answers, A then B, each one sentence saying what it does and its effect on the band (e.g. "Keep the old API: the band stays $4–11").'),
+  }),
+  answer: z.object({
+    questionId: z.string().trim().min(4).max(64).describe("The parked question's id."),
+    choice: z
+      .string()
+      .refine((s) => parseChoice(s) !== null, { message: `choose ${CHOICES.join(' or ')}` })
+      .describe('A or B.'),
+  }),
+} as const;
+
+export type ToolName = keyof typeof TOOL_INPUTS;
+
+export const TOOL_DESCRIPTIONS: Record<ToolName, string> = {
+  intake: 'Start a sleds task: a unit of work with a title, worth and type, sized before and receipted after. This session works on it from now on.',
+  estimate: "The band of a task before it starts: dollars, minutes and how often similar tasks landed in their band — or 'no band yet' with a labelled prior.",
+  dispatch: "The dispatcher's picker for a task: one row per seat (this seat's harnesses and models, the overnight batch, teammates) with band, headroom and the wall forecast. Give a row to take it.",
+  status: "This seat's usage bars, today's spend, the next wall, and the task this session works on (with any parked question).",
+  handoff: 'The hand-offs this seat sent and received, and how to hand this session to a teammate.',
+  pickup: "Pick up a teammate's hand-off into a checkout here: the work, its branch, and how to resume the session.",
+  park: 'Park the task behind one question for the person, with exactly two answers (A and B), each a sentence with its effect on the band. The task waits until they answer; stop after parking.',
+  answer: 'Answer a parked question with A or B: the task is open again and its session carries on with the answer.',
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// Replies from musher, read with the fields the tools use (unknown fields are let through).
+
+const ErrorReply = z.object({ error: z.string() });
+const TaskReply = z.object({ id: z.string(), title: z.string(), state: z.string(), worth: z.string().nullable(), type: z.string().nullable() });
+const QuestionReply = z.object({ id: z.string(), question: z.string(), options: z.tuple([z.string(), z.string()]), state: z.string(), choice: z.string().nullable() });
+const TextReply = z.object({ text: z.string() });
+
+function read<T>(schema: z.ZodType<T>, reply: ApiReply, what: string): T {
+  const parsed = schema.safeParse(reply.json);
+  if (!parsed.success) throw new Refusal(`sleds: musher answered ${what} with something this version cannot read (HTTP ${reply.status}) — update sleds, then retry`);
+  return parsed.data;
+}
+
+/** A non-2xx reply as one line; a route this musher does not have yet says so. */
+function failure(reply: ApiReply, what: string): string {
+  const err = ErrorReply.safeParse(reply.json);
+  const message = err.success ? err.data.error : `HTTP ${reply.status}`;
+  if (reply.status === 404 && /^no route /.test(message)) return `sleds: ${what} is not available in this version of musher — update sleds and restart musher ('sleds musher stop')`;
+  return `sleds: ${message}`;
+}
+
+async function expect2xx(api: MusherApi, method: 'GET' | 'POST', path: string, body: unknown, what: string): Promise<ApiReply> {
+  const reply = await api.call(method, path, body);
+  if (reply.status < 200 || reply.status > 299) throw new Refusal(failure(reply, what));
+  return reply;
+}
+
+const enc = encodeURIComponent;
+/** Rows listed in the dispatch answer (the rest: `sleds pick`). */
+const MAX_ROWS = 8;
+
+/** The task a tool works on: the one named, else the calling session's. */
+async function taskFor(ctx: ToolContext, given: string | undefined): Promise<z.infer<typeof TaskReply>> {
+  if (given) {
+    const reply = await expect2xx(ctx.api, 'GET', `/v1/tasks/${enc(given)}`, undefined, 'tasks');
+    return read(z.object({ task: TaskReply }), reply, 'the task').task;
+  }
+  if (!ctx.sessionId) throw new Refusal('sleds: no task given and the client did not say which session calls — pass taskId (sleds tasks lists them; intake starts one)');
+  const reply = await expect2xx(ctx.api, 'GET', `/v1/sessions/${enc(ctx.sessionId)}/task`, undefined, "a session's task");
+  const task = read(z.object({ task: TaskReply.nullable() }), reply, "the session's task").task;
+  if (!task) throw new Refusal('sleds: this session has no task yet — call intake with a title first, or pass taskId');
+  return task;
+}
+
+function describeTask(t: z.infer<typeof TaskReply>): string {
+  return `task ${t.id} "${t.title}" (${t.state}; worth ${t.worth ?? 'not set'}; type ${t.type ?? 'not set'})`;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The handlers.
+
+type Handlers = { [K in ToolName]: (args: z.infer<(typeof TOOL_INPUTS)[K]>, ctx: ToolContext) => Promise<string> };
+
+const HANDLERS: Handlers = {
+  async intake(args, ctx) {
+    const reply = await expect2xx(
+      ctx.api,
+      'POST',
+      '/v1/tasks',
+      { title: args.title, prompt: args.prompt, worth: args.worth === 'none' ? null : args.worth, type: args.type, repo: args.repo, source: 'mcp', ...(ctx.sessionId ? { sessionId: ctx.sessionId } : {}) },
+      'task intake',
+    );
+    const task = read(z.object({ task: TaskReply }), reply, 'the new task').task;
+    const parts = [`Started ${describeTask(task)}${ctx.sessionId ? '; this session works on it now' : ''}.`];
+    // The band at once, when this musher sizes tasks; intake stands without it.
+    const band = await ctx.api.call('POST', '/v1/estimate', { taskId: task.id }).catch(() => null);
+    const text = band && band.status === 200 ? TextReply.safeParse(band.json) : null;
+    if (text?.success) parts.push(`Estimate: ${text.data.text}`);
+    if (!task.worth) parts.push('It has no worth yet, so the dispatcher holds it: give one with /sled worth high|normal|low.');
+    return parts.join(' ');
+  },
+
+  async estimate(args, ctx) {
+    const task = args.taskId || !args.text ? await taskFor(ctx, args.taskId) : null;
+    const reply = await expect2xx(
+      ctx.api,
+      'POST',
+      '/v1/estimate',
+      task ? { taskId: task.id, type: args.type, model: args.model } : { text: args.text, type: args.type, model: args.model, repo: args.repo },
+      'the estimate',
+    );
+    const text = read(TextReply, reply, 'the estimate').text;
+    return task ? `Estimate for ${describeTask(task)}: ${text}` : `Estimate: ${text}`;
+  },
+
+  async dispatch(args, ctx) {
+    const task = await taskFor(ctx, args.taskId);
+    if (args.row === undefined && args.verb === undefined) {
+      const reply = await expect2xx(ctx.api, 'GET', `/v1/tasks/${enc(task.id)}/picker`, undefined, 'the picker');
+      const Row = z.object({ index: z.number(), seat: z.string(), harness: z.string().nullable(), model: z.string().nullable(), bandText: z.string(), verb: z.string(), reason: z.string().nullable() });
+      const picker = read(z.object({ text: z.string(), rows: z.array(Row), held: z.string().nullable().optional(), wallLine: z.string().nullable().optional() }), reply, 'the picker');
+      const extra = [picker.wallLine, picker.held ? `Held: ${picker.held}.` : null].filter((x): x is string => !!x && !picker.text.includes(x.replace(/^Held: |\.$/g, '')));
+      const rows = picker.rows
+        .slice(0, MAX_ROWS)
+        .map((r) => `${r.index}: ${[r.seat, r.harness, r.model].filter(Boolean).join(' · ')} — ${r.bandText} → ${r.verb}${r.reason && !(picker.held && r.reason.includes(picker.held)) ? ` (${r.reason})` : ''}`);
+      const more = picker.rows.length > MAX_ROWS ? ` (${picker.rows.length - MAX_ROWS} more: sleds pick ${task.id})` : '';
+      return [`Picker for ${describeTask(task)}: ${picker.text}`, ...extra, `Rows — ${rows.join('; ')}${more}.`, picker.held ? 'Every row waits for a worth: /sled worth high|normal|low, then dispatch a row.' : 'Call dispatch with row <n> to take that row.'].join(' ');
+    }
+    const reply = await expect2xx(ctx.api, 'POST', `/v1/tasks/${enc(task.id)}/dispatch`, args.row !== undefined ? { row: args.row } : { verb: args.verb }, 'dispatch');
+    const r = read(z.object({ ok: z.boolean(), line: z.string() }), reply, 'dispatch');
+    if (!r.ok) throw new Refusal(r.line);
+    return r.line;
+  },
+
+  async status(args, ctx) {
+    const reply = await expect2xx(ctx.api, 'GET', '/v1/status', undefined, 'status');
+    const snapshot = reply.json as StatusSnapshot;
+    if (!snapshot || typeof snapshot !== 'object' || !Array.isArray(snapshot.bars)) throw new Refusal('sleds: musher answered status with something this version cannot read — update sleds');
+    const parts = [renderStatusCard(snapshot, ctx.sessionId)];
+    const task = await taskFor(ctx, args.taskId).catch((e: unknown) => {
+      if (e instanceof Refusal && !args.taskId) return null; // no task in this session: the seat's status alone
+      throw e;
+    });
+    if (task) {
+      parts.push(`This session works on ${describeTask(task)}.`);
+      const qs = await expect2xx(ctx.api, 'GET', `/v1/questions?task=${enc(task.id)}&state=open`, undefined, 'parked questions');
+      for (const q of read(z.object({ questions: z.array(QuestionReply) }), qs, 'parked questions').questions) {
+        parts.push(`It waits on question ${q.id}: ${q.question} (A: ${q.options[0]} B: ${q.options[1]}) — /sled answer ${q.id} A|B.`);
+      }
+    }
+    return parts.join('\n');
+  },
+
+  async handoff(args, ctx) {
+    const reply = await expect2xx(ctx.api, 'GET', '/v1/handoffs', undefined, 'hand-offs');
+    const HandoffRow = z.object({ id: z.string(), direction: z.string(), peer: z.string(), state: z.string(), pickedUpBy: z.string().nullable(), createdAt: z.number() });
+    const rows = read(z.object({ handoffs: z.array(HandoffRow) }), reply, 'hand-offs').handoffs.slice(0, args.limit ?? 5);
+    const how = 'To hand this session to a teammate, the person types /sled 5 <teammate> at a wall (it seals the work and the conversation for them); the teammate runs sleds pickup <id> or this server\'s pickup tool.';
+    if (rows.length === 0) return `No hand-offs sent or received on this seat yet. ${how}`;
+    const list = rows.map((h) => `${h.id} ${h.direction === 'sent' ? `to ${h.peer}` : `from ${h.peer}`} (${h.state.replace('_', ' ')}${h.pickedUpBy ? ` by ${h.pickedUpBy}` : ''})`);
+    return `Hand-offs, newest first: ${list.join('; ')}. ${how}`;
+  },
+
+  async pickup(args, ctx) {
+    const reply = await expect2xx(ctx.api, 'POST', '/v1/handoffs/pickup', { id: args.id.toLowerCase(), cwd: args.cwd ?? ctx.cwd }, 'pickup');
+    const r = read(z.object({ received: z.object({ id: z.string(), peer: z.string(), branch: z.string().nullable(), note: z.string().nullable(), harness: z.string().nullable() }).nullable() }), reply, 'the pickup').received;
+    if (!r) throw new Refusal(`sleds: hand-off ${args.id} was not picked up — sleds handoffs shows its state`);
+    const branch = r.branch ? ` on branch ${r.branch}` : '';
+    const note = r.note ? ` ${r.note}` : '';
+    return `Picked up hand-off ${r.id} from ${r.peer}${branch}.${note} Run sleds pickup ${r.id} in a terminal to resume its ${r.harness === 'codex' ? 'Codex' : 'Claude Code'} session there.`;
+  },
+
+  async park(args, ctx) {
+    const task = await taskFor(ctx, args.taskId);
+    const reply = await expect2xx(ctx.api, 'POST', `/v1/tasks/${enc(task.id)}/park`, { question: args.question, options: args.options, ...(ctx.sessionId ? { sessionId: ctx.sessionId } : {}) }, 'parked questions');
+    return read(TextReply, reply, 'the parked question').text;
+  },
+
+  async answer(args, ctx) {
+    const reply = await expect2xx(ctx.api, 'POST', `/v1/questions/${enc(args.questionId)}/answer`, { choice: parseChoice(args.choice), by: 'tool' }, 'parked questions');
+    return `${read(TextReply, reply, 'the answer').text.replace(/^sled: /, '')} The session that asked gets the answer with its next prompt.`;
+  },
+};
+
+/** Runs one tool: arguments checked against its schema, musher asked, the answer (or what to fix) returned. */
+export async function runTool(name: ToolName, rawArgs: unknown, ctx: ToolContext): Promise<ToolAnswer> {
+  const parsed = TOOL_INPUTS[name].safeParse(rawArgs ?? {});
+  if (!parsed.success) return refuse(`sleds ${name}: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'arguments'}: ${i.message}`).join('; ')}`);
+  try {
+    const handler = HANDLERS[name] as (args: unknown, ctx: ToolContext) => Promise<string>;
+    return ok(await handler(parsed.data, ctx));
+  } catch (e) {
+    if (e instanceof Refusal || e instanceof MusherAway) return refuse(e.message);
+    return refuse(`sleds ${name} failed: ${(e as Error).message} — retry, and run 'sleds doctor' if it keeps failing`);
+  }
+}
