@@ -18,6 +18,7 @@ import { UsagePoller } from './quota/usage-poller.js';
 import { readClaudeCredentials } from './quota/credentials.js';
 import { GatewayService } from './gateway/service.js';
 import { openSecretStore } from './secrets/store.js';
+import { buildGithub, receiptsNotYet } from './github/wiring.js';
 
 /** `sleds musher run`: the daemon itself, in the foreground (the background start runs this detached). */
 export async function runMusher(opts: { background: boolean }): Promise<number> {
@@ -99,6 +100,10 @@ export async function runMusher(opts: { background: boolean }): Promise<number> 
     env,
   });
   musher.gateway = gateway;
+  // GitHub: the receipt in the PR body, the PR watcher, tracker intake. The lead: receipts → musher.receipts once
+  // branch estimate lands (and estimateText / pickerText from the estimate and picker services).
+  const github = buildGithub({ db: musher.db, tasks: musher.tasks, sessions: musher.sessions, policy, secrets, receipts: receiptsNotYet(), clock: systemClock, log, env, version });
+  musher.github = github;
   let stopping = false;
   let resolveStopped: () => void = () => undefined;
   const stopped = new Promise<void>((r) => (resolveStopped = r));
@@ -108,6 +113,7 @@ export async function runMusher(opts: { background: boolean }): Promise<number> 
     log.info('musher stopping');
     await server.close();
     await gateway.close();
+    await github.stop();
     await poller.stop();
     await musher.close();
     try {
@@ -126,6 +132,7 @@ export async function runMusher(opts: { background: boolean }): Promise<number> 
   log.info(`musher ${version} listening on ${paths.socketFile} (pid ${process.pid})`);
   await musher.start();
   poller.start();
+  github.start();
   gateway.startIfConfigured().catch((e: Error) => log.error(`gateway did not start: ${e.message}`));
   if (interactive) {
     void musher.transcripts.idle().then(() => process.stderr.write('\nsleds: history read; musher is ready\n'));

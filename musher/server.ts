@@ -63,6 +63,15 @@ async function tasksRoute(musher: Musher, req: IncomingMessage, url: URL): Promi
   return null;
 }
 
+/** POST /v1/tracker/poll (one tracker round now), GET /v1/tracker (the items taken, and their comments). */
+async function trackerRoute(musher: Musher, req: IncomingMessage, url: URL): Promise<ApiAnswer | null> {
+  const tracker = musher.github?.tracker;
+  if (!tracker) return { status: 503, body: { error: 'this musher runs no tracker intake' } };
+  if (req.method === 'POST' && url.pathname === '/v1/tracker/poll') return { status: 200, body: await tracker.pollNow() };
+  if (req.method === 'GET' && url.pathname === '/v1/tracker') return { status: 200, body: { now: musher.clock.now(), items: tracker.items() } };
+  return null;
+}
+
 export interface MusherServer {
   server: Server;
   close(): Promise<void>;
@@ -148,6 +157,10 @@ export function startServer(musher: Musher, socketPath: string, log: Log, onShut
       }
       if (url.pathname === '/v1/tasks' || url.pathname.startsWith('/v1/tasks/')) {
         const answer = await tasksRoute(musher, req, url);
+        if (answer) return send(res, answer.status, JSON.stringify(answer.body));
+      }
+      if (url.pathname === '/v1/tracker' || url.pathname.startsWith('/v1/tracker/')) {
+        const answer = await trackerRoute(musher, req, url);
         if (answer) return send(res, answer.status, JSON.stringify(answer.body));
       }
       if (url.pathname === '/v1/jobs' || url.pathname.startsWith('/v1/jobs/')) {

@@ -31,6 +31,7 @@ function viewOf(policy: Policy, sources: string[], errors: string[]): PolicyView
     },
     amberAt: amberAt(policy),
     worthLevels: worthLevels(policy).map((l) => l.name),
+    tracker: policy.tracker,
     sources,
     errors,
   };

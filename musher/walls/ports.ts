@@ -1,5 +1,6 @@
 import type { ExitKind } from '../../core/exits/types.js';
 import type { PolicyContext } from '../../core/policy/evaluate.js';
+import type { TrackerPolicy } from '../../core/policy/schema.js';
 import type { WallRow } from '../store/wall-book.js';
 
 /**
@@ -17,6 +18,8 @@ export interface PolicyView {
   amberAt: number;
   /** The worth levels, highest first (`/sled worth <level>`). */
   worthLevels: string[];
+  /** Where tracker intake looks (`tracker:`). */
+  tracker: TrackerPolicy;
   /** Where the policy came from and any errors in it, for the audit log. */
   sources: string[];
   errors: string[];
