@@ -1,9 +1,8 @@
 import { homedir } from 'node:os';
 import { resolvePaths } from '../core/paths.js';
 import { formatAge } from '../core/format.js';
-import type { TrackerItemRow } from '../musher/store/tracker-items.js';
-import type { TrackerRound } from '../musher/tracker/intake.js';
-import { requestMusher } from '../hooks/musher-client.js';
+import type { TrackerItemRow, TrackerRound } from '../musher/tracker/intake.js';
+import { MusherUnreachable, requestMusher } from '../hooks/musher-client.js';
 
 /** `sleds tracker [--json]` (the items taken as tasks) and `sleds tracker poll [--json]` (one round now). */
 
@@ -11,11 +10,17 @@ const AWAY = `sleds: musher is not running — start it with 'sleds musher start
 
 async function call(method: 'GET' | 'POST', path: string, timeoutMs: number): Promise<{ status: number; body: Record<string, unknown> } | null> {
   const paths = resolvePaths(process.env, homedir());
+  let res;
   try {
-    const res = await requestMusher(paths.socketFile, method, path, method === 'POST' ? '{}' : null, {}, timeoutMs);
+    res = await requestMusher(paths.socketFile, method, path, method === 'POST' ? '{}' : null, {}, timeoutMs);
+  } catch (e) {
+    process.stderr.write(e instanceof MusherUnreachable && /no answer within/.test(e.reason) ? `sleds: musher did not answer within ${Math.round(timeoutMs / 1000)} s — see its log (sleds doctor)\n` : AWAY);
+    return null;
+  }
+  try {
     return { status: res.status, body: JSON.parse(res.body) as Record<string, unknown> };
   } catch {
-    process.stderr.write(AWAY);
+    process.stderr.write(`sleds: musher answered ${res.status} with something that is not JSON — see its log (sleds doctor)\n`);
     return null;
   }
 }

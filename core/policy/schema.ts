@@ -17,7 +17,7 @@ export type { ExitKind };
 export const RULE_ACTIONS = [...EXIT_KINDS, 'ask'] as const;
 export type RuleAction = ExitKind | 'ask';
 
-export const POLICY_SECTIONS = ['amber_at', 'worth', 'allowance', 'overnight', 'cheaper', 'rules', 'tracker'] as const;
+export const POLICY_SECTIONS = ['amber_at', 'worth', 'allowance', 'overnight', 'cheaper', 'rules'] as const;
 export type PolicySection = (typeof POLICY_SECTIONS)[number];
 export const CONDITION_KEYS = ['reset_within', 'worth', 'worth_at_least', 'allowance_left', 'owner_idle', 'keeps_until_morning', 'window'] as const;
 

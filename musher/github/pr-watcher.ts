@@ -17,6 +17,7 @@ import { PullRequests } from './wire.js';
  */
 
 export const PR_WATCH_EVERY_MS = 120_000;
+const STALE_TASK_MS = 14 * 86_400_000;
 
 export interface PrWatcherDeps {
   client: GithubClient;
@@ -64,8 +65,10 @@ export class PrWatcher {
   private async round(): Promise<PrWatchRound> {
     const out: PrWatchRound = { repos: [], finished: [], errors: [] };
     const byRepo = new Map<string, { repo: GithubRepo; tasks: Array<{ task: Task; branch: string }> }>();
+    const now = this.d.clock.now();
     for (const task of this.d.tasks.list({ state: 'open', limit: 500 })) {
-      if (this.handed.has(task.id)) continue;
+      // A task untouched for two weeks is not waiting for its PR: not worth a git call every round.
+      if (this.handed.has(task.id) || now - task.updatedAt > STALE_TASK_MS) continue;
       const where = await taskBranch(task.id, this.d);
       if (!where) continue;
       const slug = repoSlug(where.repo);

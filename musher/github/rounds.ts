@@ -62,10 +62,20 @@ export class Rounds<T> {
     if (this.timer !== null) this.timers.clearTimeout(this.timer);
     this.timer = this.timers.setTimeout(() => {
       this.timer = null;
-      if (this.interval() === null) return this.arm(IDLE_RECHECK_MS);
+      if (this.safeInterval() === null) return this.arm(IDLE_RECHECK_MS);
       this.runNow()
         .catch((e: Error) => this.log.error(`${this.name}: ${e.message}`))
-        .finally(() => this.arm(this.interval() ?? IDLE_RECHECK_MS));
+        .finally(() => this.arm(this.safeInterval() ?? IDLE_RECHECK_MS));
     }, ms);
+  }
+
+  /** A timer callback must never throw (it would take musher down): a broken configuration is logged and waited out. */
+  private safeInterval(): number | null {
+    try {
+      return this.interval();
+    } catch (e) {
+      this.log.error(`${this.name}: ${(e as Error).message}`);
+      return null;
+    }
   }
 }

@@ -34,7 +34,8 @@ export class GithubTrackerAdapter implements TrackerAdapter {
     if (!c || c.repos.length === 0) return { ok: true, value: [] };
     const q = githubIssueQuery(c.repos, c.label);
     const r = await this.client.request('GET', '/search/issues', {
-      query: { q, advanced_search: 'true', per_page: 100, sort: 'created', order: 'asc' },
+      // Newest first: beyond 100 open items, the ones not seen yet are the new ones.
+      query: { q, advanced_search: 'true', per_page: 100, sort: 'created', order: 'desc' },
       schema: IssueSearch,
       what: `searching for issues labelled ${c.label}`,
     });

@@ -4,6 +4,8 @@ import type { Clock } from '../clock.js';
 import type { Log } from '../log.js';
 import { realRoundTimers, Rounds, type RoundTimers } from '../github/rounds.js';
 import type { TrackerItemRow, TrackerItemStore } from '../store/tracker-items.js';
+
+export type { TrackerItemRow };
 import type { TrackerAdapter, TrackerItem } from './adapter.js';
 
 /**

@@ -62,6 +62,8 @@ export interface FakeGithub {
   requests: GithubRequestRecord[];
   /** Answers for the next requests, in order, before the normal handling (after the auth checks). */
   script(...answers: GithubScript[]): void;
+  /** A repository that exists (with no PRs or issues yet); anything else is 404. */
+  createRepo(repo: string): void;
   openPull(repo: string, p: { branch: string; title?: string; body?: string | null; createdAt: number; headOwner?: string; state?: 'open' | 'closed' }): FakePull;
   pull(repo: string, n: number): FakePull | undefined;
   openIssue(repo: string, i: { title: string; body?: string | null; labels: string[]; createdAt: number }): FakeIssue;
@@ -297,6 +299,7 @@ export async function startFakeGithub(opts: { token: string; now?: () => number 
     apiUrl: base,
     requests,
     script: (...answers) => queue.push(...answers),
+    createRepo: (slug) => void repoOf(slug),
     openPull(slug, p) {
       const r = repoOf(slug);
       const pr: FakePull = { number: nextNumber(r), state: p.state ?? 'open', title: p.title ?? p.branch, body: p.body === undefined ? '' : p.body, head: { owner: p.headOwner ?? slug.split('/')[0]!, ref: p.branch }, base: 'main', createdAt: p.createdAt };
