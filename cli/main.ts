@@ -31,8 +31,13 @@ Usage:
                                 pick up a teammate's hand-off here and start the session
   sleds jobs [--json]           held, deferred and scheduled resumes: when, state, result
   sleds tasks [--json]          the tasks: state, worth, type, title
-  sleds task <id> [worth <level>|type <label>] [--json]  one task, or set its worth or type
+  sleds task <id> [worth <level>|type <label>|done] [--json]  one task, set its worth or type, or end it
   sleds jobs cancel <id>        cancel a scheduled job
+  sleds estimate <text> [--type T] [--model M] [--json]
+                                the band for a request in this repository: dollars, minutes, fit
+  sleds receipts [--json]       the receipts of finished tasks: actual against band, signed
+  sleds receipt verify <id|file> [--json] | show <id> [--json]
+                                check a receipt's signature (from musher or a teammate's file)
   sleds policy check [path] [--json] | show [--json]
                                 validate the workspace policy; show it and where each part came from
   sleds key set|status|rm anthropic|openai [--json]
@@ -136,6 +141,18 @@ async function main(argv: string[]): Promise<number> {
     case 'task': {
       const { runTask } = await import('./tasks.js');
       return runTask(rest, json);
+    }
+    case 'estimate': {
+      const { runEstimate } = await import('./estimate.js');
+      return runEstimate(rest, json);
+    }
+    case 'receipts': {
+      const { runReceipts } = await import('./receipts.js');
+      return runReceipts(rest, json);
+    }
+    case 'receipt': {
+      const { runReceipt } = await import('./receipts.js');
+      return runReceipt(rest, json);
     }
     case 'jobs': {
       const { runJobs } = await import('./jobs.js');

@@ -2,6 +2,9 @@ import { homedir } from 'node:os';
 import { resolvePaths } from '../core/paths.js';
 import { formatAge } from '../core/format.js';
 import type { Task } from '../core/task/task.js';
+import type { Band } from '../core/estimate/band.js';
+import { formatBand } from '../core/estimate/format.js';
+import type { SignedReceipt } from '../core/receipt/receipt.js';
 import type { TaskList } from '../musher/tasks/api.js';
 import { requestMusher } from '../hooks/musher-client.js';
 
@@ -62,8 +65,9 @@ export async function runTask(args: string[], json: boolean): Promise<number> {
       return 2;
     }
     res = await call('POST', `/v1/tasks/${encodeURIComponent(id)}`, { [field]: value === 'none' ? null : value });
-  } else {
-    process.stderr.write(`sleds: task ${id} takes worth <level> or type <label>, not '${field}'\n`);
+  } else if (field === 'done') res = await call('POST', `/v1/tasks/${encodeURIComponent(id)}/done`, {});
+  else {
+    process.stderr.write(`sleds: task ${id} takes worth <level>, type <label> or done, not '${field}'\n`);
     return 2;
   }
   if (!res) return 1;
@@ -72,14 +76,23 @@ export async function runTask(args: string[], json: boolean): Promise<number> {
     if (!json) process.stderr.write(`sleds: ${String(res.body.error ?? `musher answered HTTP ${res.status}`)}\n`);
     return 1;
   }
+  if (!json && field === 'done') {
+    const r = res.body as { receipt: SignedReceipt; line: string };
+    process.stdout.write(`task ${r.receipt.body.taskId} done: receipt ${r.receipt.body.id}: ${r.line}\n`);
+    return 0;
+  }
   if (!json) {
     const t = res.body.task as Task;
+    const band = (res.body.band as Band | null | undefined) ?? null;
+    const receiptLine = (res.body.receiptLine as string | null | undefined) ?? null;
     const sessions = (res.body.sessions as string[] | undefined) ?? [];
     process.stdout.write(
       [
         `task ${t.id}: ${t.title}`,
         `  state ${t.state} · worth ${t.worth ?? 'not set'} · type ${t.type ?? 'not set'} · from ${t.source}${t.sourceRef ? ` (${t.sourceRef})` : ''}`,
         `  repository ${t.repo ?? 'unknown'} · ${t.turns} prompt(s)${sessions.length ? ` · sessions ${sessions.map((s) => s.slice(0, 8)).join(', ')}` : ''}`,
+        `  band ${band ? formatBand(band) : 'none yet'}`,
+        ...(receiptLine ? [`  receipt ${(res.body.receipt as SignedReceipt).body.id}: ${receiptLine}`] : []),
       ].join('\n') + '\n',
     );
   }

@@ -36,3 +36,8 @@ export function formatAge(ms: number): string {
   if (h < 48) return `${h}h`;
   return `${Math.round(h / 24)}d`;
 }
+
+/** "$11": whole dollars, for ranges wide enough that cents are noise. */
+export function formatUsdWhole(micros: number): string {
+  return `$${Math.round(micros / 1_000_000)}`;
+}

@@ -30,7 +30,7 @@ import { HandoffStore } from './store/handoffs.js';
 import { RosterReader } from './roster/reader.js';
 import type { HandoffService, PickedUpSession } from './handoff/service.js';
 import type { WallKeeper } from './walls/wall-keeper.js';
-import { buildWallKeeper, type WallWiring } from './walls/wiring.js';
+import { buildWallKeeper, seatName, type WallWiring } from './walls/wiring.js';
 import { OVERNIGHT_KIND } from './exits/overnight.js';
 import type { JobHandler } from './scheduler/scheduler.js';
 
@@ -41,6 +41,12 @@ const overnightPending: JobHandler = {
 import { SnapshotStore } from './store/snapshots.js';
 import { TaskStore } from './store/tasks.js';
 import { TaskService } from './tasks/service.js';
+import { ReceiptStore } from './store/receipts.js';
+import { EstimateService } from './estimate/service.js';
+import { ReceiptService } from './receipts/service.js';
+import type { SeatKeyPair } from './handoff/keys.js';
+import { randomBytes } from 'node:crypto';
+import { wallIdFrom, WALL_ID_LENGTH } from '../core/wall/wall-id.js';
 import { takeSnapshot, type SnapshotInput, type TakenSnapshot } from './snapshot/take.js';
 import { listSnapshots, showSnapshot, type ApiAnswer, type SnapshotListAnswer } from './snapshot/api.js';
 import { JobStore } from './store/jobs.js';
@@ -70,6 +76,8 @@ export interface MusherOptions {
   binaries?: () => Binaries;
   /** The user's time zone, for times typed as "9am"; default the process's. */
   timeZone?: string;
+  /** The seat's Ed25519 key that signs receipts (the daemon's: from the secret store); none: receipts are unsigned. */
+  signingKey?: () => Promise<SeatKeyPair | null>;
 }
 
 export interface HookDelivery extends SpooledEvent {
@@ -122,6 +130,12 @@ export class Musher {
   readonly handoffs: HandoffStore;
   readonly roster: RosterReader;
   readonly tasks: TaskService;
+  /** Receipts as stored (the estimator's history). */
+  readonly receiptStore: ReceiptStore;
+  /** Bands for prompts and tasks: `POST /v1/estimate`, `/sled estimate`, a new task's band. */
+  readonly estimates: EstimateService;
+  /** Receipts: `musher.receipts.finishTask(id, reason)`, `musher.receipts.onReceipt(fn)`. */
+  readonly receipts: ReceiptService;
   /** Sealed hand-offs (set by the daemon's wiring; null when this musher sends and receives none). */
   handoff: HandoffService | null = null;
   readonly wallKeeper: WallKeeper;
@@ -213,11 +227,43 @@ export class Musher {
       clock: opts.clock,
       log: opts.log,
       worthLevels: (dir) => wiring.policy.forDirectory(dir).worthLevels,
+      onCreated: (task) => void this.estimates.priceTask(task),
+    });
+    this.receiptStore = new ReceiptStore(this.db);
+    this.estimates = new EstimateService({
+      receipts: () => this.receiptStore.bodies(),
+      tasks: this.tasks.store,
+      sessions: this.sessions,
+      usage: this.usage,
+      prices: opts.prices,
+      clock: opts.clock,
+      seat: seatName(),
+    });
+    this.receipts = new ReceiptService({
+      store: this.receiptStore,
+      tasks: this.tasks.store,
+      sessions: this.sessions,
+      usage: this.usage,
+      platformKey: this.platformKey,
+      hookEvents: this.hookEvents,
+      clock: opts.clock,
+      log: opts.log,
+      seatFor: (repo, signer) => this.rosterHandle(repo, signer) ?? seatName(),
+      signingKey: opts.signingKey ?? (async () => null),
+      newId: () => wallIdFrom(randomBytes(WALL_ID_LENGTH)),
+      transaction: (fn) => this.db.transaction(fn)(),
+      workPending: (sessionId) => this.jobs.inState('scheduled').some((j) => j.sessionId === sessionId),
     });
     this.wallKeeper = buildWallKeeper(this, wiring, opts);
     this.walls.onRecorded((signal) => {
       this.wallKeeper.onSignal(signal).catch((e: Error) => opts.log.error(`wall for ${signal.sessionId}: ${e.message}`));
     });
+  }
+
+  /** The roster's handle of the seat whose key signs (its Ed25519 key listed in the repository's roster). */
+  private rosterHandle(repo: string | null, signer: string | null): string | null {
+    if (!repo || !signer) return null;
+    return this.roster.rosterAt(repo)?.teammates.find((t) => t.keys?.ed25519 === signer)?.handle ?? null;
   }
 
   /** Starts the sources. Resolves when the transcript watcher has listed what exists (reading goes on after). */
@@ -338,6 +384,7 @@ export class Musher {
         return { answer: CARRY_ON };
       case 'SessionEnd':
         this.sessions.end(p.session_id, p.reason ?? 'other', d.receivedAt);
+        await this.receipts.onSessionEnded(p.session_id);
         return { answer: CARRY_ON };
       default:
         return { answer: CARRY_ON };
@@ -371,7 +418,9 @@ export class Musher {
       case 'type':
         return { answer: blockWith(this.tasks.setTypeFromVerb(sessionId, command.label), harness) };
       case 'estimate':
+        return { answer: blockWith(this.estimates.answerVerb(sessionId), harness) };
       case 'done':
+        return { answer: blockWith(await this.receipts.answerDone(sessionId), harness) };
       case 'answer':
         return { answer: blockWith(`sled: /sled ${command.verb} is not available in this version yet`, harness) };
       default:

@@ -18,7 +18,8 @@ import { UsagePoller } from './quota/usage-poller.js';
 import { readClaudeCredentials } from './quota/credentials.js';
 import { GatewayService } from './gateway/service.js';
 import { openSecretStore } from './secrets/store.js';
-import { buildGithub, receiptsNotYet } from './github/wiring.js';
+import { buildGithub } from './github/wiring.js';
+import { loadSeatKeys } from './handoff/keys.js';
 
 /** `sleds musher run`: the daemon itself, in the foreground (the background start runs this detached). */
 export async function runMusher(opts: { background: boolean }): Promise<number> {
@@ -59,6 +60,8 @@ export async function runMusher(opts: { background: boolean }): Promise<number> 
     claudeConfigDir: claudeConfigDir(process.env, homedir()),
     codexSessionsDir: codexSessionsDir(process.env, homedir()),
     version,
+    // Receipts are signed with the seat's Ed25519 key, read when a receipt is written (keys made later count).
+    signingKey: async () => (await loadSeatKeys(secrets))?.ed25519 ?? null,
     wallWiring: (m) => daemonWallWiring(m, policy, secrets, { paths, claudeConfigDir: claudeConfigDir(process.env, homedir()), codexHome: dirname(codexSessionsDir(process.env, homedir())), log }),
     onBackfillProgress: interactive
       ? (done, total) => {
@@ -100,9 +103,21 @@ export async function runMusher(opts: { background: boolean }): Promise<number> 
     env,
   });
   musher.gateway = gateway;
-  // GitHub: the receipt in the PR body, the PR watcher, tracker intake. The lead: receipts → musher.receipts once
-  // branch estimate lands (and estimateText / pickerText from the estimate and picker services).
-  const github = buildGithub({ db: musher.db, tasks: musher.tasks, sessions: musher.sessions, policy, secrets, receipts: receiptsNotYet(), clock: systemClock, log, env, version });
+  // GitHub: the receipt in the PR body, the PR watcher (a PR opened ends its task), tracker intake (the comment
+  // carries the task's estimate; the lead: pickerText from the picker once it lands).
+  const github = buildGithub({
+    db: musher.db,
+    tasks: musher.tasks,
+    sessions: musher.sessions,
+    policy,
+    secrets,
+    receipts: musher.receipts,
+    estimateText: async (task) => musher.estimates.forTask(task).text,
+    clock: systemClock,
+    log,
+    env,
+    version,
+  });
   musher.github = github;
   let stopping = false;
   let resolveStopped: () => void = () => undefined;

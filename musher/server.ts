@@ -4,6 +4,8 @@ import { CARRY_ON, type Musher } from './app.js';
 import type { Log } from './log.js';
 import { cancelJob, createJob, listJobs, type ApiAnswer } from './scheduler/api.js';
 import { createTask, listTasks, showTask, updateTask } from './tasks/api.js';
+import { estimateRoute } from './estimate/api.js';
+import { finishTaskRoute, listReceipts, showReceipt } from './receipts/api.js';
 
 /** musher's API: HTTP/1.1 + JSON over a Unix socket that only its user can open (0600). */
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
@@ -53,12 +55,31 @@ async function jobsRoute(musher: Musher, req: IncomingMessage, url: URL): Promis
   return null;
 }
 
+/** POST /v1/estimate; POST /v1/tasks/<id>/done; GET /v1/receipts, GET /v1/receipts/<id>. */
+async function estimateRoutes(musher: Musher, req: IncomingMessage, url: URL): Promise<ApiAnswer | null> {
+  if (req.method === 'POST' && url.pathname === '/v1/estimate') return estimateRoute(musher.estimates, await readBody(req));
+  const done = /^\/v1\/tasks\/([^/]+)\/done$/.exec(url.pathname);
+  if (req.method === 'POST' && done) {
+    await readBody(req); // nothing in it is read, but the client's bytes are taken before the answer closes the socket
+    return finishTaskRoute(musher.receipts, decodeURIComponent(done[1]!));
+  }
+  if (req.method === 'GET' && url.pathname === '/v1/receipts') return listReceipts(musher.receipts, musher.receiptStore, url.searchParams);
+  const one = /^\/v1\/receipts\/([^/]+)$/.exec(url.pathname);
+  if (req.method === 'GET' && one) return showReceipt(musher.receipts, musher.receiptStore, decodeURIComponent(one[1]!));
+  return null;
+}
+
 /** GET /v1/tasks[?state=], POST /v1/tasks (intake), GET /v1/tasks/<id>, POST /v1/tasks/<id> (worth, type, state, title). */
 async function tasksRoute(musher: Musher, req: IncomingMessage, url: URL): Promise<ApiAnswer | null> {
   if (req.method === 'GET' && url.pathname === '/v1/tasks') return listTasks(musher.tasks.store, musher.clock.now(), url.searchParams);
   if (req.method === 'POST' && url.pathname === '/v1/tasks') return createTask(musher.tasks, await readBody(req));
   const one = /^\/v1\/tasks\/([^/]+)$/.exec(url.pathname);
-  if (one && req.method === 'GET') return showTask(musher.tasks.store, decodeURIComponent(one[1]!));
+  if (one && req.method === 'GET') {
+    return showTask(musher.tasks.store, decodeURIComponent(one[1]!), (t) => {
+      const receipt = musher.receipts.forTask(t.id);
+      return { receipt, receiptLine: receipt ? musher.receipts.lineOf(receipt) : null };
+    });
+  }
   if (one && req.method === 'POST') return updateTask(musher.tasks, musher.tasks.store, decodeURIComponent(one[1]!), await readBody(req));
   return null;
 }
@@ -144,6 +165,7 @@ export function startServer(musher: Musher, socketPath: string, log: Log, onShut
         }
         if (req.method === 'GET' && action === 'explain') return send(res, 200, JSON.stringify({ text: musher.wallKeeper.explain(wall.wallId) }));
         if (req.method === 'POST' && action === 'go') {
+          await readBody(req); // take the client's '{}' before answering: an answer that closes first fails its write (EPIPE)
           const go = await musher.wallKeeper.go(wall.wallId);
           return send(res, 'error' in go ? 409 : 200, JSON.stringify(go));
         }
@@ -154,6 +176,10 @@ export function startServer(musher: Musher, socketPath: string, log: Log, onShut
       if (req.method === 'GET' && url.pathname.startsWith('/v1/snapshots/')) {
         const answer = await musher.snapshotShow(decodeURIComponent(url.pathname.slice('/v1/snapshots/'.length)));
         return send(res, answer.status, JSON.stringify(answer.body));
+      }
+      {
+        const answer = await estimateRoutes(musher, req, url);
+        if (answer) return send(res, answer.status, JSON.stringify(answer.body));
       }
       if (url.pathname === '/v1/tasks' || url.pathname.startsWith('/v1/tasks/')) {
         const answer = await tasksRoute(musher, req, url);

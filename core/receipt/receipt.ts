@@ -36,9 +36,9 @@ export type ReceiptBody = z.infer<typeof ReceiptBody>;
 
 export const SignedReceipt = z.object({
   body: ReceiptBody,
-  /** base64 Ed25519 signature over canonicalReceipt(body). */
-  signature: z.string().min(1),
-  /** base64 (raw 32-byte) Ed25519 public key of the signer. */
-  signer: z.string().min(1),
+  /** base64 Ed25519 signature over canonicalReceipt(body); null: kept unsigned (the seat had no keys). */
+  signature: z.string().min(1).nullable(),
+  /** base64 (raw 32-byte) Ed25519 public key of the signer; null when unsigned. */
+  signer: z.string().min(1).nullable(),
 });
 export type SignedReceipt = z.infer<typeof SignedReceipt>;

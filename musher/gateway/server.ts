@@ -331,6 +331,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
         costMicros,
         source: 'gateway',
         outputKnown: m.outputKnown,
+        sessionId: grant.sessionId,
       });
       if (fresh) {
         const cost = costMicros === null ? 'unpriced' : formatUsd(costMicros);

@@ -20,8 +20,8 @@ import { githubTokenSource } from './token.js';
 
 /**
  * Everything of sleds that talks to GitHub, built once by the daemon: the REST client, the receipt in the PR body,
- * the PR watcher and tracker intake. The receipts (branch estimate's `musher.receipts`), the estimate text and the
- * picker text come in as ports, with stand-ins until their owners land.
+ * the PR watcher and tracker intake. The receipts (`musher.receipts`), the estimate text and the picker text come in
+ * as ports.
  */
 
 export interface GithubWiringDeps {
@@ -50,14 +50,6 @@ export interface GithubParts {
   tracker: TrackerIntake;
   start(): void;
   stop(): Promise<void>;
-}
-
-/** Until branch estimate lands: nothing is receipted, and the caller is told so. */
-export function receiptsNotYet(): ReceiptsPort {
-  return {
-    finishTask: async () => ({ error: 'receipts are not available in this version yet' }),
-    onReceipt: () => undefined,
-  };
 }
 
 export const NO_BAND_YET = 'no band yet: sizing is not available in this version yet';

@@ -13,7 +13,7 @@ export interface HookEventRow {
 export class HookEventStore {
   private readonly insert;
   private readonly countStmt;
-  constructor(db: Db) {
+  constructor(private readonly db: Db) {
     this.insert = db.prepare(
       `INSERT OR IGNORE INTO hook_events (event_id, event, session_id, received_at, via_spool, payload)
        VALUES (@eventId, @event, @sessionId, @receivedAt, @viaSpool, @payload)`,
@@ -29,6 +29,23 @@ export class HookEventStore {
   countsByEvent(): Record<string, number> {
     const out: Record<string, number> = {};
     for (const r of this.countStmt.all() as Array<{ event: string; n: number }>) out[r.event] = r.n;
+    return out;
+  }
+
+  /** The parsed payloads of one event in these sessions, oldest first (a receipt's files touched); unparsable ones skipped. */
+  payloadsOf(sessionIds: readonly string[], event: string): unknown[] {
+    if (sessionIds.length === 0) return [];
+    const rows = this.db
+      .prepare(`SELECT payload FROM hook_events WHERE event = ? AND session_id IN (${sessionIds.map(() => '?').join(',')}) ORDER BY received_at`)
+      .all(event, ...sessionIds) as Array<{ payload: string }>;
+    const out: unknown[] = [];
+    for (const r of rows) {
+      try {
+        out.push(JSON.parse(r.payload));
+      } catch {
+        // recorded as received; not JSON
+      }
+    }
     return out;
   }
 }

@@ -308,6 +308,22 @@ const MIGRATIONS: ReadonlyArray<string> = [
   );
   CREATE INDEX task_sessions_task ON task_sessions(task_id);
   `,
+  // receipts (one per task, ever: the UNIQUE task_id), the band a task was given when it was created, and which
+  // session a platform-key response was metered for (a receipt's key spend).
+  `
+  CREATE TABLE receipts (
+    id            TEXT PRIMARY KEY,
+    task_id       TEXT NOT NULL UNIQUE,
+    body          TEXT NOT NULL,
+    signature     TEXT,
+    signer        TEXT,
+    created_at    INTEGER NOT NULL
+  );
+  CREATE INDEX receipts_created ON receipts(created_at);
+  ALTER TABLE tasks ADD COLUMN band TEXT;
+  ALTER TABLE platform_key_usage ADD COLUMN session_id TEXT;
+  CREATE INDEX platform_key_usage_session ON platform_key_usage(session_id) WHERE session_id IS NOT NULL;
+  `,
   // tracker items taken as tasks, and the one comment sleds wrote on each (so a restart never comments twice).
   `
   CREATE TABLE tracker_items (

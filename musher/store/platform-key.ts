@@ -20,6 +20,8 @@ export interface PlatformKeyUse {
   source: string;
   /** False when the response ended before its final usage (output counted as 0; the cost is a lower bound). */
   outputKnown?: boolean;
+  /** The session the gateway's token was minted for (a task's receipt sums its sessions' key spend). */
+  sessionId?: string | null;
 }
 
 export interface KeySpend {
@@ -34,12 +36,12 @@ export class PlatformKeyStore {
   private readonly insert;
   private readonly rangeStmt;
   private readonly seatStmt;
-  constructor(db: Db) {
+  constructor(private readonly db: Db) {
     this.insert = db.prepare(
       `INSERT OR IGNORE INTO platform_key_usage (request_id, seat, project, model, ts, input_tokens, output_tokens, cache_write,
-         cache_read, cost_micros, source, output_known)
+         cache_read, cost_micros, source, output_known, session_id)
        VALUES (@requestId, @seat, @project, @model, @timestampMs, @inputTokens, @outputTokens, @cacheWriteTokens,
-         @cacheReadTokens, @costMicros, @source, @outputKnown)`,
+         @cacheReadTokens, @costMicros, @source, @outputKnown, @sessionId)`,
     );
     this.seatStmt = db.prepare(
       `SELECT COALESCE(SUM(cost_micros), 0) AS cost FROM platform_key_usage WHERE ts >= ? AND ts < ? AND seat = ?`,
@@ -52,7 +54,14 @@ export class PlatformKeyStore {
 
   /** False when this response was recorded before. */
   record(use: PlatformKeyUse): boolean {
-    return this.insert.run({ ...use, outputKnown: use.outputKnown === false ? 0 : 1 }).changes > 0;
+    return this.insert.run({ ...use, outputKnown: use.outputKnown === false ? 0 : 1, sessionId: use.sessionId ?? null }).changes > 0;
+  }
+
+  /** The priced key spend of these sessions (a task's receipt: "of which on the key"). */
+  sessionsSpendMicros(sessionIds: readonly string[]): number {
+    if (sessionIds.length === 0) return 0;
+    const r = this.db.prepare(`SELECT COALESCE(SUM(cost_micros), 0) AS cost FROM platform_key_usage WHERE session_id IN (${sessionIds.map(() => '?').join(',')})`).get(...sessionIds) as { cost: number };
+    return r.cost;
   }
 
   /** One seat's priced spend between two times (the allowance's measure; unpriced responses add nothing). */

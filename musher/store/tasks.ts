@@ -1,5 +1,6 @@
 import type { Db } from './db.js';
 import type { Task, TaskSource, TaskState, TaskUpdate } from '../../core/task/task.js';
+import { Band } from '../../core/estimate/band.js';
 
 export interface NewTask {
   id: string;
@@ -102,6 +103,18 @@ export class TaskStore {
   /** One more prompt typed in the task's sessions. */
   countTurn(id: string, at: number): void {
     this.db.prepare(`UPDATE tasks SET turns = turns + 1, updated_at = @at WHERE id = @id`).run({ id, at });
+  }
+
+  /** The band the task was given when it was created (kept: its receipt is judged against it). */
+  setBand(id: string, band: Band | null): void {
+    this.db.prepare(`UPDATE tasks SET band = ? WHERE id = ?`).run(band ? JSON.stringify(band) : null, id);
+  }
+
+  band(id: string): Band | null {
+    const r = this.db.prepare(`SELECT band FROM tasks WHERE id = ?`).get(id) as { band: string | null } | undefined;
+    if (!r?.band) return null;
+    const parsed = Band.safeParse(JSON.parse(r.band));
+    return parsed.success ? parsed.data : null;
   }
 
   list(opts: { limit?: number; state?: TaskState } = {}): Task[] {

@@ -25,7 +25,7 @@ export class UsageStore {
   private readonly seriesStmt;
   private readonly sessionSeriesStmt;
   private readonly lastCallStmt;
-  constructor(db: Db) {
+  constructor(private readonly db: Db) {
     // One record per content block repeats the usage; a later block may carry the final output count.
     this.insert = db.prepare(
       `INSERT INTO usage_records (dedup_key, source, session_id, model, ts, input_tokens, output_tokens,
@@ -79,6 +79,16 @@ export class UsageStore {
   /** One session's priced records since `fromMs`, oldest first: its burn rate at a wall. */
   sessionSeries(sessionId: string, fromMs: number): Array<{ ts: number; costMicros: number; model: string }> {
     return this.sessionSeriesStmt.all(sessionId, fromMs) as Array<{ ts: number; costMicros: number; model: string }>;
+  }
+
+  /** When each model call of these sessions happened (priced or not; Claude Code's own records left out): a task's active time. */
+  callTimes(sessionIds: readonly string[]): number[] {
+    if (sessionIds.length === 0) return [];
+    return (
+      this.db
+        .prepare(`SELECT ts FROM usage_records WHERE model != '<synthetic>' AND session_id IN (${sessionIds.map(() => '?').join(',')}) ORDER BY ts`)
+        .all(...sessionIds) as Array<{ ts: number }>
+    ).map((r) => r.ts);
   }
 
   record(usage: UsageRecord, cost: PricedCost): void {

@@ -30,11 +30,12 @@ export function listTasks(store: TaskStore, now: number, query: URLSearchParams)
   return { status: 200, body: { now, tasks } satisfies TaskList };
 }
 
-export function showTask(store: TaskStore, idOrPrefix: string): ApiAnswer {
+/** One task, its sessions and the band it was given; `more` adds what other parts know of it (its receipt). */
+export function showTask(store: TaskStore, idOrPrefix: string, more?: (task: Task) => Record<string, unknown>): ApiAnswer {
   const task = store.find(idOrPrefix);
   if (task === 'ambiguous') return { status: 409, body: { error: `'${idOrPrefix}' matches more than one task — type more of its id` } };
   if (!task) return { status: 404, body: { error: `no task ${idOrPrefix} — sleds tasks lists them` } };
-  return { status: 200, body: { task, sessions: store.sessionsOf(task.id) } };
+  return { status: 200, body: { task, sessions: store.sessionsOf(task.id), band: store.band(task.id), ...more?.(task) } };
 }
 
 export function createTask(service: TaskService, raw: string): ApiAnswer {

@@ -55,6 +55,8 @@ export interface WallKeeperDeps {
   onResetMoved?(wallId: string, resetsAtMs: number): void;
   /** The worth the policy reads for a session (its task's); default the session's own. */
   worthOf?(sessionId: string): string | null;
+  /** The remaining work from the band of the session's task (task sizing); null: none, the card shows the burn. */
+  remainingOf?(sessionId: string): Omit<ExitContext['remaining'], 'burnPerHourMicros'> | null;
   /** The harness version a session runs, when known (for the snapshot). */
   harnessVersion?(sessionId: string): string | null;
 }
@@ -175,7 +177,7 @@ export class WallKeeper {
       timeZone: this.d.timeZone,
       wall: { window: signal.window, resetAtMs: signal.resetsAtMs },
       session: { id: signal.sessionId, harness, model: sessionModel },
-      remaining: { usd: null, minutes: null, fit: null, burnPerHourMicros: burnPerHourMicros(series) },
+      remaining: { ...(this.remainingOf(signal.sessionId) ?? { usd: null, minutes: null, fit: null }), burnPerHourMicros: burnPerHourMicros(series) },
       key: keyed ? { allowanceLeft: this.d.key.allowanceLeft(this.d.seat, policy.allowance(this.d.seat), now) } : null,
       cheaper: cheaper && sessionModel ? { model: cheaper, priceRatio: this.priceRatio(sessionModel, cheaper, now) } : null,
       overnight: policy.overnightWindow(now, this.d.timeZone),
@@ -183,6 +185,15 @@ export class WallKeeper {
       handoffReady: (await this.d.handoffReady?.()) ?? false,
       coldCache: this.coldCache(signal, now),
     };
+  }
+
+  private remainingOf(sessionId: string): Omit<ExitContext['remaining'], 'burnPerHourMicros'> | null {
+    try {
+      return this.d.remainingOf?.(sessionId) ?? null;
+    } catch (e) {
+      this.d.log.error(`wall: the remaining work of ${sessionId}: ${(e as Error).message}`);
+      return null;
+    }
   }
 
   /**

@@ -61,6 +61,7 @@ export function buildWallKeeper(m: Musher, w: WallWiring, o: { clock: Clock; log
     onResetMoved: (wallId, resetsAtMs) => moveJobsToReset(m, wallId, resetsAtMs),
     roster: m.roster,
     worthOf: (id) => m.tasks.worthOf(id),
+    remainingOf: (id) => m.estimates.remainingFor(id),
     handoffReady: w.handoff ? () => w.handoff!.ready() : undefined,
   });
   // A resumed session's hooks say which wall they are the exit of, so its prompts are not blocked by it.

@@ -1,0 +1,52 @@
+import { homedir } from 'node:os';
+import { resolvePaths } from '../core/paths.js';
+import { requestMusher } from '../hooks/musher-client.js';
+import { findRepoRoot } from '../musher/policy/repo-root.js';
+import type { EstimateAnswer } from '../musher/estimate/service.js';
+
+/** `sleds estimate <text> [--type T] [--model M] [--json]`: the band for a request, from this folder's repository. */
+
+const AWAY = `sleds: musher is not running — start it with 'sleds musher start' or let the next hook start it\n`;
+const VALUE_FLAGS = new Set(['--type', '--model']);
+
+export async function runEstimate(args: string[], json: boolean): Promise<number> {
+  const words: string[] = [];
+  const opts: Record<string, string> = {};
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (VALUE_FLAGS.has(a)) {
+      const v = args[++i];
+      if (v === undefined || v.startsWith('--')) {
+        process.stderr.write(`sleds: ${a} needs a value, e.g. sleds estimate "fix the login test" ${a === '--type' ? '--type bugfix' : '--model claude-opus-5-5'}\n`);
+        return 2;
+      }
+      opts[a.slice(2)] = v;
+    } else if (a === '--json') continue;
+    else if (a.startsWith('--')) {
+      process.stderr.write(`sleds: estimate takes --type, --model and --json, not '${a}'\n`);
+      return 2;
+    } else words.push(a);
+  }
+  const text = words.join(' ').trim();
+  if (!text) {
+    process.stderr.write('sleds: estimate what? e.g. sleds estimate "fix the flaky login test" --type bugfix\n');
+    return 2;
+  }
+  const cwd = process.cwd();
+  const body = { text, repo: findRepoRoot(cwd) ?? cwd, ...(opts.type ? { type: opts.type } : {}), ...(opts.model ? { model: opts.model } : {}) };
+  let res;
+  try {
+    res = await requestMusher(resolvePaths(process.env, homedir()).socketFile, 'POST', '/v1/estimate', JSON.stringify(body), {}, 5000);
+  } catch {
+    process.stderr.write(AWAY);
+    return 1;
+  }
+  const answer = JSON.parse(res.body) as EstimateAnswer & { error?: string };
+  if (res.status >= 300) {
+    if (json) process.stdout.write(`${JSON.stringify(answer, null, 2)}\n`);
+    else process.stderr.write(`sleds: ${answer.error ?? `musher answered HTTP ${res.status}`}\n`);
+    return 1;
+  }
+  process.stdout.write(json ? `${JSON.stringify(answer, null, 2)}\n` : `${answer.text}\n`);
+  return 0;
+}

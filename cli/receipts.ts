@@ -1,0 +1,104 @@
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { resolvePaths } from '../core/paths.js';
+import type { SignedReceipt } from '../core/receipt/receipt.js';
+import { requestMusher } from '../hooks/musher-client.js';
+import { keyFingerprint } from '../musher/handoff/keys.js';
+import { verifyReceipt } from '../musher/receipts/sign.js';
+import type { ReceiptList } from '../musher/receipts/api.js';
+
+/** `sleds receipts [--json]` and `sleds receipt show|verify <id|file> [--json]`. */
+
+const AWAY = `sleds: musher is not running — start it with 'sleds musher start' or let the next hook start it\n`;
+
+async function call(path: string): Promise<{ status: number; body: Record<string, unknown> } | null> {
+  try {
+    const res = await requestMusher(resolvePaths(process.env, homedir()).socketFile, 'GET', path, null, {}, 5000);
+    return { status: res.status, body: JSON.parse(res.body) as Record<string, unknown> };
+  } catch {
+    process.stderr.write(AWAY);
+    return null;
+  }
+}
+
+export async function runReceipts(args: string[], json: boolean): Promise<number> {
+  const positional = args.filter((a) => !a.startsWith('--'));
+  if (positional.length > 0) {
+    process.stderr.write(`sleds: receipts takes no '${positional[0]}' — 'sleds receipt show <id>' shows one\n`);
+    return 2;
+  }
+  const res = await call('/v1/receipts');
+  if (!res) return 1;
+  const list = res.body as unknown as ReceiptList;
+  if (json) {
+    process.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
+    return 0;
+  }
+  if (list.receipts.length === 0) {
+    process.stdout.write('No receipts yet: a task gets one when it ends (/sled done, its sessions end, or its PR opens).\n');
+    return 0;
+  }
+  process.stdout.write(`${list.receipts.map((r) => `${r.receipt.body.id}  task ${r.receipt.body.taskId}  ${r.line}  ${r.receipt.body.title}`).join('\n')}\n`);
+  return 0;
+}
+
+/** A receipt from a file (as `sleds receipt show --json` or `sleds receipts --json` wrote it), or from musher by id. */
+async function load(ref: string): Promise<{ raw: unknown; from: string } | { error: string; code: number }> {
+  if (existsSync(ref) && statSync(ref).isFile()) {
+    let json: unknown;
+    try {
+      json = JSON.parse(readFileSync(ref, 'utf8'));
+    } catch {
+      return { error: `${ref} is not JSON — save a receipt with 'sleds receipt show <id> --json > file'`, code: 1 };
+    }
+    const wrapped = json as { receipt?: unknown; receipts?: Array<{ receipt?: unknown }> };
+    if (wrapped && typeof wrapped === 'object' && 'receipt' in wrapped) return { raw: wrapped.receipt, from: ref };
+    return { raw: json, from: ref };
+  }
+  const res = await call(`/v1/receipts/${encodeURIComponent(ref)}`);
+  if (!res) return { error: '', code: 1 };
+  if (res.status >= 300) return { error: String(res.body.error ?? `musher answered HTTP ${res.status}`), code: 1 };
+  return { raw: res.body.receipt, from: 'musher' };
+}
+
+export async function runReceipt(args: string[], json: boolean): Promise<number> {
+  const [sub, ref] = args.filter((a) => !a.startsWith('--'));
+  if ((sub !== 'verify' && sub !== 'show') || !ref) {
+    process.stderr.write(`sleds: receipt takes 'verify <id|file>' or 'show <id>' — e.g. sleds receipt verify k3m9x2qa4bn7\n`);
+    return 2;
+  }
+  const loaded = await load(ref);
+  if ('error' in loaded) {
+    if (loaded.error) process.stderr.write(`sleds: ${loaded.error}\n`);
+    return loaded.code;
+  }
+  const id = (loaded.raw as { body?: { id?: unknown } } | null)?.body?.id;
+  const name = typeof id === 'string' ? id : ref;
+  if (sub === 'show') {
+    if (json) process.stdout.write(`${JSON.stringify({ receipt: loaded.raw }, null, 2)}\n`);
+    else {
+      const r = loaded.raw as SignedReceipt;
+      const b = r.body;
+      process.stdout.write(
+        [
+          `receipt ${b.id} for task ${b.taskId}: ${b.title}`,
+          `  ${b.activeMinutes} active min · $${(b.costMicros / 1e6).toFixed(2)} (of which key $${(b.keyMicros / 1e6).toFixed(2)}) · seat ${b.seat} · ${b.harness} · ${b.models.join('+') || 'no model'}`,
+          `  prompt ${b.promptChars} chars · ${b.filesTouched} file(s) · ${b.turns} turn(s) · band ${b.band ? b.band.basis : 'none'} · ${b.inBand === null ? 'no band' : b.inBand ? 'in band' : 'out of band'}`,
+          `  ${r.signature ? `signed by ${keyFingerprint(r.signer!)}` : 'unsigned — run sleds keys init'}`,
+        ].join('\n') + '\n',
+      );
+    }
+    return 0;
+  }
+  const verdict = verifyReceipt(loaded.raw);
+  if (json) {
+    process.stdout.write(`${JSON.stringify(verdict.ok ? { ok: true, id: name, signer: verdict.signer, fingerprint: keyFingerprint(verdict.signer) } : { ok: false, id: name, why: verdict.why }, null, 2)}\n`);
+    return verdict.ok ? 0 : 1;
+  }
+  if (!verdict.ok) {
+    process.stderr.write(`sleds: receipt ${name} does not verify: ${verdict.why}\n`);
+    return 1;
+  }
+  process.stdout.write(`receipt ${name} verifies: signed by the Ed25519 key ${keyFingerprint(verdict.signer)} (compare with the seat's entry in .sleds/roster.yml)\n`);
+  return 0;
+}

@@ -1,0 +1,158 @@
+import { z } from 'zod';
+import type { Band } from '../../core/estimate/band.js';
+import { describeEstimate } from '../../core/estimate/describe.js';
+import { formatBand } from '../../core/estimate/format.js';
+import { estimateBand, type EstimateQuery } from '../../core/estimate/estimator.js';
+import { priorBand } from '../../core/estimate/prior.js';
+import { remainingFromBand } from '../../core/estimate/remaining.js';
+import { activeMinutes } from '../../core/receipt/activity.js';
+import type { RemainingWork } from '../../core/exits/types.js';
+import type { PriceTable } from '../../core/price-table.js';
+import type { ReceiptBody } from '../../core/receipt/receipt.js';
+import type { Task } from '../../core/task/task.js';
+import type { Clock } from '../clock.js';
+import type { SessionStore } from '../store/sessions.js';
+import type { TaskStore } from '../store/tasks.js';
+import type { UsageStore } from '../store/usage.js';
+
+/** The wire answer of `POST /v1/estimate` (and of `/sled estimate`, as its `text`). */
+export interface EstimateAnswer {
+  band: Band | null;
+  prior: Band | null;
+  similar: number;
+  text: string;
+}
+
+/** `POST /v1/estimate`: a prompt's text (and what is known of it), or a task by id. Unknown fields tolerated. */
+export const EstimateRequest = z.looseObject({
+  text: z.string().max(1_000_000).optional(),
+  taskId: z.string().min(1).optional(),
+  type: z.string().trim().toLowerCase().min(1).max(60).optional(),
+  model: z.string().trim().min(1).max(200).optional(),
+  repo: z.string().min(1).optional(),
+});
+export type EstimateRequest = z.infer<typeof EstimateRequest>;
+
+export interface EstimateServiceDeps {
+  /** Every past receipt's body, the estimator's history. */
+  receipts(): ReceiptBody[];
+  tasks: TaskStore;
+  sessions: SessionStore;
+  usage: UsageStore;
+  prices: PriceTable;
+  clock: Clock;
+  /** The seat whose fit is asked for. */
+  seat: string;
+  /** Files the task's sessions changed so far (a feature once work has started). */
+  filesTouched?(taskId: string): number;
+}
+
+/** Sizes prompts and tasks from the receipts (core/estimate), with a labelled prior when too few are similar. */
+export class EstimateService {
+  constructor(private readonly d: EstimateServiceDeps) {}
+
+  /** The band (or "no band yet" and a prior) for a query; `priorModel` prices the prior when the query names no model. */
+  estimate(q: EstimateQuery, priorModel: string | null = q.model): EstimateAnswer {
+    const { band, similar } = estimateBand(this.d.receipts(), q);
+    const row = priorModel ? this.d.prices.lookup(priorModel, this.d.clock.now()) : null;
+    const prior = band ? null : priorBand(q.promptChars, row?.base ?? null);
+    return { band, prior, similar: similar.length, text: describeEstimate({ band, prior, similar: similar.length, query: q, priorModel }) };
+  }
+
+  /** The model a task runs on: its latest session's (from SessionStart or its last priced call). */
+  taskModel(taskId: string): string | null {
+    for (const sid of [...this.d.tasks.sessionsOf(taskId)].reverse()) {
+      const model = this.d.sessions.get(sid)?.model ?? this.d.usage.lastCall(sid)?.model ?? null;
+      if (model) return model;
+    }
+    return null;
+  }
+
+  /** The model this machine used last: what a prior is priced on when nothing else names one. */
+  private recentModel(): string | null {
+    for (const s of this.d.sessions.recent(20)) {
+      const model = s.model ?? this.d.usage.lastCall(s.sessionId)?.model ?? null;
+      if (model && model !== '<synthetic>') return model;
+    }
+    return null;
+  }
+
+  /** A task's estimate as it stands now (its type, repository, model, size, and files and turns so far). */
+  forTask(task: Task): EstimateAnswer {
+    const model = this.taskModel(task.id);
+    const started = task.turns > 1;
+    return this.estimate(
+      {
+        type: task.type,
+        repo: task.repo,
+        model,
+        promptChars: task.promptChars,
+        filesTouched: started ? (this.d.filesTouched?.(task.id) ?? null) : null,
+        turns: started ? task.turns : null,
+        seat: this.d.seat,
+      },
+      model ?? this.recentModel(),
+    );
+  }
+
+  /**
+   * The band a task keeps (its receipt is judged against it): set when it is created, a prior upgraded to a
+   * measured band once one exists; a measured band is never replaced.
+   */
+  priceTask(task: Task): EstimateAnswer {
+    const answer = this.forTask(task);
+    const kept = this.d.tasks.band(task.id);
+    if (kept?.basis !== 'receipts') {
+      const next = answer.band ?? answer.prior;
+      if (next) this.d.tasks.setBand(task.id, next);
+    }
+    return answer;
+  }
+
+  /** The task's band as it was kept, when measured (the wall's remaining work stands on it). */
+  keptBand(taskId: string): Band | null {
+    const band = this.d.tasks.band(taskId);
+    return band?.basis === 'receipts' ? band : null;
+  }
+
+  /**
+   * The wall card's remaining work for a session: its task's kept band less what the task has spent and taken so
+   * far; null without a measured band (the card shows the session's burn instead).
+   */
+  remainingFor(sessionId: string): Omit<RemainingWork, 'burnPerHourMicros'> | null {
+    const task = this.d.tasks.forSession(sessionId);
+    if (!task) return null;
+    const band = this.keptBand(task.id);
+    if (!band) return null;
+    const sessions = this.d.tasks.sessionsOf(task.id);
+    const spent = sessions.reduce((a, s) => a + this.d.usage.sessionSpend(s).costMicros, 0);
+    return remainingFromBand(band, spent, activeMinutes(this.d.usage.callTimes(sessions)));
+  }
+
+  /** `/sled estimate`: the band of the session's task, one paragraph. */
+  answerVerb(sessionId: string): string {
+    const task = this.d.tasks.forSession(sessionId);
+    if (!task) return 'sled: no task yet in this session — type your request first, or /sled task <title>';
+    const answer = this.priceTask(task);
+    const kept = this.keptBand(task.id);
+    const head = `sled: task ${task.id} (${task.title})`;
+    if (kept && JSON.stringify(kept) !== JSON.stringify(answer.band)) return `${head}: ${formatBand(kept)}, the band it was given when it started. As it stands now: ${answer.text}`;
+    return `${head}: ${answer.text}`;
+  }
+
+  /** `POST /v1/estimate`. */
+  request(r: EstimateRequest): { status: number; body: EstimateAnswer | { error: string } } {
+    if (r.taskId) {
+      const task = this.d.tasks.find(r.taskId);
+      if (task === 'ambiguous') return { status: 409, body: { error: `'${r.taskId}' matches more than one task — type more of its id` } };
+      if (!task) return { status: 404, body: { error: `no task ${r.taskId} — sleds tasks lists them` } };
+      return { status: 200, body: this.priceTask(task) };
+    }
+    if (r.text === undefined || r.text.trim() === '') return { status: 400, body: { error: 'nothing to estimate — send {text} (the request) or {taskId}' } };
+    const model = r.model ?? null;
+    return {
+      status: 200,
+      body: this.estimate({ type: r.type ?? null, repo: r.repo ?? null, model, promptChars: r.text.length, seat: this.d.seat }, model ?? this.recentModel()),
+    };
+  }
+}
