@@ -5,11 +5,13 @@ import { fingerprint } from '../musher/secrets/platform-keys.js';
 import { ghHostnameFor, githubApiUrl } from '../musher/github/client.js';
 import { GITHUB_TOKEN_SECRET, githubTokenSource } from '../musher/github/token.js';
 import { readSecretInput } from './key.js';
+import { requestMusher } from '../hooks/musher-client.js';
+import type { PrWatchRound } from '../musher/github/pr-watcher.js';
 
 /**
- * `sleds github set-token|status|rm`: the GitHub token sleds writes receipts and tracker comments with. Like
+ * `sleds github set-token|status|rm|watch`: the GitHub token sleds writes receipts and tracker comments with. Like
  * `sleds slack set-token`, it comes on stdin only (never argv) and is never printed: status shows a fingerprint.
- * Without one, sleds asks `gh auth token`.
+ * Without one, sleds asks `gh auth token`. `watch` runs one round of the PR watcher now.
  */
 const MAX_TOKEN_CHARS = 512;
 
@@ -74,6 +76,35 @@ async function remove(json: boolean): Promise<number> {
   return 0;
 }
 
+/** `sleds github watch`: one PR-watcher round now. */
+async function watch(json: boolean): Promise<number> {
+  const paths = resolvePaths(process.env, homedir());
+  let res;
+  try {
+    res = await requestMusher(paths.socketFile, 'POST', '/v1/github/watch', '{}', {}, 120_000);
+  } catch {
+    return fail("musher is not running — start it with 'sleds musher start' or let the next hook start it");
+  }
+  let body: PrWatchRound & { error?: string };
+  try {
+    body = JSON.parse(res.body) as PrWatchRound & { error?: string };
+  } catch {
+    return fail(`musher answered ${res.status} with something that is not JSON — see its log (sleds doctor)`);
+  }
+  if (res.status !== 200) return fail(body.error ?? `musher answered ${res.status}`);
+  if (json) {
+    process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
+    return body.errors.length > 0 ? 1 : 0;
+  }
+  const lines = [
+    body.repos.length === 0 ? 'no open task is on a branch of a GitHub checkout' : `asked ${body.repos.join(', ')}`,
+    ...body.finished.map((f) => `task ${f.taskId} done: ${f.pr} opened`),
+    ...body.errors,
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+  return body.errors.length > 0 ? 1 : 0;
+}
+
 export async function runGithub(args: string[], json: boolean): Promise<number> {
   const [sub, ...rest] = args;
   switch (sub) {
@@ -83,7 +114,9 @@ export async function runGithub(args: string[], json: boolean): Promise<number> 
       return status(json);
     case 'rm':
       return remove(json);
+    case 'watch':
+      return watch(json);
     default:
-      return fail('github takes set-token, status or rm — e.g. sleds github set-token < tokenfile', 2);
+      return fail('github takes set-token, status, rm or watch — e.g. sleds github set-token < tokenfile', 2);
   }
 }

@@ -14,7 +14,8 @@ async function call(method: 'GET' | 'POST', path: string, timeoutMs: number): Pr
   try {
     res = await requestMusher(paths.socketFile, method, path, method === 'POST' ? '{}' : null, {}, timeoutMs);
   } catch (e) {
-    process.stderr.write(e instanceof MusherUnreachable && /no answer within/.test(e.reason) ? `sleds: musher did not answer within ${Math.round(timeoutMs / 1000)} s — see its log (sleds doctor)\n` : AWAY);
+    const reason = e instanceof MusherUnreachable ? e.reason : (e as Error).message;
+    process.stderr.write(/^(ENOENT|ECONNREFUSED)$/.test(reason) ? AWAY : `sleds: musher did not answer (${reason}) — see its log (sleds doctor)\n`);
     return null;
   }
   try {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Task } from '../../core/task/task.js';
 import type { TrackerRound } from '../../musher/tracker/intake.js';
-import { disposeWorld, makeWorld, sleds, startMusher, stopMusher, type SledsWorld } from '../support/sleds-env.js';
+import { disposeWorld, makeWorld, sleds, startMusher, stopMusher, waitFor, type SledsWorld } from '../support/sleds-env.js';
 import { startFakeGithub, type FakeGithub } from '../support/fake-github.js';
 
 const TOKEN = 'ghp_daemon_test_token_do_not_print';
@@ -57,10 +57,11 @@ describe('tracker intake (sleds musher against the fake GitHub API)', () => {
     ]);
     const shopTask = tasks.find((t) => t.title.startsWith('Checkout'))!;
     expect(shopTask.promptChars).toBe('Checkout button double-charges\n\nClick it twice quickly: two charges.'.length);
-    const [comment] = gh.comments('acme/shop', checkout.number);
-    expect(comment!.body).toContain(`<!-- sleds:task ${shopTask.id} -->`);
-    expect(comment!.body).toContain('- **Band:** no band yet');
-    expect(comment!.body).toContain(`sleds task ${shopTask.id} worth high|normal|low`);
+    const comment = { ...gh.comments('acme/shop', checkout.number)[0]! };
+    expect(comment.body).toContain(`<!-- sleds:task ${shopTask.id} -->`);
+    // The estimate's paragraph: with no receipts yet, a labelled prior or "no band yet", never a made-up band.
+    expect(comment.body).toMatch(/- \*\*Band:\*\* no band yet/);
+    expect(comment.body).toContain(`sleds task ${shopTask.id} worth high|normal|low`);
     expect(gh.comments('acme/api', limiter.number)).toHaveLength(1);
     expect(gh.comments('acme/shop', unrelated.number)).toHaveLength(0);
 
@@ -80,6 +81,14 @@ describe('tracker intake (sleds musher against the fake GitHub API)', () => {
     expect(gh.comments('acme/api', limiter.number)).toHaveLength(1);
     expect(gh.posted()).toBe(2);
     expect(await trackerTasks(w)).toHaveLength(2);
+
+    // The task's receipt goes onto the same comment.
+    const done = await sleds(w, ['task', shopTask.id, 'done']);
+    expect(done.code, done.stderr).toBe(0);
+    const updated = await waitFor('the receipt on the comment', () => gh.comments('acme/shop', checkout.number).find((c) => c.body.includes('- **Receipt:** ')), 20_000);
+    expect(updated.id).toBe(comment.id);
+    expect(updated.body.startsWith(comment.body)).toBe(true);
+    expect(gh.comments('acme/shop', checkout.number)).toHaveLength(1);
 
     const listed = await sleds(w, ['tracker']);
     expect(listed.code, listed.stderr).toBe(0);
