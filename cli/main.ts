@@ -45,6 +45,10 @@ Usage:
                                 the platform keys the gateway spends (set reads stdin, never argv)
   sleds slack set-token|status|rm [--json]
                                 the Slack bot token hand-off notices are posted with (set-token reads stdin)
+  sleds github set-token|status|rm|watch [--json]
+                                the GitHub token for PR receipts and tracker comments (stdin; else gh auth token);
+                                watch: look for the open tasks' pull requests now
+  sleds tracker [poll] [--json] issues labelled sleds taken as tasks; poll runs one round now
   sleds keys init [--force] [--name N] [--json] | show [--json]
                                 this seat's hand-off keys; prints the roster entry to commit
   sleds musher [run]            run the daemon in the foreground
@@ -190,6 +194,14 @@ async function main(argv: string[]): Promise<number> {
     case 'slack': {
       const { runSlack } = await import('./slack.js');
       return runSlack(rest, json);
+    }
+    case 'github': {
+      const { runGithub } = await import('./github.js');
+      return runGithub(rest, json);
+    }
+    case 'tracker': {
+      const { runTracker } = await import('./tracker.js');
+      return runTracker(rest, json);
     }
     case 'keys': {
       const { runKeys } = await import('./keys.js');

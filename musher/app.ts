@@ -61,6 +61,7 @@ import { ResumeRunner } from './resume/runner.js';
 import { resumeJobHandler, type Binaries, type ResumeJobDeps } from './resume/resume-job.js';
 import { findBinaries } from './resume/binaries.js';
 import type { GatewayService } from './gateway/service.js';
+import type { GithubParts } from './github/wiring.js';
 
 export interface MusherOptions {
   paths: SledsPaths;
@@ -150,6 +151,8 @@ export class Musher {
   usagePoller: { state(): UsagePollerState } | null = null;
   /** Set by the daemon (main.ts): the platform-key gateway and its tokens. */
   gateway: GatewayService | null = null;
+  /** Set by the daemon (main.ts): the GitHub client, the PR receipts and watcher, tracker intake. */
+  github: GithubParts | null = null;
 
   constructor(private readonly opts: MusherOptions) {
     this.db = openStore(opts.paths.dbFile);

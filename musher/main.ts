@@ -18,6 +18,7 @@ import { UsagePoller } from './quota/usage-poller.js';
 import { readClaudeCredentials } from './quota/credentials.js';
 import { GatewayService } from './gateway/service.js';
 import { openSecretStore } from './secrets/store.js';
+import { buildGithub } from './github/wiring.js';
 import { loadSeatKeys } from './handoff/keys.js';
 
 /** `sleds musher run`: the daemon itself, in the foreground (the background start runs this detached). */
@@ -102,6 +103,23 @@ export async function runMusher(opts: { background: boolean }): Promise<number> 
     env,
   });
   musher.gateway = gateway;
+  // GitHub: the receipt in the PR body, the PR watcher (a PR opened ends its task), tracker intake (the comment
+  // carries the task's estimate and the picker's suggestion).
+  const github = buildGithub({
+    db: musher.db,
+    tasks: musher.tasks,
+    sessions: musher.sessions,
+    policy,
+    secrets,
+    receipts: musher.receipts,
+    estimateText: async (task) => musher.estimates.forTask(task).text,
+    pickerText: async (task) => (await musher.picker.picker(task)).text,
+    clock: systemClock,
+    log,
+    env,
+    version,
+  });
+  musher.github = github;
   let stopping = false;
   let pickupWatch: NodeJS.Timeout | undefined;
   let resolveStopped: () => void = () => undefined;
@@ -113,6 +131,7 @@ export async function runMusher(opts: { background: boolean }): Promise<number> 
     if (pickupWatch) clearInterval(pickupWatch);
     await server.close();
     await gateway.close();
+    await github.stop();
     await poller.stop();
     await musher.close();
     try {
@@ -131,6 +150,7 @@ export async function runMusher(opts: { background: boolean }): Promise<number> 
   log.info(`musher ${version} listening on ${paths.socketFile} (pid ${process.pid})`);
   await musher.start();
   poller.start();
+  github.start();
   gateway.startIfConfigured().catch((e: Error) => log.error(`gateway did not start: ${e.message}`));
   // A sent hand-off's pickup is learnt from its remote: asked once a minute while any is outstanding (cheap when none).
   pickupWatch = setInterval(() => {

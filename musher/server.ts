@@ -109,6 +109,24 @@ async function pickerRoute(musher: Musher, req: IncomingMessage, url: URL): Prom
   return null;
 }
 
+/** POST /v1/github/watch: one PR-watcher round now (a PR just opened ends its task without waiting for the poll). */
+async function githubRoute(musher: Musher, req: IncomingMessage, url: URL): Promise<ApiAnswer | null> {
+  if (!(req.method === 'POST' && url.pathname === '/v1/github/watch')) return null;
+  await readBody(req); // read before answering: a client still writing its body would get EPIPE
+  if (!musher.github) return { status: 503, body: { error: 'this musher does not watch GitHub' } };
+  return { status: 200, body: await musher.github.prWatcher.runNow() };
+}
+
+/** POST /v1/tracker/poll (one tracker round now), GET /v1/tracker (the items taken, and their comments). */
+async function trackerRoute(musher: Musher, req: IncomingMessage, url: URL): Promise<ApiAnswer | null> {
+  if (req.method === 'POST') await readBody(req); // read before answering: a client still writing its body would get EPIPE
+  const tracker = musher.github?.tracker;
+  if (!tracker) return { status: 503, body: { error: 'this musher runs no tracker intake' } };
+  if (req.method === 'POST' && url.pathname === '/v1/tracker/poll') return { status: 200, body: await tracker.pollNow() };
+  if (req.method === 'GET' && url.pathname === '/v1/tracker') return { status: 200, body: { now: musher.clock.now(), items: tracker.items() } };
+  return null;
+}
+
 export interface MusherServer {
   server: Server;
   close(): Promise<void>;
@@ -207,6 +225,14 @@ export function startServer(musher: Musher, socketPath: string, log: Log, onShut
       }
       if (/^\/v1\/(questions|sessions|tasks)(\/|$)/.test(url.pathname)) {
         const answer = await questionsRoute(musher, req, url);
+        if (answer) return send(res, answer.status, JSON.stringify(answer.body));
+      }
+      if (url.pathname.startsWith('/v1/github/')) {
+        const answer = await githubRoute(musher, req, url);
+        if (answer) return send(res, answer.status, JSON.stringify(answer.body));
+      }
+      if (url.pathname === '/v1/tracker' || url.pathname.startsWith('/v1/tracker/')) {
+        const answer = await trackerRoute(musher, req, url);
         if (answer) return send(res, answer.status, JSON.stringify(answer.body));
       }
       if (url.pathname === '/v1/jobs' || url.pathname.startsWith('/v1/jobs/')) {

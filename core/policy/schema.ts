@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { parseDuration } from './duration.js';
 import { parseMoney } from './money.js';
 import { isValidTimeZone } from '../zoned-time.js';
+import { parseRepoSlug } from '../github/remote.js';
 
 /**
  * The workspace policy (`.sleds/policy.yml`), as a zod schema of what the file may say and the normalized `Policy`
@@ -16,7 +17,7 @@ export type { ExitKind };
 export const RULE_ACTIONS = [...EXIT_KINDS, 'ask'] as const;
 export type RuleAction = ExitKind | 'ask';
 
-export const POLICY_SECTIONS = ['amber_at', 'worth', 'allowance', 'overnight', 'cheaper', 'rules', 'handoff', 'worth_values'] as const;
+export const POLICY_SECTIONS = ['amber_at', 'worth', 'allowance', 'overnight', 'cheaper', 'rules', 'worth_values', 'handoff', 'tracker'] as const;
 export type PolicySection = (typeof POLICY_SECTIONS)[number];
 export const CONDITION_KEYS = ['reset_within', 'worth', 'worth_at_least', 'allowance_left', 'owner_idle', 'keeps_until_morning', 'window'] as const;
 
@@ -78,6 +79,16 @@ export interface PolicyRule {
   line: number | null;
 }
 
+/** Where tracker intake looks (`tracker:`): GitHub issues with a label in some repositories, every so often. */
+export interface TrackerPolicy {
+  github: { repos: string[]; label: string; everyMs: number } | null;
+}
+
+/** Tracker rounds: every 2 minutes unless the file says otherwise, never more than once a minute (search: 30/min). */
+export const TRACKER_DEFAULT_EVERY_MS = 120_000;
+export const TRACKER_MIN_EVERY_MS = 60_000;
+export const TRACKER_DEFAULT_LABEL = 'sleds';
+
 export interface Policy {
   amberAt: number;
   worth: { levels: WorthLevel[]; default: string | null };
@@ -92,6 +103,7 @@ export interface Policy {
    * gates a seat by worth ÷ cost. A level without a value is not gated by cost.
    */
   worthValues: Record<string, number>;
+  tracker: TrackerPolicy;
   /** Which file the rules came from ("defaults" for the built-in ones). */
   rulesSource: string;
 }
@@ -187,6 +199,17 @@ const Overnight = z.preprocess(
     .nullable(),
 );
 
+const Tracker = z.strictObject({
+  github: z
+    .strictObject({
+      repos: nameList('a repository like owner/name'),
+      label: z.string().trim().min(1).max(50).optional(),
+      every: Span.optional(),
+    })
+    .nullable()
+    .optional(),
+});
+
 const Cheaper = z.record(z.string(), z.string().trim().min(1).nullable());
 
 export const PolicyFileSchema = z.strictObject({
@@ -213,6 +236,7 @@ export const PolicyFileSchema = z.strictObject({
     const r = parseMoney(v);
     return r.ok ? { ok: true, value: r.micros } : r;
   })).optional(),
+  tracker: Tracker.optional(),
 });
 export type PolicyFile = z.output<typeof PolicyFileSchema>;
 
@@ -325,6 +349,11 @@ function shapeProblems(file: PolicyFile): PolicyIssue[] {
   for (const pattern of Object.keys(file.cheaper ?? {})) {
     if (!GLOB.test(pattern)) out.push({ path: ['cheaper', pattern], message: `'${pattern}' is not a model id or a prefix ending in * (a * goes only at the end)` });
   }
+  const gh = file.tracker?.github;
+  gh?.repos.forEach((r, i) => {
+    if (!parseRepoSlug(r)) out.push({ path: ['tracker', 'github', 'repos', i], message: `'${r}' is not a GitHub repository like owner/name` });
+  });
+  if (gh?.every !== undefined && gh.every < TRACKER_MIN_EVERY_MS) out.push({ path: ['tracker', 'github', 'every'], message: 'at most one round a minute (GitHub allows 30 searches a minute): use 1m or more' });
   (file.rules ?? []).forEach((rule, i) => {
     for (const w of rule.when?.window ?? []) {
       if (!/^[a-z0-9_]*\*?$/.test(w) || w === '') out.push({ path: ['rules', i, 'when', 'window'], message: `'${w}' is not a window name like five_hour, seven_day or seven_day_*` });
@@ -405,6 +434,11 @@ export function buildPolicy(file: PolicyFile, rulesSource: string): { policy: Po
       rules,
       handoff: { folder: file.handoff?.folder ?? null },
       worthValues: Object.fromEntries(Object.entries(file.worth_values ?? {}).filter(([name]) => known.has(name))),
+      tracker: {
+        github: file.tracker?.github
+          ? { repos: file.tracker.github.repos, label: file.tracker.github.label ?? TRACKER_DEFAULT_LABEL, everyMs: file.tracker.github.every ?? TRACKER_DEFAULT_EVERY_MS }
+          : null,
+      },
       rulesSource,
     },
     errors,

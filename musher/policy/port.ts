@@ -34,6 +34,7 @@ function viewOf(policy: Policy, sources: string[], errors: string[]): PolicyView
     worthLevels: worthLevels(policy).map((l) => l.name),
     handoffFolder: policy.handoff.folder === null ? null : policy.handoff.folder.replace(/^~(?=\/)/, homedir()),
     worthValues: policy.worthValues,
+    tracker: policy.tracker,
     sources,
     errors,
   };

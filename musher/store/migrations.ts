@@ -347,6 +347,21 @@ const MIGRATIONS: ReadonlyArray<string> = [
   );
   CREATE INDEX questions_task ON questions(task_id);
   `,
+  // 15: tracker items taken as tasks, and the one comment sleds wrote on each (so a restart never comments twice).
+  `
+  CREATE TABLE tracker_items (
+    source_ref    TEXT PRIMARY KEY,
+    adapter       TEXT NOT NULL,
+    item_key      TEXT NOT NULL,
+    task_id       TEXT NOT NULL REFERENCES tasks(id),
+    comment_ref   TEXT,
+    comment_body  TEXT,
+    commented_at  INTEGER,
+    receipt_line  TEXT,
+    seen_at       INTEGER NOT NULL
+  );
+  CREATE INDEX tracker_items_task ON tracker_items(task_id);
+  `,
 ];
 
 export function migrate(db: Database.Database): number {

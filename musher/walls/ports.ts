@@ -1,5 +1,6 @@
 import type { ExitKind } from '../../core/exits/types.js';
 import type { PolicyContext } from '../../core/policy/evaluate.js';
+import type { TrackerPolicy } from '../../core/policy/schema.js';
 import type { WallRow } from '../store/wall-book.js';
 
 /**
@@ -21,6 +22,8 @@ export interface PolicyView {
   handoffFolder: string | null;
   /** What a finished task of each level is worth, micro-dollars (`worth_values`): the picker's gate. */
   worthValues: Record<string, number>;
+  /** Where tracker intake looks (`tracker:`). */
+  tracker: TrackerPolicy;
   /** Where the policy came from and any errors in it, for the audit log. */
   sources: string[];
   errors: string[];

@@ -1,0 +1,122 @@
+import { homedir } from 'node:os';
+import { resolvePaths } from '../core/paths.js';
+import { openSecretStore, type SecretStore } from '../musher/secrets/store.js';
+import { fingerprint } from '../musher/secrets/platform-keys.js';
+import { ghHostnameFor, githubApiUrl } from '../musher/github/client.js';
+import { GITHUB_TOKEN_SECRET, githubTokenSource } from '../musher/github/token.js';
+import { readSecretInput } from './key.js';
+import { requestMusher } from '../hooks/musher-client.js';
+import type { PrWatchRound } from '../musher/github/pr-watcher.js';
+
+/**
+ * `sleds github set-token|status|rm|watch`: the GitHub token sleds writes receipts and tracker comments with. Like
+ * `sleds slack set-token`, it comes on stdin only (never argv) and is never printed: status shows a fingerprint.
+ * Without one, sleds asks `gh auth token`. `watch` runs one round of the PR watcher now.
+ */
+const MAX_TOKEN_CHARS = 512;
+
+function fail(message: string, code = 1): number {
+  process.stderr.write(`sleds: ${message}\n`);
+  return code;
+}
+
+function open(): SecretStore {
+  return openSecretStore(resolvePaths(process.env, homedir()));
+}
+
+async function setToken(args: string[], json: boolean): Promise<number> {
+  if (args.filter((a) => a !== '--json').length > 0) {
+    return fail("the token is read from stdin, never from the command line (other users see argv in ps, and shells keep it in history) — run 'sleds github set-token' and paste it, or pipe it in: sleds github set-token < tokenfile", 2);
+  }
+  let value: string;
+  try {
+    value = (await readSecretInput('the GitHub token')).trim();
+  } catch (e) {
+    return fail((e as Error).message);
+  }
+  if (value === '') return fail('no token on stdin — pipe it in (sleds github set-token < tokenfile) or paste it at the prompt', 2);
+  if (/\s/.test(value) || value.length > MAX_TOKEN_CHARS) return fail('that does not look like one GitHub token (it holds spaces or is very long) — nothing saved', 2);
+  const store = open();
+  try {
+    await store.set(GITHUB_TOKEN_SECRET, value);
+  } catch (e) {
+    return fail(`could not save the token: ${(e as Error).message}`);
+  }
+  const where = store.describe();
+  const fp = fingerprint(value);
+  if (json) process.stdout.write(`${JSON.stringify({ saved: true, fingerprint: fp, backend: where.backend, location: where.location })}\n`);
+  else process.stdout.write(`GitHub token saved (fingerprint ${fp}) in ${where.location}\n`);
+  return 0;
+}
+
+async function status(json: boolean): Promise<number> {
+  const store = open();
+  const apiUrl = githubApiUrl({});
+  const answer = await githubTokenSource({ secrets: store, ghHostname: ghHostnameFor(apiUrl) })();
+  const source = answer.ok ? answer.source : null;
+  const fp = answer.ok ? fingerprint(answer.token) : null;
+  if (json) {
+    process.stdout.write(`${JSON.stringify({ configured: answer.ok, source, fingerprint: fp, apiUrl, location: store.describe().location, error: answer.ok ? null : answer.error })}\n`);
+    return 0;
+  }
+  if (!answer.ok) process.stdout.write(`GitHub token: none — ${answer.error.replace(/^no GitHub token — /, '')} (API ${apiUrl})\n`);
+  else process.stdout.write(`GitHub token: ${source === 'gh' ? "from 'gh auth token'" : `set in ${store.describe().location}`} · fingerprint ${fp} (API ${apiUrl})\n`);
+  return 0;
+}
+
+async function remove(json: boolean): Promise<number> {
+  let removed: boolean;
+  try {
+    removed = await open().delete(GITHUB_TOKEN_SECRET);
+  } catch (e) {
+    return fail((e as Error).message);
+  }
+  if (json) process.stdout.write(`${JSON.stringify({ removed })}\n`);
+  else process.stdout.write(removed ? "GitHub token removed (sleds asks 'gh auth token' now)\n" : 'no GitHub token was set\n');
+  return 0;
+}
+
+/** `sleds github watch`: one PR-watcher round now. */
+async function watch(json: boolean): Promise<number> {
+  const paths = resolvePaths(process.env, homedir());
+  let res;
+  try {
+    res = await requestMusher(paths.socketFile, 'POST', '/v1/github/watch', '{}', {}, 120_000);
+  } catch {
+    return fail("musher is not running — start it with 'sleds musher start' or let the next hook start it");
+  }
+  let body: PrWatchRound & { error?: string };
+  try {
+    body = JSON.parse(res.body) as PrWatchRound & { error?: string };
+  } catch {
+    return fail(`musher answered ${res.status} with something that is not JSON — see its log (sleds doctor)`);
+  }
+  if (res.status !== 200) return fail(body.error ?? `musher answered ${res.status}`);
+  if (json) {
+    process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
+    return body.errors.length > 0 ? 1 : 0;
+  }
+  const lines = [
+    body.repos.length === 0 ? 'no open task is on a branch of a GitHub checkout' : `asked ${body.repos.join(', ')}`,
+    ...body.finished.map((f) => `task ${f.taskId} done: ${f.pr} opened`),
+    ...body.errors,
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+  return body.errors.length > 0 ? 1 : 0;
+}
+
+export async function runGithub(args: string[], json: boolean): Promise<number> {
+  const [sub, ...rest] = args;
+  switch (sub) {
+    case 'set-token':
+      return setToken(rest, json);
+    case 'status':
+      return status(json);
+    case 'rm':
+      return remove(json);
+    case 'watch':
+      return watch(json);
+    default:
+      return fail('github takes set-token, status, rm or watch — e.g. sleds github set-token < tokenfile', 2);
+  }
+}

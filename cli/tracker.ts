@@ -1,0 +1,78 @@
+import { homedir } from 'node:os';
+import { resolvePaths } from '../core/paths.js';
+import { formatAge } from '../core/format.js';
+import type { TrackerItemRow, TrackerRound } from '../musher/tracker/intake.js';
+import { MusherUnreachable, requestMusher } from '../hooks/musher-client.js';
+
+/** `sleds tracker [--json]` (the items taken as tasks) and `sleds tracker poll [--json]` (one round now). */
+
+const AWAY = `sleds: musher is not running — start it with 'sleds musher start' or let the next hook start it\n`;
+
+async function call(method: 'GET' | 'POST', path: string, timeoutMs: number): Promise<{ status: number; body: Record<string, unknown> } | null> {
+  const paths = resolvePaths(process.env, homedir());
+  let res;
+  try {
+    res = await requestMusher(paths.socketFile, method, path, method === 'POST' ? '{}' : null, {}, timeoutMs);
+  } catch (e) {
+    const reason = e instanceof MusherUnreachable ? e.reason : (e as Error).message;
+    process.stderr.write(/^(ENOENT|ECONNREFUSED)$/.test(reason) ? AWAY : `sleds: musher did not answer (${reason}) — see its log (sleds doctor)\n`);
+    return null;
+  }
+  try {
+    return { status: res.status, body: JSON.parse(res.body) as Record<string, unknown> };
+  } catch {
+    process.stderr.write(`sleds: musher answered ${res.status} with something that is not JSON — see its log (sleds doctor)\n`);
+    return null;
+  }
+}
+
+/** What a round did, a line per tracker. */
+export function roundLines(round: TrackerRound): string[] {
+  return round.adapters.map((a) => {
+    if (!a.configured) return `${a.adapter}: not configured — add tracker: {${a.adapter}: {repos: [owner/name]}} to .sleds/policy.yml or ~/.config/sleds/policy.yml`;
+    const parts = [`${a.items} open item${a.items === 1 ? '' : 's'}`, `${a.created.length} new task${a.created.length === 1 ? '' : 's'}`, `${a.commented.length} commented`];
+    const lines = [`${a.adapter}: ${parts.join(', ')}`];
+    for (const c of a.created) lines.push(`  task ${c.taskId} ← ${c.ref}`);
+    for (const e of a.errors) lines.push(`  ${e}`);
+    return lines.join('\n');
+  });
+}
+
+export async function runTracker(args: string[], json: boolean): Promise<number> {
+  const [sub, ...extra] = args.filter((a) => !a.startsWith('--'));
+  if (extra.length > 0 || (sub !== undefined && sub !== 'poll')) {
+    process.stderr.write(`sleds: tracker takes poll or nothing — e.g. sleds tracker poll\n`);
+    return 2;
+  }
+  if (sub === 'poll') {
+    // A round is a search and a comment per new item: give it time.
+    const res = await call('POST', '/v1/tracker/poll', 120_000);
+    if (!res) return 1;
+    if (res.status !== 200) {
+      process.stderr.write(`sleds: ${String(res.body.error ?? `musher answered ${res.status}`)}\n`);
+      return 1;
+    }
+    const round = res.body as unknown as TrackerRound;
+    if (json) process.stdout.write(`${JSON.stringify(round, null, 2)}\n`);
+    else process.stdout.write(`${roundLines(round).join('\n')}\n`);
+    return round.adapters.some((a) => a.errors.length > 0) ? 1 : 0;
+  }
+  const res = await call('GET', '/v1/tracker', 5000);
+  if (!res) return 1;
+  if (res.status !== 200) {
+    process.stderr.write(`sleds: ${String(res.body.error ?? `musher answered ${res.status}`)}\n`);
+    return 1;
+  }
+  const { now, items } = res.body as unknown as { now: number; items: TrackerItemRow[] };
+  if (json) {
+    process.stdout.write(`${JSON.stringify({ now, items }, null, 2)}\n`);
+    return 0;
+  }
+  if (items.length === 0) {
+    process.stdout.write('No tracker items yet: label an issue sleds in a repository the policy names under tracker.github.repos.\n');
+    return 0;
+  }
+  const lines = items.map((i) => [i.taskId, i.itemKey.padEnd(24), i.commentRef ? 'commented' : 'no comment yet', i.receiptLine ? 'receipted' : '', `seen ${formatAge(now - i.seenAt)} ago`].filter(Boolean).join('  '));
+  process.stdout.write(`${lines.join('\n')}\n`);
+  return 0;
+}
