@@ -62,6 +62,8 @@ describe('tracker intake (sleds musher against the fake GitHub API)', () => {
     // The estimate's paragraph: with no receipts yet, a labelled prior or "no band yet", never a made-up band.
     expect(comment.body).toMatch(/- \*\*Band:\*\* no band yet/);
     expect(comment.body).toContain(`sleds task ${shopTask.id} worth high|normal|low`);
+    // The picker's summary: no worth stated, so the task is held.
+    expect(comment.body).toMatch(/- \*\*Picker:\*\* .*Held: not worth doing until someone states a worth/);
     expect(gh.comments('acme/api', limiter.number)).toHaveLength(1);
     expect(gh.comments('acme/shop', unrelated.number)).toHaveLength(0);
 
