@@ -47,7 +47,7 @@ export const TOOL_INPUTS = {
   }),
   dispatch: z.object({
     taskId,
-    row: z.number().int().min(0).max(999).optional().describe("The picker row to take (from this tool's answer without a row)."),
+    row: z.number().int().min(1).max(999).optional().describe("The picker row to take (from this tool's answer without a row)."),
     verb: z.string().trim().min(1).max(40).optional().describe('A verb instead of a row: Dispatch, Switch, Queue, Hand off, Offer.'),
   }),
   status: z.object({ taskId }),

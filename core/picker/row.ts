@@ -63,7 +63,7 @@ export type PickerAnswer = z.infer<typeof PickerAnswer>;
 
 /** `POST /v1/tasks/<id>/dispatch`: the row to take, or the first row offering a verb. */
 export const DispatchRequest = z
-  .looseObject({ row: z.number().int().nonnegative().optional(), verb: PickerVerb.exclude(['—']).optional() })
+  .looseObject({ row: z.number().int().positive().optional(), verb: PickerVerb.exclude(['—']).optional() })
   .refine((r) => (r.row === undefined) !== (r.verb === undefined), 'name a row or a verb, not both');
 export type DispatchRequest = z.infer<typeof DispatchRequest>;
 

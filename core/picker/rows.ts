@@ -207,7 +207,7 @@ export function buildPicker(input: PickerInput): PickerView {
     const dollarsToWall = d.wallBar?.dollarsToWallMicros ?? null;
     const crosses = d.band && dollarsToWall !== null ? dollarsToWall < d.band.highMicros : null;
     return {
-      index,
+      index: index + 1, // numbered from 1, as people count rows
       kind: d.kind,
       seat: d.seat,
       harness: d.harness,

@@ -158,7 +158,7 @@ export class PickerService {
   async dispatch(task: Task, req: DispatchRequest): Promise<DispatchAnswer> {
     const picked = await this.pick(task);
     const rows = picked.answer.rows;
-    const row = req.row !== undefined ? rows[req.row] : rows.find((r) => r.verb === req.verb);
+    const row = req.row !== undefined ? rows.find((r) => r.index === req.row) : rows.find((r) => r.verb === req.verb);
     if (!row) {
       return req.row !== undefined
         ? { ok: false, line: `task ${task.id} has rows 0–${rows.length - 1}, not ${req.row} — 'sleds pick ${task.id}' shows them` }

@@ -94,14 +94,14 @@ describe('sleds mcp', { timeout: 60_000 }, () => {
     const picker = await call(c, 'dispatch', {});
     expect(picker.isError, picker.text).toBe(false);
     expect(picker.text).toMatch(new RegExp(`^Picker for task ${id} "Fix the flaky login test" \\(open; worth high; type bugfix\\): `));
-    expect(picker.text).toMatch(/Rows — 0: you · claude-code · [a-z0-9-]+ — .* → Dispatch;/);
-    const taken = await call(c, 'dispatch', { row: 0 });
+    expect(picker.text).toMatch(/Rows — 1: you · claude-code · [a-z0-9-]+ — .* → Dispatch;/);
+    const taken = await call(c, 'dispatch', { row: 1 });
     expect(taken.isError, taken.text).toBe(false);
     expect(taken.text).toContain(`task ${id}`);
     const held = await call(c, 'intake', { title: 'Tidy the README' });
     const heldId = /task ([a-z2-9]{12})/.exec(held.text)![1];
     expect(held.text).toContain('It has no worth yet, so the dispatcher holds it');
-    const refusedRow = await call(c, 'dispatch', { taskId: heldId, row: 0 });
+    const refusedRow = await call(c, 'dispatch', { taskId: heldId, row: 1 });
     expect(refusedRow.isError).toBe(true);
     expect(refusedRow.text).toContain('not worth doing until someone states a worth');
 

@@ -103,20 +103,20 @@ describe('sleds pick', () => {
     const words = await sleds(w, ['pick', task.id]);
     expect(words.code, words.stderr).toBe(0);
     expect(words.stdout).toContain(view.text);
-    expect(words.stdout).toContain(' 1  Claude Code · sonnet 5.5: ');
+    expect(words.stdout).toContain(' 2  Claude Code · sonnet 5.5: ');
   });
 
   it('taking a verb: Switch gives the exact command, Queue schedules the overnight job, Hand off says why not, Offer says what to send', async () => {
     const { w, repo, task } = await worldWithTask();
     await sleds(w, ['task', task.id, 'worth', 'high']);
 
-    const sw = await dispatch(w, task.id, { row: 1 });
+    const sw = await dispatch(w, task.id, { row: 2 });
     expect(sw.status).toBe(200);
     expect(sw.body.ok).toBe(true);
     expect(sw.body.command).toEqual({ argv: ['claude', '--model', 'claude-sonnet-5-5', '--', PROMPT], cwd: repo });
     expect(sw.body.line).toBe(`Switch task ${task.id} to Claude Code · sonnet 5.5: cd ${repo} && claude --model claude-sonnet-5-5 -- 'Fix the flaky login test\n\nIt fails one run in five on CI; don'\\''t touch the fixtures.'`);
 
-    const closed = await dispatch(w, task.id, { row: 0 });
+    const closed = await dispatch(w, task.id, { row: 1 });
     expect(closed.body).toEqual({ ok: false, line: 'Claude Code · opus 5.5 is not offered: it runs here now (session s1)' });
 
     const handoff = await dispatch(w, task.id, { verb: 'Hand off' });
@@ -172,7 +172,7 @@ describe('sleds pick', () => {
     const missing = await sleds(w, ['pick', 'zzzzzzzzzzzz']);
     expect(missing.code).toBe(1);
     expect(missing.stderr.trim()).toBe('sleds: no task zzzzzzzzzzzz — sleds tasks lists them');
-    const bad = await dispatch(w, task.id, { row: 1, verb: 'Queue' });
+    const bad = await dispatch(w, task.id, { row: 2, verb: 'Queue' });
     expect(bad.status).toBe(400);
     expect(bad.body.error).toBe('send {row: <number>} (the row of sleds pick) or {verb: "Dispatch"|"Switch"|"Queue"|"Hand off"|"Offer"}');
     const usage = await sleds(w, ['pick']);

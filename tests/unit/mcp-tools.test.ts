@@ -22,6 +22,7 @@ describe('MCP tool inputs', () => {
     ['estimate', { text: 'Port the exporter', type: 'feature', model: 'claude-opus-5-5' }, true],
     ['dispatch', { row: 2 }, true],
     ['dispatch', { row: -1 }, false],
+    ['dispatch', { row: 0 }, false],
     ['dispatch', { row: 1.5 }, false],
     ['dispatch', { verb: 'Queue' }, true],
     ['status', {}, true],

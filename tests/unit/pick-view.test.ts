@@ -114,7 +114,7 @@ describe('sleds pick, the ink view', () => {
     await frameWith(view.lastFrame, '› Queue     overnight batch');
     view.stdin.write(ENTER);
     const frame = await frameWith(view.lastFrame, 'Queued task k3m9x2qa45pz: job abcd2345');
-    expect(taken.map((r) => [r.index, r.verb])).toEqual([[3, 'Queue']]);
+    expect(taken.map((r) => [r.index, r.verb])).toEqual([[4, 'Queue']]);
     expect(frame).toContain('› Queue     overnight batch');
   });
 

@@ -145,9 +145,9 @@ describe('picker rows', () => {
     expect(view.wallLine).toBe('$6 more; you will cross at 3:40 pm UTC');
     expect(view.text).toBe(
       'Task k3m9x2qa45pz "Fix the flaky login test", worth normal ($50). Best: ' +
-        'row 4, Codex · gpt-6-luna: $0.50–1.50 · 20–55 min, 4 of 5 in band → Dispatch; ' +
-        'row 5, overnight batch · opus 5.5: $2–5.50 · 20–55 min, 4 of 5 in band → Queue (½ price · runs 10:00pm–6:00am · lands by 6:00am); ' +
-        'row 1, Claude Code · sonnet 5.5: $2–6 · 20–55 min, 4 of 5 in band, 30% of the bar left, lands before the wall → Dispatch. ' +
+        'row 5, Codex · gpt-6-luna: $0.50–1.50 · 20–55 min, 4 of 5 in band → Dispatch; ' +
+        'row 6, overnight batch · opus 5.5: $2–5.50 · 20–55 min, 4 of 5 in band → Queue (½ price · runs 10:00pm–6:00am · lands by 6:00am); ' +
+        'row 2, Claude Code · sonnet 5.5: $2–6 · 20–55 min, 4 of 5 in band, 30% of the bar left, lands before the wall → Dispatch. ' +
         'Wall: $6 more; you will cross at 3:40 pm UTC.',
     );
   });
