@@ -83,11 +83,17 @@ export interface MusherOptions {
   timeZone?: string;
   /** The seat's Ed25519 key that signs receipts (the daemon's: from the secret store); none: receipts are unsigned. */
   signingKey?: () => Promise<SeatKeyPair | null>;
+  /** How long a task waits after its last session ended before it is receipted (a resume in between keeps it open). */
+  taskQuietMs?: number;
 }
 
 export interface HookDelivery extends SpooledEvent {
   viaSpool: boolean;
 }
+
+/** The job that ends a task once its sessions have stayed ended for the quiet period. */
+const TASK_END_KIND = 'task-end';
+const TASK_QUIET_MS = 30 * 60_000;
 
 /** How stale the cached forecast may be when the statusline reads it. */
 const FORECAST_REFRESH_MS = 10_000;
@@ -208,7 +214,11 @@ export class Musher {
       clock: opts.clock,
       log: opts.log,
       timer: opts.schedulerTimer,
-      handlers: { ...Object.fromEntries(RESUME_KINDS.map((k) => [k, resume])), [OVERNIGHT_KIND]: overnightPending },
+      handlers: {
+        ...Object.fromEntries(RESUME_KINDS.map((k) => [k, resume])),
+        [OVERNIGHT_KIND]: overnightPending,
+        [TASK_END_KIND]: { run: async (job) => this.receipts.finishIfStillEnded(String(job.payload.taskId)) },
+      },
       precheck: (job) => this.jobPrecheck?.(job) ?? { go: true },
       onFinished: (job) => {
         if (job.wallId && job.result && job.state !== 'cancelled') this.wallKeeper.finish(job.wallId, job.result.summary);
@@ -402,7 +412,7 @@ export class Musher {
         return { answer: CARRY_ON };
       case 'SessionEnd':
         this.sessions.end(p.session_id, p.reason ?? 'other', d.receivedAt);
-        await this.receipts.onSessionEnded(p.session_id);
+        this.scheduleTaskEnd(p.session_id);
         return { answer: CARRY_ON };
       default:
         return { answer: CARRY_ON };
@@ -455,6 +465,17 @@ export class Musher {
       this.opts.log.error(`answers for ${sessionId}: ${(e as Error).message}`);
       return CARRY_ON;
     }
+  }
+
+  /**
+   * Every session of the task has ended: its receipt is written after a quiet period, unless a session is resumed
+   * by then (one job per task, moved by each later end).
+   */
+  private scheduleTaskEnd(sessionId: string): void {
+    const taskId = this.receipts.endedTask(sessionId);
+    if (!taskId) return;
+    for (const j of this.jobs.inState('scheduled')) if (j.kind === TASK_END_KIND && j.payload.taskId === taskId) this.scheduler.cancel(j.id, 'moved: another session of the task ended');
+    this.scheduler.schedule({ kind: TASK_END_KIND, runAt: this.opts.clock.now() + (this.opts.taskQuietMs ?? TASK_QUIET_MS), payload: { taskId } });
   }
 
   /** An ordinary prompt: the session's first starts its task, the others count as its turns. Never fails the hook. */

@@ -62,6 +62,8 @@ export async function runMusher(opts: { background: boolean }): Promise<number> 
     version,
     // Receipts are signed with the seat's Ed25519 key, read when a receipt is written (keys made later count).
     signingKey: async () => (await loadSeatKeys(secrets))?.ed25519 ?? null,
+    // The quiet period before a task whose sessions all ended gets its receipt (default 30 minutes).
+    taskQuietMs: quietMs(process.env.SLEDS_TASK_QUIET_MS),
     wallWiring: (m) => daemonWallWiring(m, policy, secrets, { paths, claudeConfigDir: claudeConfigDir(process.env, homedir()), codexHome: dirname(codexSessionsDir(process.env, homedir())), log }),
     onBackfillProgress: interactive
       ? (done, total) => {
@@ -162,4 +164,9 @@ export async function runMusher(opts: { background: boolean }): Promise<number> 
   }
   await stopped;
   return 0;
+}
+
+/** SLEDS_TASK_QUIET_MS, when it is a whole number of milliseconds; else the default. */
+function quietMs(v: string | undefined): number | undefined {
+  return v !== undefined && /^\d+$/.test(v) ? Number(v) : undefined;
 }

@@ -82,9 +82,17 @@ export function rowSentence(r: PickerRow): string {
   return `${rowTitle(r)}: ${parts.join(', ')} ${verb}`;
 }
 
-/** The rows worth naming first: open ones, landing before the wall, cheapest band first. */
+/**
+ * The rows worth naming first: open ones, landing before the wall, measured bands before priors, the cheapest
+ * measured band first. A prior says nothing of whether a cheaper model would finish the task, so prior rows keep
+ * the list's order (the task's own model first), not the cheapest.
+ */
 export function bestRows(rows: readonly PickerRow[], n: number): PickerRow[] {
-  const score = (r: PickerRow): [number, number, number] => [r.crosses === true ? 1 : 0, r.band ? 0 : 1, r.band?.highMicros ?? 0];
+  const score = (r: PickerRow): [number, number, number] => [
+    r.crosses === true ? 1 : 0,
+    r.band?.basis === 'receipts' ? 0 : r.band ? 1 : 2,
+    r.band?.basis === 'receipts' ? r.band.highMicros : r.index,
+  ];
   return rows
     .filter((r) => r.verb !== '—')
     .slice()

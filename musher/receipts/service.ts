@@ -149,12 +149,33 @@ export class ReceiptService {
     return `sled: task ${task.id} done (${task.title}). Receipt ${r.receipt.body.id}: ${r.line}. Your next prompt starts a new task.`;
   }
 
-  /** A session ended: its task ends too once every session of it has (and none waits on a scheduled resume). */
-  async onSessionEnded(sessionId: string): Promise<void> {
+  /**
+   * The open task whose sessions have all ended (none resumed since, none waiting on a scheduled resume), or null.
+   * A parked task waits for its answer, not for its sessions: it is not receipted half-way.
+   */
+  endedTask(sessionId: string): string | null {
     const task = this.d.tasks.forSession(sessionId);
-    if (!task || task.state === 'done') return;
-    const sessions = this.d.tasks.sessionsOf(task.id);
-    const allEnded = sessions.every((s) => this.d.sessions.get(s)?.endedAt != null && !this.d.workPending?.(s));
-    if (allEnded) await this.finishTask(task.id, 'sessions-ended');
+    if (!task || task.state !== 'open') return null;
+    return this.allSessionsEnded(task.id) ? task.id : null;
+  }
+
+  private allSessionsEnded(taskId: string): boolean {
+    return this.d.tasks.sessionsOf(taskId).every((s) => {
+      const row = this.d.sessions.get(s);
+      // Resumed after its end (`claude --resume`): seen again since.
+      return row?.endedAt != null && row.lastSeenAt <= row.endedAt && !this.d.workPending?.(s);
+    });
+  }
+
+  /**
+   * After the quiet period: the task ends with its receipt if its sessions are still all ended. A session resumed in
+   * the meantime keeps the task open (closing Claude Code and resuming it later is the same task).
+   */
+  async finishIfStillEnded(taskId: string): Promise<{ ok: boolean; summary: string }> {
+    const task = this.d.tasks.get(taskId);
+    if (!task || task.state !== 'open') return { ok: true, summary: `task ${taskId} is ${task?.state ?? 'gone'}: nothing to end` };
+    if (!this.allSessionsEnded(taskId)) return { ok: true, summary: `task ${taskId} goes on: a session of it was resumed` };
+    const r = await this.finishTask(taskId, 'sessions-ended');
+    return 'error' in r ? { ok: false, summary: r.error } : { ok: true, summary: `task ${taskId} ended with its sessions: ${r.line}` };
   }
 }

@@ -16,8 +16,8 @@ afterEach(async () => {
 
 const MIN = 60_000;
 
-function world(): SledsWorld {
-  const w = makeWorld({ SLEDS_KEYRING: 'file', SLEDS_SEAT: 'dana' });
+function world(env: NodeJS.ProcessEnv = {}): SledsWorld {
+  const w = makeWorld({ SLEDS_KEYRING: 'file', SLEDS_SEAT: 'dana', ...env });
   worlds.push(w);
   return w;
 }
@@ -55,9 +55,9 @@ async function receipts(w: SledsWorld): Promise<Array<{ receipt: SignedReceipt; 
   return (JSON.parse(r.stdout) as { receipts: Array<{ receipt: SignedReceipt; line: string }> }).receipts;
 }
 
-async function taskOf(w: SledsWorld, title: string): Promise<{ id: string }> {
+async function taskOf(w: SledsWorld, title: string): Promise<{ id: string; turns: number; state: string }> {
   const r = await sleds(w, ['tasks', '--json']);
-  return (JSON.parse(r.stdout) as { tasks: Array<{ id: string; title: string }> }).tasks.find((t) => t.title === title)!;
+  return (JSON.parse(r.stdout) as { tasks: Array<{ id: string; title: string; turns: number; state: string }> }).tasks.find((t) => t.title === title)!;
 }
 
 describe('receipts', () => {
@@ -141,8 +141,8 @@ describe('receipts', () => {
     expect(JSON.parse(stored.stdout)).toMatchObject({ ok: false, id, why: 'the signature does not match the body — the receipt was changed after it was signed' });
   });
 
-  it('a task whose sessions have all ended gets its receipt; without seat keys it is kept unsigned and says so', async () => {
-    const w = world();
+  it('a task whose sessions have all ended gets its receipt after the quiet period; without seat keys it is kept unsigned and says so', async () => {
+    const w = world({ SLEDS_TASK_QUIET_MS: '1500' });
     await startMusher(w);
     const repo = repoDir();
     await hook(w, 'UserPromptSubmit', { session_id: 'a1', cwd: repo, prompt: 'Add the CSV export' });
@@ -166,6 +166,8 @@ describe('receipts', () => {
     expect(await receipts(w)).toHaveLength(0);
 
     await hook(w, 'SessionEnd', { session_id: 'a2', cwd: repo, reason: 'other' });
+    const jobs = JSON.parse((await sleds(w, ['jobs', '--json'])).stdout) as { jobs: Array<{ kind: string; state: string; payload: { taskId?: string } }> };
+    expect(jobs.jobs.filter((j) => j.kind === 'task-end').map((j) => [j.state, j.payload.taskId])).toEqual([['scheduled', task.id]]);
     const [r] = await waitFor('the receipt', async () => {
       const list = await receipts(w);
       return list.length > 0 ? list : null;
@@ -178,6 +180,25 @@ describe('receipts', () => {
     expect(verify.stderr).toBe(`sleds: receipt ${r!.receipt.body.id} does not verify: the receipt is unsigned (its seat had no keys) — nothing to verify\n`);
     const human = await sleds(w, ['receipts']);
     expect(human.stdout).toContain(`${r!.receipt.body.id}  task ${task.id}  5 min · $1.50`);
+  });
+
+  it('a session resumed within the quiet period keeps its task open: closing Claude Code and resuming it is the same task', async () => {
+    const w = world({ SLEDS_TASK_QUIET_MS: '3000' });
+    await startMusher(w);
+    const repo = repoDir();
+    await hook(w, 'UserPromptSubmit', { session_id: 'r1', cwd: repo, prompt: 'Tidy the importer' });
+    const task = await taskOf(w, 'Tidy the importer');
+    await hook(w, 'SessionEnd', { session_id: 'r1', cwd: repo, reason: 'prompt_input_exit' });
+    await hook(w, 'SessionStart', { session_id: 'r1', cwd: repo, source: 'resume' });
+    type Jobs = { jobs: Array<{ kind: string; state: string; result: { summary: string } | null }> };
+    const ran = await waitFor('the quiet period to pass', async () => {
+      const j = (JSON.parse((await sleds(w, ['jobs', '--json'])).stdout) as Jobs).jobs.find((x) => x.kind === 'task-end');
+      return j && j.state === 'done' ? j : null;
+    });
+    expect(ran.result?.summary).toBe(`task ${task.id} goes on: a session of it was resumed`);
+    expect(await receipts(w)).toHaveLength(0);
+    await hook(w, 'UserPromptSubmit', { session_id: 'r1', cwd: repo, prompt: 'and the exporter' });
+    expect((await taskOf(w, 'Tidy the importer')).turns).toBe(2);
   });
 
   it('receipts feed the estimator: five finished bugfixes give the next one a band', async () => {
