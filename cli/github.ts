@@ -1,10 +1,9 @@
 import { homedir } from 'node:os';
 import { resolvePaths } from '../core/paths.js';
-import { openSecretStore, type SecretStore } from '../musher/secrets/store.js';
 import { fingerprint } from '../musher/secrets/platform-keys.js';
 import { ghHostnameFor, githubApiUrl } from '../musher/github/client.js';
 import { GITHUB_TOKEN_SECRET, githubTokenSource } from '../musher/github/token.js';
-import { readSecretInput } from './key.js';
+import { fail, openStore, removeToken, saveToken, type StoredToken } from './stored-token.js';
 import { requestMusher } from '../hooks/musher-client.js';
 import type { PrWatchRound } from '../musher/github/pr-watcher.js';
 
@@ -13,44 +12,10 @@ import type { PrWatchRound } from '../musher/github/pr-watcher.js';
  * `sleds slack set-token`, it comes on stdin only (never argv) and is never printed: status shows a fingerprint.
  * Without one, sleds asks `gh auth token`. `watch` runs one round of the PR watcher now.
  */
-const MAX_TOKEN_CHARS = 512;
-
-function fail(message: string, code = 1): number {
-  process.stderr.write(`sleds: ${message}\n`);
-  return code;
-}
-
-function open(): SecretStore {
-  return openSecretStore(resolvePaths(process.env, homedir()));
-}
-
-async function setToken(args: string[], json: boolean): Promise<number> {
-  if (args.filter((a) => a !== '--json').length > 0) {
-    return fail("the token is read from stdin, never from the command line (other users see argv in ps, and shells keep it in history) — run 'sleds github set-token' and paste it, or pipe it in: sleds github set-token < tokenfile", 2);
-  }
-  let value: string;
-  try {
-    value = (await readSecretInput('the GitHub token')).trim();
-  } catch (e) {
-    return fail((e as Error).message);
-  }
-  if (value === '') return fail('no token on stdin — pipe it in (sleds github set-token < tokenfile) or paste it at the prompt', 2);
-  if (/\s/.test(value) || value.length > MAX_TOKEN_CHARS) return fail('that does not look like one GitHub token (it holds spaces or is very long) — nothing saved', 2);
-  const store = open();
-  try {
-    await store.set(GITHUB_TOKEN_SECRET, value);
-  } catch (e) {
-    return fail(`could not save the token: ${(e as Error).message}`);
-  }
-  const where = store.describe();
-  const fp = fingerprint(value);
-  if (json) process.stdout.write(`${JSON.stringify({ saved: true, fingerprint: fp, backend: where.backend, location: where.location })}\n`);
-  else process.stdout.write(`GitHub token saved (fingerprint ${fp}) in ${where.location}\n`);
-  return 0;
-}
+const GITHUB_TOKEN: StoredToken = { command: 'sleds github set-token', label: 'GitHub token', prompt: 'the GitHub token', secret: GITHUB_TOKEN_SECRET };
 
 async function status(json: boolean): Promise<number> {
-  const store = open();
+  const store = openStore();
   const apiUrl = githubApiUrl({});
   const answer = await githubTokenSource({ secrets: store, ghHostname: ghHostnameFor(apiUrl) })();
   const source = answer.ok ? answer.source : null;
@@ -61,18 +26,6 @@ async function status(json: boolean): Promise<number> {
   }
   if (!answer.ok) process.stdout.write(`GitHub token: none — ${answer.error.replace(/^no GitHub token — /, '')} (API ${apiUrl})\n`);
   else process.stdout.write(`GitHub token: ${source === 'gh' ? "from 'gh auth token'" : `set in ${store.describe().location}`} · fingerprint ${fp} (API ${apiUrl})\n`);
-  return 0;
-}
-
-async function remove(json: boolean): Promise<number> {
-  let removed: boolean;
-  try {
-    removed = await open().delete(GITHUB_TOKEN_SECRET);
-  } catch (e) {
-    return fail((e as Error).message);
-  }
-  if (json) process.stdout.write(`${JSON.stringify({ removed })}\n`);
-  else process.stdout.write(removed ? "GitHub token removed (sleds asks 'gh auth token' now)\n" : 'no GitHub token was set\n');
   return 0;
 }
 
@@ -109,11 +62,11 @@ export async function runGithub(args: string[], json: boolean): Promise<number> 
   const [sub, ...rest] = args;
   switch (sub) {
     case 'set-token':
-      return setToken(rest, json);
+      return saveToken(GITHUB_TOKEN, rest, json);
     case 'status':
       return status(json);
     case 'rm':
-      return remove(json);
+      return removeToken(GITHUB_TOKEN, json, " (sleds asks 'gh auth token' now)");
     case 'watch':
       return watch(json);
     default:

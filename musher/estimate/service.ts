@@ -143,10 +143,8 @@ export class EstimateService {
   /** `POST /v1/estimate`. */
   request(r: EstimateRequest): { status: number; body: EstimateAnswer | { error: string } } {
     if (r.taskId) {
-      const task = this.d.tasks.find(r.taskId);
-      if (task === 'ambiguous') return { status: 409, body: { error: `'${r.taskId}' matches more than one task — type more of its id` } };
-      if (!task) return { status: 404, body: { error: `no task ${r.taskId} — sleds tasks lists them` } };
-      return { status: 200, body: this.priceTask(task) };
+      const found = this.d.tasks.lookup(r.taskId);
+      return 'task' in found ? { status: 200, body: this.priceTask(found.task) } : { status: found.status, body: { error: found.error } };
     }
     if (r.text === undefined || r.text.trim() === '') return { status: 400, body: { error: 'nothing to estimate — send {text} (the request) or {taskId}' } };
     const model = r.model ?? null;

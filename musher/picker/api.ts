@@ -1,15 +1,14 @@
 import { DispatchRequest } from '../../core/picker/row.js';
 import type { ApiAnswer } from '../scheduler/api.js';
 import type { TaskStore } from '../store/tasks.js';
+import type { Task } from '../../core/task/task.js';
 import type { PickerService } from './service.js';
 
 /** GET /v1/tasks/<id>/picker and POST /v1/tasks/<id>/dispatch, as functions of the request: server.ts only routes here. */
 
-function findTask(store: TaskStore, idOrPrefix: string) {
-  const task = store.find(idOrPrefix);
-  if (task === 'ambiguous') return { answer: { status: 409, body: { error: `'${idOrPrefix}' matches more than one task — type more of its id` } } };
-  if (!task) return { answer: { status: 404, body: { error: `no task ${idOrPrefix} — sleds tasks lists them` } } };
-  return { task };
+function findTask(store: TaskStore, idOrPrefix: string): { task: Task; answer?: undefined } | { task?: undefined; answer: ApiAnswer } {
+  const found = store.lookup(idOrPrefix);
+  return 'task' in found ? { task: found.task } : { answer: { status: found.status, body: { error: found.error } } };
 }
 
 export async function showPicker(picker: PickerService, store: TaskStore, idOrPrefix: string): Promise<ApiAnswer> {

@@ -1,22 +1,10 @@
-import { z } from 'zod';
 import { AnswerRequest, ParkRequest, QUESTION_STATES, type QuestionState } from '../../core/question/question.js';
 import type { ApiAnswer } from '../scheduler/api.js';
+import { parseBody } from '../api/parse-body.js';
 import type { TaskService } from '../tasks/service.js';
 import { QuestionError, type QuestionService } from './service.js';
 
 /** The parked-question routes, as functions of the request: server.ts only routes here. */
-
-function parseBody<T>(raw: string, schema: z.ZodType<T>, shape: string): { ok: true; value: T } | { ok: false; answer: ApiAnswer } {
-  let json: unknown;
-  try {
-    json = JSON.parse(raw || '{}');
-  } catch {
-    return { ok: false, answer: { status: 400, body: { error: `the body is not JSON — send ${shape}` } } };
-  }
-  const parsed = schema.safeParse(json);
-  if (!parsed.success) return { ok: false, answer: { status: 400, body: { error: parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ') } } };
-  return { ok: true, value: parsed.data };
-}
 
 function refused(e: unknown): ApiAnswer {
   if (e instanceof QuestionError) return { status: e.status, body: { error: e.message } };

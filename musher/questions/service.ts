@@ -48,10 +48,9 @@ export class QuestionService {
   }
 
   private task(idOrPrefix: string): Task {
-    const t = this.d.tasks.store.find(idOrPrefix);
-    if (t === 'ambiguous') throw new QuestionError(409, `'${idOrPrefix}' matches more than one task — type more of its id`);
-    if (!t) throw new QuestionError(404, `no task ${idOrPrefix} — sleds tasks lists them`);
-    return t;
+    const found = this.d.tasks.store.lookup(idOrPrefix);
+    if (!('task' in found)) throw new QuestionError(found.status, found.error);
+    return found.task;
   }
 
   /** Parks the task behind the question. One open question per task: the person answers one thing at a time. */

@@ -71,9 +71,9 @@ export class ReceiptService {
   }
 
   private async finish(taskId: string, reason: FinishReason): Promise<Finished> {
-    const found = this.d.tasks.find(taskId);
-    if (found === 'ambiguous') return { error: `'${taskId}' matches more than one task — type more of its id` };
-    if (!found) return { error: `no task ${taskId} — sleds tasks lists them` };
+    const lookup = this.d.tasks.lookup(taskId);
+    if (!('task' in lookup)) return { error: lookup.error };
+    const found = lookup.task;
     const known = this.d.store.forTask(found.id);
     if (known) return { receipt: known, line: this.lineOf(known) };
     let key: SeatKeyPair | null = null;

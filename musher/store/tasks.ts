@@ -133,6 +133,14 @@ export class TaskStore {
     return (rows as Array<Record<string, unknown>>).map(toTask);
   }
 
+  /** `find`, with the one line (and HTTP status) to answer when there is no such task or the prefix is ambiguous. */
+  lookup(idOrPrefix: string): { task: Task } | { status: 404 | 409; error: string } {
+    const task = this.find(idOrPrefix);
+    if (task === 'ambiguous') return { status: 409, error: `'${idOrPrefix}' matches more than one task — type more of its id` };
+    if (!task) return { status: 404, error: `no task ${idOrPrefix} — sleds tasks lists them` };
+    return { task };
+  }
+
   /** A task by its id or an unambiguous prefix of it (ids are typed by hand). */
   find(idOrPrefix: string): Task | null | 'ambiguous' {
     const exact = this.get(idOrPrefix);

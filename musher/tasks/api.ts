@@ -1,6 +1,6 @@
-import { z } from 'zod';
 import { TASK_STATES, TaskIntake, TaskUpdate, type Task } from '../../core/task/task.js';
 import type { ApiAnswer } from '../scheduler/api.js';
+import { parseBody } from '../api/parse-body.js';
 import type { TaskStore } from '../store/tasks.js';
 import { TaskError, type TaskService } from './service.js';
 
@@ -9,18 +9,6 @@ import { TaskError, type TaskService } from './service.js';
 export interface TaskList {
   now: number;
   tasks: Task[];
-}
-
-function parseBody<T>(raw: string, schema: z.ZodType<T>, shape: string): { ok: true; value: T } | { ok: false; answer: ApiAnswer } {
-  let json: unknown;
-  try {
-    json = JSON.parse(raw || '{}');
-  } catch {
-    return { ok: false, answer: { status: 400, body: { error: `the body is not JSON — send ${shape}` } } };
-  }
-  const parsed = schema.safeParse(json);
-  if (!parsed.success) return { ok: false, answer: { status: 400, body: { error: parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ') } } };
-  return { ok: true, value: parsed.data };
 }
 
 export function listTasks(store: TaskStore, now: number, query: URLSearchParams): ApiAnswer {
@@ -32,9 +20,9 @@ export function listTasks(store: TaskStore, now: number, query: URLSearchParams)
 
 /** One task, its sessions and the band it was given; `more` adds what other parts know of it (its receipt). */
 export function showTask(store: TaskStore, idOrPrefix: string, more?: (task: Task) => Record<string, unknown>): ApiAnswer {
-  const task = store.find(idOrPrefix);
-  if (task === 'ambiguous') return { status: 409, body: { error: `'${idOrPrefix}' matches more than one task — type more of its id` } };
-  if (!task) return { status: 404, body: { error: `no task ${idOrPrefix} — sleds tasks lists them` } };
+  const found = store.lookup(idOrPrefix);
+  if (!('task' in found)) return { status: found.status, body: { error: found.error } };
+  const task = found.task;
   return { status: 200, body: { task, sessions: store.sessionsOf(task.id), band: store.band(task.id), ...more?.(task) } };
 }
 
@@ -50,9 +38,9 @@ export function createTask(service: TaskService, raw: string): ApiAnswer {
 }
 
 export function updateTask(service: TaskService, store: TaskStore, idOrPrefix: string, raw: string): ApiAnswer {
-  const found = store.find(idOrPrefix);
-  if (found === 'ambiguous') return { status: 409, body: { error: `'${idOrPrefix}' matches more than one task — type more of its id` } };
-  if (!found) return { status: 404, body: { error: `no task ${idOrPrefix} — sleds tasks lists them` } };
+  const lookup = store.lookup(idOrPrefix);
+  if (!('task' in lookup)) return { status: lookup.status, body: { error: lookup.error } };
+  const found = lookup.task;
   const body = parseBody(raw, TaskUpdate, '{title?, worth?, type?, state?}');
   if (!body.ok) return body.answer;
   try {
