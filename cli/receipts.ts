@@ -5,7 +5,13 @@ import type { SignedReceipt } from '../core/receipt/receipt.js';
 import { requestMusher } from '../hooks/musher-client.js';
 import { keyFingerprint } from '../musher/handoff/keys.js';
 import { verifyReceipt } from '../musher/receipts/sign.js';
+import { RosterReader } from '../musher/roster/reader.js';
+import { checkSigner } from '../core/receipt/signer.js';
+import type { Log } from '../musher/log.js';
 import type { ReceiptList } from '../musher/receipts/api.js';
+
+/** The roster reader's complaints are musher's to log; here a broken roster just means no check. */
+const SILENT: Log = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 /** `sleds receipts [--json]` and `sleds receipt show|verify <id|file> [--json]`. */
 
@@ -91,14 +97,33 @@ export async function runReceipt(args: string[], json: boolean): Promise<number>
     return 0;
   }
   const verdict = verifyReceipt(loaded.raw);
+  // A good signature proves some key signed it; the roster of the repository here says whether it is the seat's.
+  const seat = (loaded.raw as SignedReceipt).body?.seat ?? '';
+  const who = verdict.ok ? checkSigner(new RosterReader(SILENT).rosterAt(process.cwd()), seat, verdict.signer) : null;
+  const forged = who?.kind === 'other-key';
   if (json) {
-    process.stdout.write(`${JSON.stringify(verdict.ok ? { ok: true, id: name, signer: verdict.signer, fingerprint: keyFingerprint(verdict.signer) } : { ok: false, id: name, why: verdict.why }, null, 2)}\n`);
-    return verdict.ok ? 0 : 1;
+    process.stdout.write(
+      `${JSON.stringify(
+        verdict.ok
+          ? { ok: !forged, id: name, signer: verdict.signer, fingerprint: keyFingerprint(verdict.signer), seat, seatKey: who!.kind === 'seat-key' ? true : forged ? false : null }
+          : { ok: false, id: name, why: verdict.why },
+        null,
+        2,
+      )}\n`,
+    );
+    return verdict.ok && !forged ? 0 : 1;
   }
   if (!verdict.ok) {
     process.stderr.write(`sleds: receipt ${name} does not verify: ${verdict.why}\n`);
     return 1;
   }
-  process.stdout.write(`receipt ${name} verifies: signed by the Ed25519 key ${keyFingerprint(verdict.signer)} (compare with the seat's entry in .sleds/roster.yml)\n`);
+  if (who?.kind === 'other-key') {
+    process.stderr.write(
+      `sleds: receipt ${name} is signed, but not with ${who.handle}'s key in .sleds/roster.yml (signer ${keyFingerprint(verdict.signer)}, roster ${keyFingerprint(who.rosterKey)}) — it was not signed by that seat, or ${who.handle}'s keys changed: pull the roster and ask them\n`,
+    );
+    return 1;
+  }
+  if (who?.kind === 'seat-key') process.stdout.write(`receipt ${name} verifies: signed with ${who.handle}'s key in .sleds/roster.yml (${keyFingerprint(verdict.signer)})\n`);
+  else process.stdout.write(`receipt ${name} verifies: signed by the Ed25519 key ${keyFingerprint(verdict.signer)} (${who?.kind === 'unknown' ? who.why : 'no roster'}: compare with the seat's entry in .sleds/roster.yml)\n`);
   return 0;
 }

@@ -124,6 +124,21 @@ describe('receipts', () => {
     const file = join(w.root, 'receipt.json');
     writeFileSync(file, saved.stdout);
     expect((await sleds(w, ['receipt', 'verify', file])).code).toBe(0);
+    // In the repository, the roster says whose key it is: dana's, or — with another key on her entry — not hers.
+    const entry = (JSON.parse((await sleds(w, ['keys', 'show', '--json'])).stdout) as { entry: { handle: string; keys: { x25519: string; ed25519: string } } }).entry;
+    mkdirSync(join(repo, '.sleds'), { recursive: true });
+    writeFileSync(join(repo, '.sleds', 'roster.yml'), JSON.stringify({ teammates: [entry] }));
+    const byRoster = await sleds(w, ['receipt', 'verify', file], undefined, {}, repo);
+    expect(byRoster.code, byRoster.stderr).toBe(0);
+    expect(byRoster.stdout).toMatch(new RegExp(`^receipt ${id} verifies: signed with dana's key in \\.sleds/roster\\.yml \\(`));
+    const otherKey = Buffer.alloc(32, 7).toString('base64');
+    writeFileSync(join(repo, '.sleds', 'roster.yml'), JSON.stringify({ teammates: [{ ...entry, keys: { ...entry.keys, ed25519: otherKey } }] }));
+    const notHers = await sleds(w, ['receipt', 'verify', file, '--json'], undefined, {}, repo);
+    expect(notHers.code).toBe(1);
+    expect(JSON.parse(notHers.stdout)).toMatchObject({ ok: false, id, seat: 'dana', seatKey: false });
+    const notHersWords = await sleds(w, ['receipt', 'verify', file], undefined, {}, repo);
+    expect(notHersWords.stderr).toMatch(new RegExp(`^sleds: receipt ${id} is signed, but not with dana's key in \\.sleds/roster\\.yml .* pull the roster and ask them\n$`));
+
     const tampered = JSON.parse(readFileSync(file, 'utf8')) as { receipt: SignedReceipt };
     tampered.receipt.body.costMicros = 2_000_000;
     writeFileSync(file, JSON.stringify(tampered));

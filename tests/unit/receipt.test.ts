@@ -5,6 +5,8 @@ import { activeMinutes, ACTIVE_GAP_MS, filesTouched } from '../../core/receipt/a
 import { remainingFromBand } from '../../core/estimate/remaining.js';
 import type { Band } from '../../core/estimate/band.js';
 import type { ReceiptBody } from '../../core/receipt/receipt.js';
+import { RosterFile } from '../../core/roster.js';
+import { checkSigner, type SignerCheck } from '../../core/receipt/signer.js';
 
 const BAND: Band = { lowMicros: 4_000_000, highMicros: 11_000_000, lowMinutes: 20, highMinutes: 55, fit: { inBand: 13, of: 16 }, basis: 'receipts', n: 16 };
 
@@ -88,5 +90,21 @@ describe('remaining work from the band', () => {
   it('a prior or no band gives nothing: the card falls back to the burn', () => {
     expect(remainingFromBand({ ...BAND, basis: 'prior' }, 0, 0)).toBeNull();
     expect(remainingFromBand(null, 0, 0)).toBeNull();
+  });
+});
+
+describe('whose key signed a receipt, by the roster', () => {
+  const DANA = 'A'.repeat(43) + '=';
+  const OTHER = 'B'.repeat(43) + '=';
+  const roster = RosterFile.parse({ teammates: [{ handle: 'dana', keys: { x25519: DANA, ed25519: DANA } }, { handle: 'sam' }] });
+  it.each<[string, RosterFile | null, string, string, SignerCheck['kind']]>([
+    ["the seat's roster key", roster, 'dana', DANA, 'seat-key'],
+    ['the seat by another case', roster, 'Dana', DANA, 'seat-key'],
+    ['another key than the roster names', roster, 'dana', OTHER, 'other-key'],
+    ['a seat without keys', roster, 'sam', OTHER, 'unknown'],
+    ['a seat not in the roster', roster, 'lee', OTHER, 'unknown'],
+    ['no roster', null, 'dana', DANA, 'unknown'],
+  ])('%s', (_what, r, seat, signer, kind) => {
+    expect(checkSigner(r, seat, signer).kind).toBe(kind);
   });
 });
