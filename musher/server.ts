@@ -12,7 +12,19 @@ import { dispatchTask, showPicker } from './picker/api.js';
 /** musher's API: HTTP/1.1 + JSON over a Unix socket that only its user can open (0600). */
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
+const bodies = new WeakMap<IncomingMessage, Promise<string>>();
+
+/** The request's body, read once (the server reads every POST whole before routing it; routes get the same text). */
 function readBody(req: IncomingMessage): Promise<string> {
+  let body = bodies.get(req);
+  if (!body) {
+    body = readWhole(req);
+    bodies.set(req, body);
+  }
+  return body;
+}
+
+function readWhole(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -61,10 +73,7 @@ async function jobsRoute(musher: Musher, req: IncomingMessage, url: URL): Promis
 async function estimateRoutes(musher: Musher, req: IncomingMessage, url: URL): Promise<ApiAnswer | null> {
   if (req.method === 'POST' && url.pathname === '/v1/estimate') return estimateRoute(musher.estimates, await readBody(req));
   const done = /^\/v1\/tasks\/([^/]+)\/done$/.exec(url.pathname);
-  if (req.method === 'POST' && done) {
-    await readBody(req); // nothing in it is read, but the client's bytes are taken before the answer closes the socket
-    return finishTaskRoute(musher.receipts, decodeURIComponent(done[1]!));
-  }
+  if (req.method === 'POST' && done) return finishTaskRoute(musher.receipts, decodeURIComponent(done[1]!));
   if (req.method === 'GET' && url.pathname === '/v1/receipts') return listReceipts(musher.receipts, musher.receiptStore, url.searchParams);
   const one = /^\/v1\/receipts\/([^/]+)$/.exec(url.pathname);
   if (req.method === 'GET' && one) return showReceipt(musher.receipts, musher.receiptStore, decodeURIComponent(one[1]!));
@@ -112,14 +121,12 @@ async function pickerRoute(musher: Musher, req: IncomingMessage, url: URL): Prom
 /** POST /v1/github/watch: one PR-watcher round now (a PR just opened ends its task without waiting for the poll). */
 async function githubRoute(musher: Musher, req: IncomingMessage, url: URL): Promise<ApiAnswer | null> {
   if (!(req.method === 'POST' && url.pathname === '/v1/github/watch')) return null;
-  await readBody(req); // read before answering: a client still writing its body would get EPIPE
   if (!musher.github) return { status: 503, body: { error: 'this musher does not watch GitHub' } };
   return { status: 200, body: await musher.github.prWatcher.runNow() };
 }
 
 /** POST /v1/tracker/poll (one tracker round now), GET /v1/tracker (the items taken, and their comments). */
 async function trackerRoute(musher: Musher, req: IncomingMessage, url: URL): Promise<ApiAnswer | null> {
-  if (req.method === 'POST') await readBody(req); // read before answering: a client still writing its body would get EPIPE
   const tracker = musher.github?.tracker;
   if (!tracker) return { status: 503, body: { error: 'this musher runs no tracker intake' } };
   if (req.method === 'POST' && url.pathname === '/v1/tracker/poll') return { status: 200, body: await tracker.pollNow() };
@@ -136,6 +143,9 @@ export function startServer(musher: Musher, socketPath: string, log: Log, onShut
   const server = createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://musher');
     try {
+      // Every POST is read whole before it is answered, used or not: an answer that closed the connection while the
+      // client still wrote its body would fail the client's write (EPIPE, seen as "musher is not running").
+      if (req.method === 'POST') await readBody(req);
       if (req.method === 'POST' && url.pathname.startsWith('/v1/hook/')) {
         const event = decodeURIComponent(url.pathname.slice('/v1/hook/'.length));
         const raw = await readBody(req);
@@ -199,7 +209,6 @@ export function startServer(musher: Musher, socketPath: string, log: Log, onShut
         }
         if (req.method === 'GET' && action === 'explain') return send(res, 200, JSON.stringify({ text: musher.wallKeeper.explain(wall.wallId) }));
         if (req.method === 'POST' && action === 'go') {
-          await readBody(req); // take the client's '{}' before answering: an answer that closes first fails its write (EPIPE)
           const go = await musher.wallKeeper.go(wall.wallId);
           return send(res, 'error' in go ? 409 : 200, JSON.stringify(go));
         }
