@@ -41,3 +41,10 @@ export function formatAge(ms: number): string {
 export function formatUsdWhole(micros: number): string {
   return `$${Math.round(micros / 1_000_000)}`;
 }
+
+/** "$6", "$12", "$6.40", "$0.40": whole dollars from $10 up or when there are no cents; where space is short. */
+export function formatUsdShort(micros: number): string {
+  const cents = Math.round(micros / 10_000);
+  if (micros >= 10_000_000 || cents % 100 === 0) return formatUsdWhole(micros);
+  return formatUsd(micros);
+}

@@ -1,4 +1,4 @@
-import { formatUsd, formatUsdWhole } from '../format.js';
+import { formatUsdShort, formatUsdWhole } from '../format.js';
 import { MIN_SIMILAR_RECEIPTS, type Band } from './band.js';
 
 /** A band as a person reads it: "$4–11 · 20–55 min · 81%", "· 2 of 5 in band" while few had bands. Pure. */
@@ -6,8 +6,8 @@ import { MIN_SIMILAR_RECEIPTS, type Band } from './band.js';
 /** Whole dollars from $10 up ("$4–11"), cents below ("$0.40–3.20"); one figure when the ends meet. */
 export function formatMoneyRange(lowMicros: number, highMicros: number): string {
   const whole = highMicros >= 10_000_000;
-  const lo = whole ? formatUsdWhole(lowMicros) : formatUsd(lowMicros);
-  const hi = whole ? formatUsdWhole(highMicros) : formatUsd(highMicros);
+  const lo = whole ? formatUsdWhole(lowMicros) : formatUsdShort(lowMicros);
+  const hi = whole ? formatUsdWhole(highMicros) : formatUsdShort(highMicros);
   return lo === hi ? lo : `${lo}–${hi.slice(1)}`;
 }
 

@@ -4,7 +4,8 @@ import { formatShortTime } from '../exits/words.js';
 import type { TaskState } from '../task/task.js';
 import { providerOf } from './models.js';
 import type { PickerHarness, PickerRow, PickerVerb, SeatKind } from './row.js';
-import { bandText, dollars, fitText, headroomText, pickerText, wallLine, type WallLineInput } from './words.js';
+import { formatUsdShort } from '../format.js';
+import { bandText, fitText, headroomText, pickerText, wallLine, type WallLineInput } from './words.js';
 
 /**
  * The picker's rows for one task, from what musher knows now: the bands the estimator gives, the live bars, the
@@ -96,7 +97,7 @@ export function worthRatio(worthMicros: number | null, band: Band | null): numbe
 export function gateReason(worth: string | null, worthMicros: number | null, band: Band | null): string | null {
   const ratio = worthRatio(worthMicros, band);
   if (ratio === null || ratio >= 1) return null;
-  return `may cost up to ${dollars(band!.highMicros)}, more than ${worth ?? 'its'} worth of ${dollars(worthMicros!)}`;
+  return `may cost up to ${formatUsdShort(band!.highMicros)}, more than ${worth ?? 'its'} worth of ${formatUsdShort(worthMicros!)}`;
 }
 
 export function scaleBandMoney(band: Band | null, factor: number): Band | null {

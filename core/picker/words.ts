@@ -1,33 +1,21 @@
-import { formatUsd } from '../format.js';
+import { formatUsdShort } from '../format.js';
+import { formatFit, formatMinutesRange, formatMoneyRange } from '../estimate/format.js';
 import type { Band } from '../estimate/band.js';
 import { formatWhen, shortModel } from '../exits/words.js';
 import type { PickerHarness, PickerRow } from './row.js';
 
 /** The picker's words: bands, headroom, the wall line and the paragraph. Pure; times in the zone passed in. */
 
-/** "$6", "$12", "$6.40", "$0.40": whole dollars from $10 up or when there are no cents, where a picker has little room. */
-export function dollars(micros: number): string {
-  const cents = Math.round(micros / 10_000);
-  if (micros >= 10_000_000 || cents % 100 === 0) return `$${Math.round(micros / 1_000_000)}`;
-  return formatUsd(micros);
-}
-
-/** "$4–11 · 20–55 min", "$2–6 · 10–30 min (prior)", "no band yet". */
+/** "$4–11 · 20–55 min", "$2–6 · 10–30 min (prior)", "no band yet": the estimate's own ranges. */
 export function bandText(band: Band | null): string {
   if (!band) return 'no band yet';
-  const lo = dollars(band.lowMicros);
-  const hi = dollars(band.highMicros);
-  const money = lo === hi ? lo : `${lo}–${hi.slice(1)}`;
-  const loMin = Math.round(band.lowMinutes);
-  const hiMin = Math.round(band.highMinutes);
-  const minutes = loMin === hiMin ? `${loMin} min` : `${loMin}–${hiMin} min`;
-  return `${money} · ${minutes}${band.basis === 'prior' ? ' (prior)' : ''}`;
+  return `${formatMoneyRange(band.lowMicros, band.highMicros)} · ${formatMinutesRange(band.lowMinutes, band.highMinutes)}${band.basis === 'prior' ? ' (prior)' : ''}`;
 }
 
-/** "4 of 5 in band", or null when no similar task had a band. */
+/** "2 of 4 in band", "81% in band" (the estimate's fit, said in full for a row), or null when none had a band. */
 export function fitText(band: Band | null): string | null {
-  if (!band?.fit || band.fit.of === 0) return null;
-  return `${band.fit.inBand} of ${band.fit.of} in band`;
+  const fit = formatFit(band?.fit ?? null);
+  return fit?.endsWith('%') ? `${fit} in band` : fit;
 }
 
 /** "62% of the bar left". */
@@ -66,8 +54,8 @@ export interface WallLineInput {
 export function wallLine(w: WallLineInput): string | null {
   const when = (ms: number): string => formatWhen(ms, w.nowMs, w.timeZone);
   if (w.usedPct >= 100) return `the ${w.name} bar is full${w.resetsAtMs !== null ? `; it resets at ${when(w.resetsAtMs)}` : ''}`;
-  if (w.dollarsToWallMicros !== null && w.crossesAtMs !== null) return `${dollars(w.dollarsToWallMicros)} more; you will cross at ${when(w.crossesAtMs)}`;
-  if (w.dollarsToWallMicros !== null) return `${dollars(w.dollarsToWallMicros)} more to the ${w.name} wall; at this pace it resets first`;
+  if (w.dollarsToWallMicros !== null && w.crossesAtMs !== null) return `${formatUsdShort(w.dollarsToWallMicros)} more; you will cross at ${when(w.crossesAtMs)}`;
+  if (w.dollarsToWallMicros !== null) return `${formatUsdShort(w.dollarsToWallMicros)} more to the ${w.name} wall; at this pace it resets first`;
   if (w.crossesAtMs !== null) return `you will cross the ${w.name} wall at ${when(w.crossesAtMs)}`;
   return null;
 }
@@ -108,7 +96,7 @@ export function bestRows(rows: readonly PickerRow[], n: number): PickerRow[] {
  * A short paragraph a person can read and a model can use: the task, held or not, the best rows, and the wall line.
  */
 export function pickerText(p: { task: { id: string; title: string; worth: string | null }; worthValueMicros: number | null; rows: readonly PickerRow[]; held: string | null; wallLine: string | null }): string {
-  const worth = p.task.worth ? `worth ${p.task.worth}${p.worthValueMicros !== null ? ` (${dollars(p.worthValueMicros)})` : ''}` : 'no worth stated';
+  const worth = p.task.worth ? `worth ${p.task.worth}${p.worthValueMicros !== null ? ` (${formatUsdShort(p.worthValueMicros)})` : ''}` : 'no worth stated';
   const out = [`Task ${p.task.id} "${p.task.title}", ${worth}.`];
   if (p.held) {
     out.push(`Held: ${p.held}.`);

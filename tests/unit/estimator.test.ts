@@ -147,7 +147,7 @@ describe('formatBand', () => {
   it.each([
     [4 * DOLLAR, 11 * DOLLAR, '$4–11'],
     [400_000, 3_200_000, '$0.40–3.20'],
-    [2_000_000, 2_004_000, '$2.00'],
+    [2_000_000, 2_004_000, '$2'],
     [12 * DOLLAR, 12_200_000, '$12'],
   ])('money %i–%i reads %s', (lo, hi, text) => expect(formatMoneyRange(lo, hi)).toBe(text));
 

@@ -62,17 +62,17 @@ describe('sleds pick, the ink view', () => {
     expect(frame).toMatchInlineSnapshot(`
       "task k3m9x2qa45pz: Fix the flaky login test · worth normal
       wall: $6 more; you will cross at 3:40 pm UTC
-      › Dispatch  Claude Code · opus 5.5     $4–11 · 20–55 min · 4 of 5 in band
+      › Dispatch  Claude Code · opus 5.5     $4–11 · 20–55 min · 80% in band
                   30% of the bar left · crosses before it lands
-        Dispatch  Claude Code · sonnet 5.5   $2–6 · 20–55 min · 4 of 5 in band
+        Dispatch  Claude Code · sonnet 5.5   $2–6 · 20–55 min · 80% in band
                   30% of the bar left · lands before the wall
         Dispatch  Codex · gpt-6-sol          no band yet
                   no bar seen yet
-        Queue     overnight batch · opus 5.5 $2–5.50 · 20–55 min · 4 of 5 in band
+        Queue     overnight batch · opus 5.5 $2–5.50 · 20–55 min · 80% in band
                   off the bar (platform key) · ½ price · runs 10:00pm–6:00am · lands by 6:00am
-        Offer     dana                       $4–11 · 20–55 min · 4 of 5 in band
+        Offer     dana                       $4–11 · 20–55 min · 80% in band
                   their own bars · not at a wall: ask them
-        Offer     a person with the agent    $4–11 · 20–55 min · 4 of 5 in band
+        Offer     a person with the agent    $4–11 · 20–55 min · 80% in band
                   a person’s time · a person drives the agent: post it to the team
       ↑/↓ choose · enter takes the verb · q quits"
     `);
@@ -88,7 +88,7 @@ describe('sleds pick, the ink view', () => {
     expect(rows).toHaveLength(6);
     for (const r of rows) expect(r).toMatch(/^[› ] —/);
     expect(lines.filter((l) => l.endsWith(' · held'))).toHaveLength(6);
-    expect(frame).toContain('$4–11 · 20–55 min · 4 of 5 in band');
+    expect(frame).toContain('$4–11 · 20–55 min · 80% in band');
     expect(frame).not.toMatch(/Dispatch|Queue|Offer/);
   });
 

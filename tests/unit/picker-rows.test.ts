@@ -82,7 +82,7 @@ describe('picker rows', () => {
     [$(10), 11, 'may cost up to $11, more than normal worth of $10'],
     [$(11), 11, null],
     [null, 11, null],
-  ])('the gate by worth ÷ cost: worth %s against a band up to $%s → %s', (worth, hi, reason) => {
+  ])('the gate by worth ÷ cost: worth %s against a band topping out at %s micro-dollars → %s', (worth, hi, reason) => {
     expect(gateReason('normal', worth, band(1, hi))).toBe(reason);
   });
 
@@ -104,7 +104,7 @@ describe('picker rows', () => {
     [6, 11, true, 'crosses before it lands'],
     [11, 11, false, 'lands before the wall'],
     [null, 11, null, null],
-  ])('the wall against the band: $%s to the wall, band up to $%s → %s', (toWall, hi, crosses, words) => {
+  ])('the wall against the band: %s micro-dollars to the wall, band up to %s → %s', (toWall, hi, crosses, words) => {
     const view = buildPicker(input({ bars: [fiveHour(40, toWall, NOW + 100 * MIN)], bandOf: () => band(2, hi) }));
     expect(view.rows[0]).toMatchObject({ crosses, wall: words });
   });
@@ -145,9 +145,9 @@ describe('picker rows', () => {
     expect(view.wallLine).toBe('$6 more; you will cross at 3:40 pm UTC');
     expect(view.text).toBe(
       'Task k3m9x2qa45pz "Fix the flaky login test", worth normal ($50). Best: ' +
-        'row 5, Codex · gpt-6-luna: $0.50–1.50 · 20–55 min, 4 of 5 in band → Dispatch; ' +
-        'row 6, overnight batch · opus 5.5: $2–5.50 · 20–55 min, 4 of 5 in band → Queue (½ price · runs 10:00pm–6:00am · lands by 6:00am); ' +
-        'row 2, Claude Code · sonnet 5.5: $2–6 · 20–55 min, 4 of 5 in band, 30% of the bar left, lands before the wall → Dispatch. ' +
+        'row 5, Codex · gpt-6-luna: $0.50–1.50 · 20–55 min, 80% in band → Dispatch; ' +
+        'row 6, overnight batch · opus 5.5: $2–5.50 · 20–55 min, 80% in band → Queue (½ price · runs 10:00pm–6:00am · lands by 6:00am); ' +
+        'row 2, Claude Code · sonnet 5.5: $2–6 · 20–55 min, 80% in band, 30% of the bar left, lands before the wall → Dispatch. ' +
         'Wall: $6 more; you will cross at 3:40 pm UTC.',
     );
   });
