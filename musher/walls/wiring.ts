@@ -10,6 +10,7 @@ import { findLiveSessions } from '../resume/find-pane.js';
 import type { Job } from '../scheduler/job.js';
 import type { PrecheckAnswer } from '../scheduler/scheduler.js';
 import { WallKeeper } from './wall-keeper.js';
+import { seatHandle } from '../handoff/keys.js';
 import type { HandoffService } from '../handoff/service.js';
 import type { KeyPort, PolicyPort, SnapshotPort } from './ports.js';
 
@@ -21,8 +22,9 @@ export interface WallWiring {
   handoff: HandoffService | null;
 }
 
+/** This seat's handle (SLEDS_SEAT, else the OS user), as the roster and hand-offs spell it; 'me' when neither is a handle. */
 export function seatName(): string {
-  return process.env.SLEDS_SEAT || process.env.USER || 'me';
+  return seatHandle(process.env, process.env.USER ?? null) ?? 'me';
 }
 
 /** How long after a "not yet" the scheduler asks again whether the bar has dropped. */
