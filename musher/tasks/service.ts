@@ -140,25 +140,26 @@ export class TaskService {
   }
 
   /**
-   * `/sled worth <level>` sets the worth of the session's task and of the session (the wall's policy reads the
-   * session's). Returns the line to answer with.
+   * `/sled worth <level>` sets the worth of the session's task (the session's own, before it has a task). Returns
+   * the line to answer with.
    */
   setWorth(sessionId: string, level: string | null): string {
     const session = this.d.sessions.get(sessionId);
     const task = this.forSession(sessionId);
     const levels = this.d.worthLevels(task?.repo ?? session?.cwd ?? null);
     const choices = [...levels, 'none'].join('|');
-    const current = task?.worth ?? this.d.sessions.worth(sessionId);
+    const current = this.worthOf(sessionId);
     if (level === null) return `sled: this task's worth is ${current ?? 'not set'} — set it with /sled worth ${choices}`;
     if (level !== 'none' && !levels.includes(level)) return `sled: '${level}' is not a worth level here — use /sled worth ${choices}`;
     const worth = level === 'none' ? null : level;
-    this.d.sessions.setWorth(sessionId, worth);
     if (task) this.d.store.update(task.id, { worth }, this.d.clock.now());
+    else this.d.sessions.setWorth(sessionId, worth);
     return `sled: this task's worth is now ${level}. The policy reads it at the wall.`;
   }
 
-  /** The worth the wall's policy reads for a session: its task's, else the session's own. */
+  /** The worth the wall's policy reads for a session: its task's, or the session's own while it has no task. */
   worthOf(sessionId: string): string | null {
-    return this.forSession(sessionId)?.worth ?? this.d.sessions.worth(sessionId);
+    const task = this.forSession(sessionId);
+    return task ? task.worth : this.d.sessions.worth(sessionId);
   }
 }

@@ -174,6 +174,22 @@ describe('at the wall', () => {
     expect((await sleds(w, ['policy', 'explain', 'zzzzzzzzzzzz'])).stderr).toMatch(/^sleds: no wall zzzzzzzzzzzz/);
   });
 
+  it("the policy reads the worth of the session's task: /sled worth on the task picks the rule that needs it", async () => {
+    const w = await world();
+    const repo = join(w.root, 'repo');
+    mkdirSync(join(repo, '.sleds'), { recursive: true });
+    mkdirSync(join(repo, '.git'));
+    writeFileSync(join(repo, '.sleds', 'policy.yml'), ['rules:', '  - name: defer what is worth little', '    when: { worth: low }', '    then: defer', ''].join('\n'));
+    await hook(w, 'SessionStart', { source: 'startup', cwd: repo });
+    await hook(w, 'UserPromptSubmit', { cwd: repo, prompt: 'Rename the helpers' });
+    expect(JSON.parse((await hook(w, 'UserPromptSubmit', { cwd: repo, prompt: '/sled worth low' })).stdout).reason).toContain("this task's worth is now low");
+    const tasks = JSON.parse((await sleds(w, ['tasks', '--json'])).stdout) as { tasks: Array<{ title: string; worth: string | null }> };
+    expect(tasks.tasks).toEqual([expect.objectContaining({ title: 'Rename the helpers', worth: 'low' })]);
+    await hook(w, 'StopFailure', { cwd: repo, error: 'rate_limit', last_assistant_message: "You've hit your 5-hour limit · resets 11:55pm (UTC)" });
+    const wall = await waitFor('the policy to choose', async () => (await status(w)).wallBook.find((x) => x.choice !== null));
+    expect(wall).toMatchObject({ choice: 'defer', chosenBy: 'policy' });
+  });
+
   it("the card names the roster's owner of the changed files for the hand-off", async () => {
     const w = await world({ SLEDS_SEAT: 'sam' });
     const repo = join(w.root, 'shop');
