@@ -37,15 +37,27 @@ const DOWN = '\u001B[B';
 const UP = '\u001B[A';
 const ENTER = '\r';
 
-/** Polls the frame (ink renders on its own schedule) until it shows what is expected. */
-async function frameWith(lastFrame: () => string | undefined, text: string): Promise<string> {
+type View = { frames: string[] };
+
+/**
+ * Polls the frames written since `since` (ink renders on its own schedule) until one shows what is expected.
+ * Frames, not the last one: when the view exits, ink under CI=true writes one more, empty, frame.
+ */
+async function frameWith(view: View, text: string, since = 0): Promise<string> {
   const end = Date.now() + 5000;
   for (;;) {
-    const f = lastFrame() ?? '';
-    if (f.includes(text)) return f;
-    if (Date.now() > end) throw new Error(`the frame never showed ${JSON.stringify(text)}; last frame:\n${f}`);
+    const f = view.frames.slice(since).findLast((x) => x.includes(text));
+    if (f !== undefined) return f;
+    if (Date.now() > end) throw new Error(`the frame never showed ${JSON.stringify(text)}; last frame:\n${view.frames.at(-1) ?? ''}`);
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/** Writes a key and waits for a frame, drawn after it, that shows `text`. */
+async function press(view: View & { stdin: { write(s: string): void } }, key: string, text: string): Promise<string> {
+  const since = view.frames.length;
+  view.stdin.write(key);
+  return frameWith(view, text, since);
 }
 
 const instances: Array<{ unmount(): void }> = [];
@@ -57,7 +69,7 @@ describe('sleds pick, the ink view', () => {
   it('renders every row with its band, headroom, wall and verb (snapshot)', async () => {
     const view = render(createElement(PickView, { answer: answer('normal'), color: false, onTake: async () => ({ ok: true, line: '' }) }));
     instances.push(view);
-    const frame = await frameWith(view.lastFrame, 'enter takes the verb');
+    const frame = await frameWith(view, 'enter takes the verb');
     expect(frame).not.toMatch(/\u001B\[/); // NO_COLOR: not one escape
     expect(frame).toMatchInlineSnapshot(`
       "task k3m9x2qa45pz: Fix the flaky login test · worth normal
@@ -81,7 +93,7 @@ describe('sleds pick, the ink view', () => {
   it('shows the held state: no verb on any row, and how to state a worth', async () => {
     const view = render(createElement(PickView, { answer: answer(null), color: false, onTake: async () => ({ ok: true, line: '' }) }));
     instances.push(view);
-    const frame = await frameWith(view.lastFrame, 'enter takes the verb');
+    const frame = await frameWith(view, 'enter takes the verb');
     expect(frame).toContain('held: not worth doing until someone states a worth — sleds task k3m9x2qa45pz worth high|normal|low');
     const lines = frame.split('\n');
     const rows = lines.filter((l) => /^[› ] \S/.test(l));
@@ -100,20 +112,14 @@ describe('sleds pick, the ink view', () => {
     };
     const view = render(createElement(PickView, { answer: answer('normal'), color: false, onTake }));
     instances.push(view);
-    await frameWith(view.lastFrame, '› Dispatch  Claude Code · opus 5.5');
-    view.stdin.write(DOWN);
-    await frameWith(view.lastFrame, '› Dispatch  Claude Code · sonnet 5.5');
+    await frameWith(view, '› Dispatch  Claude Code · opus 5.5');
+    await press(view, DOWN, '› Dispatch  Claude Code · sonnet 5.5');
     // One key at a time: the test stdin keeps only the last write until ink reads it.
-    view.stdin.write(DOWN);
-    await frameWith(view.lastFrame, '› Dispatch  Codex · gpt-6-sol');
-    view.stdin.write(DOWN);
-    await frameWith(view.lastFrame, '› Queue     overnight batch');
-    view.stdin.write(DOWN);
-    await frameWith(view.lastFrame, '› Offer     dana');
-    view.stdin.write(UP);
-    await frameWith(view.lastFrame, '› Queue     overnight batch');
-    view.stdin.write(ENTER);
-    const frame = await frameWith(view.lastFrame, 'Queued task k3m9x2qa45pz: job abcd2345');
+    await press(view, DOWN, '› Dispatch  Codex · gpt-6-sol');
+    await press(view, DOWN, '› Queue     overnight batch');
+    await press(view, DOWN, '› Offer     dana');
+    await press(view, UP, '› Queue     overnight batch');
+    const frame = await press(view, ENTER, 'Queued task k3m9x2qa45pz: job abcd2345');
     expect(taken.map((r) => [r.index, r.verb])).toEqual([[4, 'Queue']]);
     expect(frame).toContain('› Queue     overnight batch');
   });
@@ -122,9 +128,8 @@ describe('sleds pick, the ink view', () => {
     const taken: PickerRow[] = [];
     const view = render(createElement(PickView, { answer: answer(null), color: false, onTake: async (r: PickerRow) => (taken.push(r), { ok: true, line: 'x' }) }));
     instances.push(view);
-    await frameWith(view.lastFrame, 'enter takes the verb');
-    view.stdin.write(ENTER);
-    await frameWith(view.lastFrame, 'Claude Code · opus 5.5 is not offered: held: not worth doing until someone states a worth');
+    await frameWith(view, 'enter takes the verb');
+    await press(view, ENTER, 'Claude Code · opus 5.5 is not offered: held: not worth doing until someone states a worth');
     expect(taken).toEqual([]);
   });
 });
