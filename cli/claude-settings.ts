@@ -24,9 +24,11 @@ import { basename, dirname, join, resolve } from 'node:path';
  * symlink, keeping the mode), and back it up before the first change.
  */
 
-export const PLUGIN_ID = 'sled@sleds-local';
+export const PLUGIN_ID = 'sleds@sleds-local';
+/** The plugin's id before it took the product's name; sleds install removes it so its hooks never run twice. */
+export const LEGACY_PLUGIN_IDS = ['sled@sleds-local'];
 export const MARKETPLACE_NAME = 'sleds-local';
-export const PLUGIN_NAME = 'sled';
+export const PLUGIN_NAME = 'sleds';
 
 export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 export type JsonObject = { [k: string]: Json };
@@ -187,7 +189,7 @@ export function orderKeysLike(data: JsonObject, order: string[]): JsonObject {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// The plugin keys, exactly as `claude plugin marketplace add <dir>` + `claude plugin install sled@sleds-local` write
+// The plugin keys, exactly as `claude plugin marketplace add <dir>` + `claude plugin install sleds@sleds-local` write
 // them (checked against Claude Code 2.1.328).
 
 export function marketplaceEntry(root: string): JsonObject {
@@ -224,6 +226,15 @@ export function setPluginKeys(data: JsonObject, root: string): string | null {
   const enabled = (data.enabledPlugins ??= {}) as JsonObject;
   enabled[PLUGIN_ID] = true;
   return null;
+}
+
+/** Drops the legacy plugin ids from enabledPlugins; the ids it dropped. */
+export function dropLegacyPluginKeys(data: JsonObject): string[] {
+  const enabled = data.enabledPlugins;
+  if (!isObject(enabled)) return [];
+  const dropped = LEGACY_PLUGIN_IDS.filter((id) => Object.prototype.hasOwnProperty.call(enabled, id));
+  for (const id of dropped) delete enabled[id];
+  return dropped;
 }
 
 /** Removes the two plugin keys; drops a container left empty unless `keepEmpty` says it was there before. */

@@ -10,6 +10,7 @@ import {
   backupFile,
   clone,
   deepEqual,
+  dropLegacyPluginKeys,
   isObject,
   marketplaceEntry,
   marketplacePath,
@@ -286,6 +287,7 @@ export async function runInstall(cliMainArg: string, args: string[]): Promise<nu
       return rep.finish();
     }
   }
+  for (const id of dropLegacyPluginKeys(next)) rep.info('plugin', `removed the plugin's old name ${id} from settings.json`, { legacy: id });
   const slChanged = !deepEqual(next.statusLine, desiredSL);
   if (slChanged) next.statusLine = desiredSL;
   const marketBefore = isObject(after.data.extraKnownMarketplaces) ? after.data.extraKnownMarketplaces[MARKETPLACE_NAME] : undefined;

@@ -94,7 +94,7 @@ const NOT_A_PROMPT: ReadonlyArray<RegExp> = [
   /^<user_shell_command>/,
   /^<subagent_notification>/,
   // sleds' own verbs, answered by musher.
-  /^\/sled(?::sled)?(?:\s|$)/,
+  /^\/(?:sleds?:)?sled(?:\s|$)/,
 ];
 
 export function isUsersOwnPrompt(text: string): boolean {

@@ -28,7 +28,7 @@ export function sledUsage(word: string): string {
   return `sled: unknown verb '${word}' — try /sled status or /sled help`;
 }
 
-const SLED_PREFIX = /^\s*(?:\/sled(?::sled)?|sled)(?=\s|$)(.*)$/is;
+const SLED_PREFIX = /^\s*(?:\/(?:sleds?:)?sled|sled)(?=\s|$)(.*)$/is;
 /** Words that make an unslashed "sled …" ours; anything else stays an ordinary prompt ("sled the dogs"). */
 const UNSLASHED_VERBS = new Set(['status', 'help', 'exits', 'cancel', 'worth', 'pickup', 'task', 'type', 'estimate', 'done', 'answer', '1', '2', '3', '4', '5', '6']);
 

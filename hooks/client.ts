@@ -15,7 +15,7 @@ import { newEventId, readStdinSync, writeStdoutSync } from './stdin.js';
 const BUDGET_MS: Record<string, number> = { UserPromptSubmit: 2_000 };
 const DEFAULT_BUDGET_MS = 1_000;
 /** `/sled pickup` fetches and checks out a teammate's work, `/sled 5` seals a snapshot: the user waits for both. */
-const SLOW_VERB = /"prompt"\s*:\s*"\s*\/?sled(?::sled)?\s+(?:pickup|5)\b/i;
+const SLOW_VERB = /"prompt"\s*:\s*"\s*(?:\/(?:sleds?:)?)?sled\s+(?:pickup|5)\b/i;
 // Under the 10 s the plugin (and the Codex hooks) give a hook.
 const SLOW_VERB_BUDGET_MS = 9_000;
 

@@ -17,7 +17,7 @@ import type { Question } from '../../core/question/question.js';
 
 const PLUGIN_DIR = join(REPO_ROOT, 'plugin');
 /** Measured: plugin `sled`, server `sleds` in its .mcp.json → mcp__plugin_<plugin>_<server>__<tool>. */
-const tool = (name: string) => `mcp__plugin_sled_sleds__${name}`;
+const tool = (name: string) => `mcp__plugin_sleds_sleds__${name}`;
 
 /** The tool_result blocks of a request's last user message: what the tools answered. */
 function toolResults(req: RecordedRequest): Array<{ id: string; text: string; isError: boolean }> {

@@ -84,16 +84,16 @@ describe('sleds install with the real claude', () => {
     // install
     const first = await sleds(w, ['install']);
     expect(first.code, first.stdout + first.stderr).toBe(0);
-    expect(first.stdout).toMatch(/^✓ plugin sled@sleds-local installed and enabled with 'claude plugin'/m);
+    expect(first.stdout).toMatch(/^✓ plugin sleds@sleds-local installed and enabled with 'claude plugin'/m);
     expect(first.stdout).toMatch(/^✓ statusline now runs sleds, then your own: printf/m);
     expect(first.stdout).toMatch(/^✓ musher started \(pid \d+\)/m);
     expect(first.stdout).not.toContain('✗');
 
     const listed = await pluginList(w);
-    expect(listed).toContainEqual(expect.objectContaining({ id: 'sled@sleds-local', enabled: true, readFromFolder: join(root, 'plugin') }));
+    expect(listed).toContainEqual(expect.objectContaining({ id: 'sleds@sleds-local', enabled: true, readFromFolder: join(root, 'plugin') }));
 
     const settings = readJson(settingsPath);
-    expect(settings.enabledPlugins).toEqual({ 'sled@sleds-local': true });
+    expect(settings.enabledPlugins).toEqual({ 'sleds@sleds-local': true });
     expect(settings.extraKnownMarketplaces).toEqual({ 'sleds-local': { source: { source: 'directory', path: root } } });
     expect(settings.model).toBe('opus');
     expect(settings.permissions).toEqual({ allow: ['Bash(ls:*)'] });
@@ -128,7 +128,7 @@ describe('sleds install with the real claude', () => {
     const stateBytes = readFileSync(stateFile);
     const second = await sleds(w, ['install']);
     expect(second.code, second.stdout + second.stderr).toBe(0);
-    expect(second.stdout).toMatch(/^✓ plugin sled@sleds-local already installed and enabled/m);
+    expect(second.stdout).toMatch(/^✓ plugin sleds@sleds-local already installed and enabled/m);
     expect(second.stdout).toMatch(/^✓ statusline already runs sleds/m);
     expect(second.stdout).toMatch(/^✓ musher already running/m);
     expect(readFileSync(settingsPath).equals(bytes)).toBe(true);
@@ -139,7 +139,7 @@ describe('sleds install with the real claude', () => {
     const good = await sleds(w, ['doctor']);
     expect(good.code, good.stdout).toBe(0);
     expect(good.stdout).not.toContain('✗');
-    expect(good.stdout).toMatch(/^✓ plugin sled@sleds-local enabled$/m);
+    expect(good.stdout).toMatch(/^✓ plugin sleds@sleds-local enabled$/m);
     expect(good.stdout).toMatch(/^✓ musher running \(pid \d+\)/m);
     expect(good.stdout).toMatch(/^✓ socket mode 0600$/m);
     const goodJson = await doctorJson(w);
@@ -163,7 +163,7 @@ describe('sleds install with the real claude', () => {
     expect(gone.code, gone.stdout + gone.stderr).toBe(0);
     expect(gone.stdout).toMatch(/^✓ musher stopped \(pid \d+\)/m);
     expect(readFileSync(settingsPath, 'utf8')).toBe(ORIGINAL);
-    expect((await pluginList(w)).map((p) => p.id)).not.toContain('sled@sleds-local');
+    expect((await pluginList(w)).map((p) => p.id)).not.toContain('sleds@sleds-local');
     expect(existsSync(stateFile)).toBe(false);
     const after = await doctorJson(w);
     expect(after.report.steps.find((s) => s.id === 'musher')?.status).toBe('fail');
@@ -184,10 +184,10 @@ describe('sleds install with the real claude', () => {
     expect(report.ok).toBe(true);
     expect(report.steps.find((s) => s.id === 'plugin')?.detail.method).toBe('claude');
     const settings = readJson(join(cfg, 'settings.json'));
-    expect(settings.enabledPlugins['sled@sleds-local']).toBe(true);
+    expect(settings.enabledPlugins['sleds@sleds-local']).toBe(true);
     expect(parseSledsStatusLine(settings.statusLine.command, CLI)?.then).toBeNull();
     expect(existsSync(join(w.claudeDir, 'settings.json'))).toBe(false);
-    expect(await pluginList(w)).toContainEqual(expect.objectContaining({ id: 'sled@sleds-local', enabled: true }));
+    expect(await pluginList(w)).toContainEqual(expect.objectContaining({ id: 'sleds@sleds-local', enabled: true }));
 
     const u = await sleds(w, ['uninstall', '--json']);
     expect(u.code, u.stdout).toBe(0);
@@ -206,11 +206,11 @@ describe('sleds install without a claude binary', () => {
 
     const r = await sleds(w, ['install']);
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/^! plugin sled@sleds-local enabled by writing settings.json directly \(claude not found \(SLEDS_CLAUDE_BIN=.* is not an executable file\)\)/m);
+    expect(r.stdout).toMatch(/^! plugin sleds@sleds-local enabled by writing settings.json directly \(claude not found \(SLEDS_CLAUDE_BIN=.* is not an executable file\)\)/m);
     const settings = readJson(settingsPath);
     // The exact shape `claude plugin marketplace add` + `claude plugin install` write (checked on 2.1.328 above).
     expect(settings.extraKnownMarketplaces).toEqual({ 'sleds-local': { source: { source: 'directory', path: root } } });
-    expect(settings.enabledPlugins).toEqual({ 'sled@sleds-local': true });
+    expect(settings.enabledPlugins).toEqual({ 'sleds@sleds-local': true });
     expect(parseSledsStatusLine(settings.statusLine.command, CLI)).toEqual(expect.objectContaining({ then: null }));
     expect(readJson(join(w.sledsHome, 'config', 'install-state.json')).plugin.method).toBe('direct');
     expect(backups(w.claudeDir)).toHaveLength(0); // nothing to back up: there was no file
@@ -230,6 +230,20 @@ describe('sleds install without a claude binary', () => {
     const u = await sleds(w, ['uninstall']);
     expect(u.code, u.stdout + u.stderr).toBe(0);
     expect(existsSync(settingsPath)).toBe(false);
+  });
+});
+
+describe('sleds install over the plugin\'s old name', () => {
+  it('removes sled@sleds-local, so the hooks never run twice, and keeps the user\'s other plugins', async () => {
+    const w = world({});
+    w.env.SLEDS_CLAUDE_BIN = join(w.root, 'no-such-claude');
+    const settingsPath = join(w.claudeDir, 'settings.json');
+    writeFileSync(settingsPath, JSON.stringify({ enabledPlugins: { 'sled@sleds-local': true, 'theirs@market': true } }, null, 2) + '\n');
+    const r = await sleds(w, ['install', '--json']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const steps = (JSON.parse(r.stdout) as Report).steps;
+    expect(steps).toContainEqual(expect.objectContaining({ id: 'plugin', status: 'info', message: "removed the plugin's old name sled@sleds-local from settings.json" }));
+    expect(readJson(settingsPath).enabledPlugins).toEqual({ 'theirs@market': true, 'sleds@sleds-local': true });
   });
 });
 

@@ -126,6 +126,7 @@ describe('skip rules', () => {
     ['fix the flaky test', true],
     ['/sled 1', false],
     ['/sled:sled status', false],
+    ['/sleds:sled status', false],
     ['sled status', false],
     ['sled the dogs to the cabin', true],
     ['<command-name>/review</command-name>', false],

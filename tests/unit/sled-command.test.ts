@@ -8,6 +8,7 @@ describe('parseSledPrompt', () => {
     ['/sled status', { verb: 'status' }],
     ['  /sled   status  ', { verb: 'status' }],
     ['/sled:sled status', { verb: 'status' }],
+    ['/sleds:sled status', { verb: 'status' }],
     ['sled status', { verb: 'status' }],
     ['SLED STATUS', { verb: 'status' }],
     ['/sled help', { verb: 'help' }],
