@@ -46,7 +46,7 @@ type View = { frames: string[] };
 async function frameWith(view: View, text: string, since = 0): Promise<string> {
   const end = Date.now() + 5000;
   for (;;) {
-    const f = view.frames.slice(since).findLast((x) => x.includes(text));
+    const f = view.frames.slice(since).reverse().find((x) => x.includes(text));
     if (f !== undefined) return f;
     if (Date.now() > end) throw new Error(`the frame never showed ${JSON.stringify(text)}; last frame:\n${view.frames.at(-1) ?? ''}`);
     await new Promise((r) => setTimeout(r, 10));
