@@ -52,7 +52,7 @@ export async function runHandoffs(args: string[], json: boolean): Promise<number
     return 0;
   }
   if (body.handoffs.length === 0) {
-    process.stdout.write('No hand-offs sent or received yet. At a wall, /sled 5 hands the session to a teammate.\n');
+    process.stdout.write('No hand-offs sent or received yet. /sled handoff <teammate> hands a session over (at a wall, /sled 5).\n');
     return 0;
   }
   for (const h of body.handoffs) {

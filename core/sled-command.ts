@@ -20,6 +20,8 @@ export type SledCommand =
   | { verb: 'done' }
   /** `/sled answer <id> A|B`: answers a parked question. */
   | { verb: 'answer'; id: string | null; choice: string | null }
+  /** `/sled handoff [handle]`: hand this session to a teammate now (at a wall it is `/sled 5`). */
+  | { verb: 'handoff'; to: string | null }
   /** `/sled pickup <id>`: take over a session a teammate handed off. */
   | { verb: 'pickup'; id: string | null }
   | { verb: 'unknown'; word: string };
@@ -30,7 +32,7 @@ export function sledUsage(word: string): string {
 
 const SLED_PREFIX = /^\s*(?:\/(?:sleds?:)?sled|sled)(?=\s|$)(.*)$/is;
 /** Words that make an unslashed "sled …" ours; anything else stays an ordinary prompt ("sled the dogs"). */
-const UNSLASHED_VERBS = new Set(['status', 'help', 'exits', 'cancel', 'worth', 'pickup', 'task', 'type', 'estimate', 'done', 'answer', '1', '2', '3', '4', '5', '6']);
+const UNSLASHED_VERBS = new Set(['status', 'help', 'exits', 'cancel', 'worth', 'pickup', 'task', 'type', 'estimate', 'done', 'answer', 'handoff', '1', '2', '3', '4', '5', '6']);
 
 export function parseSledPrompt(prompt: string): SledCommand | null {
   const m = SLED_PREFIX.exec(prompt);
@@ -55,6 +57,9 @@ export function parseSledPrompt(prompt: string): SledCommand | null {
       return { verb: 'worth', level: arg?.toLowerCase() ?? null };
     case 'pickup':
       return { verb: 'pickup', id: args[0]?.toLowerCase() ?? null };
+    case 'handoff':
+    case 'hand-off':
+      return { verb: 'handoff', to: args[0]?.replace(/^@/, '').toLowerCase() ?? null };
     case 'task':
       return { verb: 'task', title: arg };
     case 'type':
@@ -83,6 +88,7 @@ export const SLED_HELP = [
   '  /sled estimate      the band of this task: dollars, minutes, and how often such bands held',
   '  /sled done          the task is finished: its signed receipt, actual against band',
   '  /sled answer <id> A|B  answer a parked question; the task goes on',
+  '  /sled handoff [who] hand this session to a teammate now (the owner of the changed files, if you name nobody)',
   '  /sled pickup <id>   take over a session a teammate handed you',
   '  /sled help          this list',
 ].join('\n');

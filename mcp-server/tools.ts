@@ -52,7 +52,14 @@ export const TOOL_INPUTS = {
   }),
   status: z.object({ taskId }),
   handoff: z.object({
-    limit: z.number().int().min(1).max(20).optional().describe('How many recent hand-offs to list (default 5).'),
+    to: z
+      .string()
+      .trim()
+      .regex(/^@?[a-z0-9][a-z0-9._-]*$/i, "a teammate's handle, as .sleds/roster.yml spells it (e.g. dana)")
+      .optional()
+      .describe("Hand this session to this teammate now: its work, branch and conversation, sealed to them. Only when the person asked for it."),
+    now: z.boolean().optional().describe('With no `to`: hand this session now to the owner of the files it changed.'),
+    limit: z.number().int().min(1).max(20).optional().describe('Without `to` or `now`: how many recent hand-offs to list (default 5).'),
   }),
   pickup: z.object({
     id: z.string().trim().regex(/^[a-z0-9]{6,64}$/i, "a hand-off id is letters and digits, e.g. jd7k2m9qa45p (it is in the teammate's message)").describe("The hand-off's id."),
@@ -81,7 +88,7 @@ export const TOOL_DESCRIPTIONS: Record<ToolName, string> = {
   estimate: "The band of a task before it starts: dollars, minutes and how often similar tasks landed in their band — or 'no band yet' with a labelled prior.",
   dispatch: "The dispatcher's picker for a task: one row per seat (this seat's harnesses and models, the overnight batch, teammates) with band, headroom and the wall forecast. Give a row to take it.",
   status: "This seat's usage bars, today's spend, the next wall, and the task this session works on (with any parked question).",
-  handoff: 'The hand-offs this seat sent and received, and how to hand this session to a teammate.',
+  handoff: "Hand this session to a teammate (give `to`, or `now: true` for the owner of the changed files): its work-in-progress, branch and conversation go to them encrypted and signed, and they resume it with /sled pickup <id>. Without either, lists this seat's hand-offs. Hand off only when the person asks; stop working on the session afterwards.",
   pickup: "Pick up a teammate's hand-off into a checkout here: the work, its branch, and how to resume the session.",
   park: 'Park the task behind one question for the person, with exactly two answers (A and B), each a sentence with its effect on the band. The task waits until they answer; stop after parking.',
   answer: 'Answer a parked question with A or B: the task is open again and its session carries on with the answer.',
@@ -212,10 +219,16 @@ const HANDLERS: Handlers = {
   },
 
   async handoff(args, ctx) {
+    if (args.to || args.now) {
+      if (!ctx.sessionId) throw new Refusal('sleds handoff: the client did not say which session calls — in a terminal, type /sled handoff <teammate> in the session instead');
+      const sent = await expect2xx(ctx.api, 'POST', '/v1/handoffs', { sessionId: ctx.sessionId, ...(args.to ? { to: args.to } : {}) }, 'the hand-off');
+      const r = read(z.object({ id: z.string().nullable(), line: z.string() }), sent, 'the hand-off');
+      return `${r.line.replace(/^\d \S[^.]*\. /, '')} This session's work is theirs now: stop here and tell the person.`;
+    }
     const reply = await expect2xx(ctx.api, 'GET', '/v1/handoffs', undefined, 'hand-offs');
     const HandoffRow = z.object({ id: z.string(), direction: z.string(), peer: z.string(), state: z.string(), pickedUpBy: z.string().nullable(), createdAt: z.number() });
     const rows = read(z.object({ handoffs: z.array(HandoffRow) }), reply, 'hand-offs').handoffs.slice(0, args.limit ?? 5);
-    const how = 'To hand this session to a teammate, the person types /sled 5 <teammate> at a wall (it seals the work and the conversation for them); the teammate runs sleds pickup <id> or this server\'s pickup tool.';
+    const how = "To hand this session to a teammate, call this tool with `to` (or the person types /sled handoff <teammate>); it seals the work and the conversation for them, and they run /sled pickup <id> or this server's pickup tool.";
     if (rows.length === 0) return `No hand-offs sent or received on this seat yet. ${how}`;
     const list = rows.map((h) => `${h.id} ${h.direction === 'sent' ? `to ${h.peer}` : `from ${h.peer}`} (${h.state.replace('_', ' ')}${h.pickedUpBy ? ` by ${h.pickedUpBy}` : ''})`);
     return `Hand-offs, newest first: ${list.join('; ')}. ${how}`;

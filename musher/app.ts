@@ -29,6 +29,7 @@ import { WallBook } from './store/wall-book.js';
 import { HandoffStore } from './store/handoffs.js';
 import { RosterReader } from './roster/reader.js';
 import type { HandoffService, PickedUpSession } from './handoff/service.js';
+import { handOffSession, type HandedOff } from './handoff/session-handoff.js';
 import { pickedUpAnswer } from '../core/handoff/answer.js';
 import type { WallKeeper } from './walls/wall-keeper.js';
 import { buildWallKeeper, seatName, type WallWiring } from './walls/wiring.js';
@@ -339,6 +340,41 @@ export class Musher {
     return 'error' in r ? `sled: ${r.error}` : pickedUpAnswer(r.picked, harness === 'codex' ? 'codex' : 'claude-code');
   }
 
+  /** Hands a session to a teammate now: at its wall as exit 5, else from a snapshot taken now. */
+  handOffSession(sessionId: string, to: string | null): Promise<HandedOff> {
+    return handOffSession(
+      {
+        handoff: this.handoff,
+        session: (id) => this.sessions.get(id),
+        wallOf: (id) => this.wallKeeper.current(id),
+        takeAtWall: async (wall, handle) => {
+          const taken = await this.wallKeeper.take(wall, 'handoff', handle, 'user', null);
+          const sealed = taken.ok ? this.handoffs.list(20).find((h) => h.direction === 'sent' && h.wallId === wall.wallId) : undefined;
+          return { ...taken, ...(sealed ? { id: sealed.id } : {}) };
+        },
+        snapshot: async (s) => {
+          const bars = this.barsNow().bars.map((b) => ({ provider: b.provider, window: b.window, usedPct: b.usedPct, resetsAtMs: b.resetsAt, observedAtMs: b.observedAt, source: b.source }));
+          const taken = await this.takeSnapshot({
+            sessionId: s.sessionId,
+            harness: s.harness === 'codex' ? 'codex' : 'claude-code',
+            harnessVersion: null,
+            model: s.model,
+            cwd: s.cwd!,
+            transcriptPath: s.transcriptPath,
+            wallId: null,
+            bars,
+            bindingWindow: null,
+          });
+          return taken ? { id: taken.id, note: taken.row.note ?? null } : { id: null, note: null };
+        },
+        ownerFor: (cwd) => this.roster.ownerFor(cwd, seatName()),
+        log: this.opts.log,
+      },
+      sessionId,
+      to,
+    );
+  }
+
   /** Picks a hand-off up into a worktree of the repository `cwd` is in; one line when it cannot. */
   async pickupHandoff(id: string, cwd: string): Promise<{ picked: PickedUpSession } | { error: string }> {
     if (!this.handoff) return { error: 'hand-offs are not set up on this machine' };
@@ -439,6 +475,10 @@ export class Musher {
         return { answer: blockWith(sledUsage(command.word), harness) };
       case 'pickup':
         return { answer: blockWith(await this.pickup(command.id, sessionId, harness), harness) };
+      case 'handoff': {
+        const r = await this.handOffSession(sessionId, command.to);
+        return { answer: blockWith(r.line, harness), after: r.after };
+      }
       case 'worth':
         return { answer: blockWith(this.tasks.setWorth(sessionId, command.level), harness) };
       case 'task':

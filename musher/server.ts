@@ -1,3 +1,4 @@
+import { handOffRoute } from './handoff/api.js';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { chmodSync, statSync, unlinkSync } from 'node:fs';
 import { CARRY_ON, type Musher } from './app.js';
@@ -266,6 +267,10 @@ export function startServer(musher: Musher, socketPath: string, log: Log, onShut
         // A sent hand-off's pickup is learnt from its transport, when asked.
         await musher.handoff?.refreshSent((sid) => musher.sessions.get(sid)?.cwd ?? null);
         return send(res, 200, JSON.stringify({ now: musher.clock.now(), handoffs: musher.handoffs.list(100) }));
+      }
+      if (req.method === 'POST' && url.pathname === '/v1/handoffs') {
+        const a = await handOffRoute(await readBody(req), (sid, to) => musher.handOffSession(sid, to), (id) => musher.handoffs.get(id));
+        return send(res, a.status, JSON.stringify(a.body));
       }
       if (req.method === 'POST' && url.pathname === '/v1/handoffs/prune') {
         const body = JSON.parse((await readBody(req)) || '{}') as { cwd?: unknown };

@@ -20,6 +20,9 @@ import { loadSeatKeys, seatHandle } from './keys.js';
 import { open, readHeader, seal } from './seal.js';
 import { wipFromSnapshot } from './wip-branch.js';
 
+/** What a hand-off carries: a session's snapshot, taken at its wall or (a hand-off asked for mid-work) just now. */
+export type HandoffSource = Pick<WallRow, 'sessionId' | 'harness' | 'snapshotId'> & { wallId: string | null };
+
 export interface HandoffDeps {
   paths: SledsPaths;
   clock: Clock;
@@ -86,11 +89,11 @@ export class HandoffService {
    * announced in `after`, once the answer has gone. A failed push marks the hand-off failed with its reason, shown in
    * `sleds handoffs` and at the next prompt.
    */
-  async send(wall: WallRow, cwd: string | null, recipientArg: string | null, fallback: string | null): Promise<{ line: string; after: () => Promise<void> }> {
+  async send(wall: HandoffSource, cwd: string | null, recipientArg: string | null, fallback: string | null): Promise<{ id: string; line: string; after: () => Promise<void> }> {
     const self = me();
     if (!self) throw new Error('this seat has no handle — set SLEDS_SEAT, or run `sleds keys init`');
     if (!cwd) throw new Error("the session's folder is not known");
-    if (!wall.snapshotId) throw new Error('the wall has no snapshot to hand off');
+    if (!wall.snapshotId) throw new Error(wall.wallId ? 'the wall has no snapshot to hand off' : 'the session could not be snapshotted');
     const roster = this.d.rosterFor(cwd);
     if (!roster) throw new Error('no roster in this repository — add .sleds/roster.yml with your teammates');
     const handle = (recipientArg ?? fallback ?? '').toLowerCase();
@@ -138,6 +141,7 @@ export class HandoffService {
       }
     };
     return {
+      id: header.id,
       line: `Handed off to ${name}. ${name} picks it up in Claude Code with /sled pickup ${header.id} — the session resumes there. You can keep working on something else.`,
       after,
     };

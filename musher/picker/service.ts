@@ -64,7 +64,7 @@ export interface PickerDeps {
   /** The wall a session is at now, if any. */
   wallOf(sessionId: string): WallRow | null;
   /** Takes the hand-off exit at a wall, to this teammate. */
-  handOff(wall: WallRow, handle: string): Promise<{ line: string; after?: () => Promise<void> }>;
+  handOff(wall: WallRow, handle: string): Promise<{ ok: boolean; line: string; after?: () => Promise<void> }>;
 }
 
 /** What picking a row needs besides the rows: the task, its prompt, where it runs. */
@@ -233,8 +233,7 @@ export class PickerService {
     if (!at) return { ok: false, line: `task ${picked.task.id} has no session at a wall: a hand-off carries a session at its wall — offer it to ${row.seat} instead` };
     const taken = await this.d.handOff(at, row.seat);
     if (taken.after) void taken.after().catch((e: Error) => this.d.log.error(`picker: hand-off of ${picked.task.id}: ${e.message}`));
-    const line = taken.line.replace(/^sled: /, '');
-    return { ok: !/cannot be taken|not sent|failed|still open/.test(line), line };
+    return { ok: taken.ok, line: taken.line.replace(/^sled: /, '') };
   }
 
   private offer(picked: Picked, row: PickerRow): DispatchAnswer {

@@ -259,9 +259,10 @@ export class WallKeeper {
     }
     if (cmd?.verb === 'exits') return { answer: blockWith(this.card(wall), p.harness) };
     if (cmd?.verb === 'cancel') return { answer: blockWith(this.cancel(wall), p.harness) };
-    if (cmd?.verb === 'exit') {
-      const kind = exitByNumber(cmd.number)!;
-      const result = await this.take(wall, kind, cmd.arg, 'user', null);
+    if (cmd?.verb === 'exit' || cmd?.verb === 'handoff') {
+      // `/sled handoff dana` at a wall is `/sled 5 dana`.
+      const [kind, arg] = cmd.verb === 'exit' ? [exitByNumber(cmd.number)!, cmd.arg] : (['handoff', cmd.to] as const);
+      const result = await this.take(wall, kind, arg, 'user', null);
       return { answer: blockWith(result.line, p.harness), after: result.after };
     }
     if (cmd) return null; // status, help: answered as anywhere else
@@ -290,10 +291,10 @@ export class WallKeeper {
   }
 
   /** Takes an exit, by the user's `/sled N` or the policy's choice. Unavailable exits say why and change nothing. */
-  async take(wall: WallRow, kind: ExitKind, arg: string | null, by: 'policy' | 'user', rule: string | null): Promise<{ line: string; after?: () => Promise<void> }> {
+  async take(wall: WallRow, kind: ExitKind, arg: string | null, by: 'policy' | 'user', rule: string | null): Promise<{ ok: boolean; line: string; after?: () => Promise<void> }> {
     const offer = wall.offers.find((o) => o.exit === kind);
     if (!offer || !offer.ok) {
-      return { line: `sled: ${exitNumber(kind)} ${offer?.title ?? kind} cannot be taken here: ${offer?.detail ?? 'not offered'}. /sled exits shows the others.` };
+      return { ok: false, line: `sled: ${exitNumber(kind)} ${offer?.title ?? kind} cannot be taken here: ${offer?.detail ?? 'not offered'}. /sled exits shows the others.` };
     }
     if (wall.choice && wall.choice !== kind) this.d.exits[wall.choice].cancel?.(wall);
     const now = this.d.clock.now();
@@ -307,11 +308,11 @@ export class WallKeeper {
     }
     if (!result.ok) {
       this.d.book.reopen(wall.wallId, this.d.clock.now(), result.line);
-      return { line: `sled: ${result.line}\nThe wall is still open: /sled exits shows the others.  wall ${wall.wallId}` };
+      return { ok: false, line: `sled: ${result.line}\nThe wall is still open: /sled exits shows the others.  wall ${wall.wallId}` };
     }
     this.d.book.outcome(wall.wallId, this.d.clock.now(), result.line);
     const who = by === 'policy' ? `The policy chose ${offer.number} ${offer.title}${rule ? ` (rule: ${rule})` : ''}.` : `${offer.number} ${offer.title}.`;
-    return { line: `${who} ${result.line}`, after: result.after };
+    return { ok: true, line: `${who} ${result.line}`, after: result.after };
   }
 
   private cancel(wall: WallRow): string {

@@ -40,7 +40,7 @@ describe('the hand-offs record', () => {
     cleanups.push(() => disposeWorld(w));
     await startMusher(w);
     const r = await sleds(w, ['handoffs']);
-    expect(r.stdout).toBe('No hand-offs sent or received yet. At a wall, /sled 5 hands the session to a teammate.\n');
+    expect(r.stdout).toBe('No hand-offs sent or received yet. /sled handoff <teammate> hands a session over (at a wall, /sled 5).\n');
     expect(JSON.parse((await sleds(w, ['handoffs', '--json'])).stdout).handoffs).toEqual([]);
     const pickup = await sleds(w, ['hook', 'UserPromptSubmit'], JSON.stringify({ session_id: 's1', cwd: '/tmp', hook_event_name: 'UserPromptSubmit', prompt: '/sled pickup jd7k2m9qa45p' }));
     expect(JSON.parse(pickup.stdout)).toMatchObject({ decision: 'block' });

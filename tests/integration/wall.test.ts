@@ -58,6 +58,8 @@ describe('at the wall', () => {
 
     const refused = await prompt(w, '/sled 1');
     expect(refused?.reason).toMatch(/^sled: 1 Continue now cannot be taken here: no platform key configured/);
+    // At a wall, `/sled handoff` is exit 5 and says why it cannot be taken, like `/sled 5`.
+    expect((await prompt(w, '/sled handoff dana'))?.reason).toMatch(/^sled: 5 Hand off cannot be taken here: no teammate in the roster/);
     expect((await status(w)).wallBook[0]).toMatchObject({ state: 'open', choice: null });
   });
 

@@ -26,6 +26,9 @@ describe('parseSledPrompt', () => {
     ['/sled pickup JD7K2M9QA45P', { verb: 'pickup', id: 'jd7k2m9qa45p' }],
     ['sled pickup jd7k2m9qa45p', { verb: 'pickup', id: 'jd7k2m9qa45p' }],
     ['/sled pickup', { verb: 'pickup', id: null }],
+    ['/sled handoff Dana', { verb: 'handoff', to: 'dana' }],
+    ['/sled hand-off @dana', { verb: 'handoff', to: 'dana' }],
+    ['sled handoff', { verb: 'handoff', to: null }],
   ])('%j is ours: %j', (prompt, expected) => {
     expect(parseSledPrompt(prompt)).toEqual(expected);
   });

@@ -1,0 +1,149 @@
+/**
+ * A hand-off asked for mid-work, with no wall: `/sled handoff dana` typed at the prompt, and the MCP `handoff` tool.
+ * Two seats (sam, dana) with their own musher and keys, a bare git repository as the shared remote, the real seal and
+ * transport; the teammate's `sleds pickup` gets the uncommitted work and the conversation.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CLI, disposeWorld, makeWorld, sleds, startMusher, waitFor, type SledsWorld } from '../support/sleds-env.js';
+
+const cleanups: Array<() => Promise<unknown> | unknown> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+const git = (cwd: string, ...args: string[]): string =>
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@x', '-c', 'init.defaultBranch=main', ...args], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+
+/** A Claude Code transcript of one exchange, as the harness writes it (facts/claude-code.md §4). */
+function transcript(path: string, sessionId: string, cwd: string, said: string): void {
+  const base = { isSidechain: false, userType: 'external', entrypoint: 'cli', cwd, sessionId, version: '2.1.328', gitBranch: 'main' };
+  const lines = [
+    { ...base, parentUuid: null, type: 'user', message: { role: 'user', content: said }, uuid: '00000001-1111-4222-8333-000000000001', timestamp: '2026-11-30T10:00:01.000Z' },
+    {
+      ...base,
+      parentUuid: '00000001-1111-4222-8333-000000000001',
+      type: 'assistant',
+      message: { id: 'msg_01', type: 'message', role: 'assistant', model: 'claude-opus-5-5', content: [{ type: 'text', text: 'Noted.' }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 3, output_tokens: 5 } },
+      uuid: '00000002-1111-4222-8333-000000000002',
+      timestamp: '2026-11-30T10:00:04.000Z',
+    },
+  ];
+  mkdirSync(join(path, '..'), { recursive: true });
+  writeFileSync(path, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+}
+
+interface HookOut {
+  decision?: string;
+  reason?: string;
+}
+
+async function prompt(w: SledsWorld, sessionId: string, cwd: string, text: string, transcriptPath: string): Promise<HookOut> {
+  const r = await sleds(w, ['hook', 'UserPromptSubmit'], JSON.stringify({ session_id: sessionId, prompt: text, cwd, transcript_path: transcriptPath, hook_event_name: 'UserPromptSubmit' }));
+  expect(r.code, r.stderr).toBe(0);
+  return r.stdout.trim() === '' ? {} : (JSON.parse(r.stdout) as HookOut);
+}
+
+async function handoffs(w: SledsWorld): Promise<Array<{ id: string; state: string; direction: string; peer: string; wallId: string | null; sessionId: string }>> {
+  return JSON.parse((await sleds(w, ['handoffs', '--json'])).stdout).handoffs;
+}
+
+/** Sam and dana: keys, a roster naming dana as the owner of *.ts, clones of one bare remote, a musher each. */
+async function team() {
+  const root = mkdtempSync(join(tmpdir(), 'sl-mid-'));
+  cleanups.push(() => rmSync(root, { recursive: true, force: true }));
+  const remote = join(root, 'shop.git');
+  git(root, 'init', '-q', '--bare', remote);
+  const a = join(root, 'sam-shop');
+  const b = join(root, 'dana-shop');
+  git(root, 'clone', '-q', remote, a);
+  writeFileSync(join(a, 'cart.ts'), 'export const total = 1;\n');
+  git(a, 'add', '.');
+  git(a, 'commit', '-q', '-m', 'cart');
+  git(a, 'push', '-q', 'origin', 'HEAD:main');
+
+  const seat = async (handle: string, name: string) => {
+    const w = makeWorld({ SLEDS_SEAT: handle, SLEDS_KEYRING: 'file' });
+    cleanups.push(() => disposeWorld(w));
+    const keys = await sleds(w, ['keys', 'init', '--name', name, '--json']);
+    expect(keys.code, keys.stderr).toBe(0);
+    return { w, entry: JSON.parse(keys.stdout).entry as Record<string, unknown> };
+  };
+  const sam = await seat('sam', 'Sam');
+  const dana = await seat('dana', 'Dana');
+  mkdirSync(join(a, '.sleds'));
+  writeFileSync(join(a, '.sleds', 'roster.yml'), JSON.stringify({ teammates: [sam.entry, { ...dana.entry, areas: ['*.ts'] }] }, null, 2));
+  git(a, 'add', '.sleds');
+  git(a, 'commit', '-q', '-m', 'roster');
+  git(a, 'push', '-q', 'origin', 'HEAD:main');
+  git(root, 'clone', '-q', remote, b);
+  await startMusher(sam.w);
+  await startMusher(dana.w);
+  return { root, remote, a, b, sam: sam.w, dana: dana.w };
+}
+
+describe('a hand-off asked for mid-work (no wall)', { timeout: 120_000 }, () => {
+  it('/sled handoff with no name goes to the owner of the changed files; dana picks up the uncommitted work and the conversation', async () => {
+    const t = await team();
+    const sessionId = '5a1d0c3e-7b2f-4e9a-8c61-0d2f3a4b5c6d';
+    const tx = join(t.sam.claudeDir, 'projects', t.a.replace(/[^A-Za-z0-9]/g, '-'), `${sessionId}.jsonl`);
+    transcript(tx, sessionId, t.a, 'remember the word PELICAN and fix the cart total');
+    expect(await prompt(t.sam, sessionId, t.a, 'remember the word PELICAN and fix the cart total', tx)).not.toHaveProperty('decision');
+    writeFileSync(join(t.a, 'cart.ts'), 'export const total = 2; // half done\n');
+
+    const answer = await prompt(t.sam, sessionId, t.a, '/sled handoff', tx);
+    expect(answer.decision).toBe('block'); // answered at the prompt: no model call
+    const id = /^sled: Handed off to Dana\. Dana picks it up in Claude Code with \/sled pickup ([2-9a-km-np-z]{12}) — the session resumes there\./.exec(answer.reason ?? '')?.[1];
+    expect(id, answer.reason).toBeDefined();
+    const sent = await waitFor('the push', async () => (await handoffs(t.sam)).find((h) => h.id === id && h.state === 'sent'), 30_000);
+    expect(sent).toMatchObject({ direction: 'sent', peer: 'dana', wallId: null, sessionId });
+    expect(git(t.remote, 'for-each-ref', '--format=%(refname)')).toContain(`refs/sleds/handoffs/${id}`);
+    expect(git(t.a, 'status', '--porcelain')).toContain(' M cart.ts'); // sam's checkout is left as it was
+
+    const picked = await sleds(t.dana, ['pickup', id!, '--json'], undefined, {}, t.b);
+    expect(picked.code, picked.stderr).toBe(0);
+    const got = JSON.parse(picked.stdout) as { peer: string; dir: string; sessionId: string };
+    expect(got).toMatchObject({ peer: 'sam', sessionId });
+    expect(readFileSync(join(got.dir, 'cart.ts'), 'utf8')).toBe('export const total = 2; // half done\n');
+    // Where Claude Code finds it by id (it searches every projects/*/ folder): the same place as on sam's machine.
+    const installed = join(t.dana.claudeDir, 'projects', t.a.replace(/[^A-Za-z0-9]/g, '-'), `${sessionId}.jsonl`);
+    expect(readFileSync(installed, 'utf8')).toContain('remember the word PELICAN');
+  });
+
+  it('the MCP handoff tool sends this session to the teammate named and says so once it is pushed; an unknown name is refused in one line', async () => {
+    const t = await team();
+    const sessionId = '6b2e1d4f-8c3a-4f0b-9d72-1e3f4a5b6c7d';
+    const tx = join(t.sam.claudeDir, 'projects', t.a.replace(/[^A-Za-z0-9]/g, '-'), `${sessionId}.jsonl`);
+    transcript(tx, sessionId, t.a, 'tidy the cart module');
+    await prompt(t.sam, sessionId, t.a, 'tidy the cart module', tx);
+    writeFileSync(join(t.a, 'notes.md'), 'left: the discount\n');
+
+    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp'], env: { ...(t.sam.env as Record<string, string>), CLAUDE_CODE_SESSION_ID: sessionId }, cwd: t.a, stderr: 'pipe' });
+    const client = new Client({ name: 'sleds-test', version: '0.0.0' });
+    await client.connect(transport);
+    cleanups.push(() => client.close());
+    const call = async (args: Record<string, unknown>) => {
+      const r = (await client.callTool({ name: 'handoff', arguments: args })) as { content: Array<{ text?: string }>; isError?: boolean };
+      return { text: r.content.map((c) => c.text ?? '').join('\n'), isError: r.isError === true };
+    };
+
+    const unknown = await call({ to: 'zed' });
+    expect(unknown).toEqual({ isError: true, text: "sleds: hand-off not sent: 'zed' is not in .sleds/roster.yml" });
+    expect(await handoffs(t.sam)).toEqual([]);
+
+    const done = await call({ to: '@Dana' });
+    expect(done.isError, done.text).toBe(false);
+    const id = /\/sled pickup ([2-9a-km-np-z]{12})/.exec(done.text)?.[1];
+    expect(done.text).toMatch(/^Handed off to Dana\. .* This session's work is theirs now: stop here and tell the person\.$/);
+    // The tool answers after the push: the hand-off is on the remote already.
+    expect((await handoffs(t.sam)).find((h) => h.id === id)).toMatchObject({ state: 'sent', peer: 'dana', sessionId });
+    expect(git(t.remote, 'for-each-ref', '--format=%(refname)')).toContain(`refs/heads/sleds/handoff/${id}`);
+    const listed = await call({});
+    expect(listed.text).toContain(`${id} to dana (sent)`);
+  });
+});
