@@ -19,3 +19,15 @@ export function pickedUpAnswer(p: PickedUp, here: 'claude-code' | 'codex'): stri
   return `${where}\nIt came from ${p.harness === 'codex' ? 'Codex' : 'Claude Code'}: \`sleds pickup ${p.id} --harness ${other}\` in a terminal starts it there with the brief as the first prompt.`;
 }
 
+
+/**
+ * What the sender is told once the hand-off is sealed: who has it and how they pick it up, in the harness the
+ * roster says they use (Claude Code unless they use only Codex, where a slash command cannot be routed).
+ */
+export function handedOffLine(name: string, id: string, theirHarnesses: readonly string[], from: 'claude-code' | 'codex'): string {
+  const codexOnly = theirHarnesses.length > 0 && theirHarnesses.every((h) => /codex/i.test(h));
+  const there = codexOnly ? 'codex' : 'claude-code';
+  const how = there === 'codex' ? `in Codex with sled pickup ${id}` : `in Claude Code with /sled pickup ${id}`;
+  const goesOn = there === from ? 'the session resumes there' : 'it starts there with the brief of this session';
+  return `Handed off to ${name}. ${name} picks it up ${how} — ${goesOn}. You can keep working on something else.`;
+}

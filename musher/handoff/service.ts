@@ -1,3 +1,4 @@
+import { handedOffLine } from '../../core/handoff/answer.js';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { userInfo } from 'node:os';
@@ -142,7 +143,7 @@ export class HandoffService {
     };
     return {
       id: header.id,
-      line: `Handed off to ${name}. ${name} picks it up in Claude Code with /sled pickup ${header.id} — the session resumes there. You can keep working on something else.`,
+      line: handedOffLine(name, header.id, teammate.harnesses, wall.harness === 'codex' ? 'codex' : 'claude-code'),
       after,
     };
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pickedUpAnswer, type PickedUp } from '../../core/handoff/answer.js';
+import { handedOffLine, pickedUpAnswer, type PickedUp } from '../../core/handoff/answer.js';
 
 const picked = (harness: PickedUp['harness']): PickedUp => ({
   id: 'jd7k2m9qa41p',
@@ -20,5 +20,17 @@ describe('what the teammate is told after a pickup', () => {
     const answer = pickedUpAnswer(picked(from), here);
     expect(answer.split('\n')[0]).toBe('Picked up jd7k2m9qa41p from sam: the work is in /home/dana/shop-handoff-jd7k2m9qa41p (branch sleds/handoff/jd7k2m9qa41p).');
     expect(answer).toMatch(line);
+  });
+});
+
+describe('what the sender is told once it is sealed', () => {
+  it.each<[string[], 'claude-code' | 'codex', string]>([
+    [[], 'claude-code', 'Handed off to Dana. Dana picks it up in Claude Code with /sled pickup jd7k2m9qa41p — the session resumes there. You can keep working on something else.'],
+    [['claude-code', 'codex'], 'claude-code', 'Handed off to Dana. Dana picks it up in Claude Code with /sled pickup jd7k2m9qa41p — the session resumes there. You can keep working on something else.'],
+    [['codex'], 'claude-code', 'Handed off to Dana. Dana picks it up in Codex with sled pickup jd7k2m9qa41p — it starts there with the brief of this session. You can keep working on something else.'],
+    [['codex'], 'codex', 'Handed off to Dana. Dana picks it up in Codex with sled pickup jd7k2m9qa41p — the session resumes there. You can keep working on something else.'],
+    [['claude-code'], 'codex', 'Handed off to Dana. Dana picks it up in Claude Code with /sled pickup jd7k2m9qa41p — it starts there with the brief of this session. You can keep working on something else.'],
+  ])('they use %j, sent from %s', (theirs, from, line) => {
+    expect(handedOffLine('Dana', 'jd7k2m9qa41p', theirs, from)).toBe(line);
   });
 });
