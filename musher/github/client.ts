@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { linkOf } from '../../core/github/link.js';
 import { retryAfterMs } from '../../core/usage-endpoint.js';
 import type { Clock } from '../clock.js';
 import type { Log } from '../log.js';
@@ -39,7 +40,8 @@ export interface GithubClientDeps {
 }
 
 export type GithubResult<T> =
-  | { ok: true; status: number; data: T }
+  /** `next`: the following page's URL (the `Link` header's rel="next"), null on the last page or an unpaged answer. */
+  | { ok: true; status: number; data: T; next: string | null }
   /** `error` is one line to show; `status` is null when nothing came back; `retryAt` when rate-limited. */
   | { ok: false; status: number | null; error: string; retryAt?: number };
 
@@ -98,7 +100,13 @@ export class GithubClient {
     return this.cachedToken;
   }
 
-  async request<T>(method: 'GET' | 'POST' | 'PATCH', path: string, req: GithubRequest<T>): Promise<GithubResult<T>> {
+  /**
+   * `path` is a REST path ("/repos/o/r/pulls"), or a page URL GitHub gave in a `Link` header — followed only when it
+   * is under this client's API URL, so the token never goes anywhere else.
+   */
+  async request<T>(method: 'GET' | 'POST' | 'PATCH', pathOrUrl: string, req: GithubRequest<T>): Promise<GithubResult<T>> {
+    const path = this.pathOf(pathOrUrl);
+    if (path === null) return { ok: false, status: null, error: `GitHub's next page while ${req.what} points outside ${this.apiUrl} — not followed` };
     const resource = resourceOf(path);
     const limited = this.blockedUntil(resource);
     if (limited !== null) {
@@ -106,7 +114,7 @@ export class GithubClient {
     }
     const tok = await this.token();
     if (!tok.ok) return { ok: false, status: null, error: tok.error };
-    const url = new URL(`${this.apiUrl}${path}`);
+    const url = new URL(path === pathOrUrl ? `${this.apiUrl}${path}` : pathOrUrl);
     for (const [k, v] of Object.entries(req.query ?? {})) url.searchParams.set(k, String(v));
     const fetchImpl = this.deps.fetchImpl ?? fetch;
     for (let attempt = 0; ; attempt++) {
@@ -166,8 +174,23 @@ export class GithubClient {
         const issue = parsed.error.issues[0];
         return { ok: false, status: res.status, error: `GitHub's answer to ${req.what} is not what sleds expects (${issue ? `${issue.path.join('.') || 'body'}: ${issue.message}` : 'unknown shape'})` };
       }
-      return { ok: true, status: res.status, data: parsed.data };
+      return { ok: true, status: res.status, data: parsed.data, next: linkOf(res.headers.get('link')) };
     }
+  }
+
+  /** The REST path of a path or of a URL under the API URL; null for a URL elsewhere. */
+  private pathOf(pathOrUrl: string): string | null {
+    if (pathOrUrl.startsWith('/')) return pathOrUrl;
+    let u: URL;
+    try {
+      u = new URL(pathOrUrl);
+    } catch {
+      return null;
+    }
+    const api = new URL(this.apiUrl);
+    const prefix = api.pathname.replace(/\/+$/, '');
+    if (u.origin !== api.origin || !u.pathname.startsWith(`${prefix}/`)) return null;
+    return u.pathname.slice(prefix.length);
   }
 
   /** How long a 403/429 asks to wait, or null when it is not a rate limit (a 403 for permissions is an error). */

@@ -3,21 +3,25 @@ import type { Task } from '../../core/task/task.js';
 import type { Clock } from '../clock.js';
 import type { Log } from '../log.js';
 import type { CheckoutReader } from './checkout.js';
-import type { GithubClient } from './client.js';
+import type { GithubClient, GithubResult } from './client.js';
 import type { FinishAnswer, SessionLookup, TaskLookup } from './ports.js';
 import { realRoundTimers, Rounds, type RoundTimers } from './rounds.js';
-import { taskBranch } from './task-checkout.js';
-import { PullRequests } from './wire.js';
+import { headLabel, taskBranch } from './task-checkout.js';
+import { PullRequests, type PullRequest } from './wire.js';
 
 /**
  * Notices a pull request opened for an open task's branch and ends the task (`finishTask(id, 'pr-opened')`: its
  * receipt is written then). Slow on purpose: a round every 2 minutes, one request per repository (the open PRs,
- * newest first), matched against the branches of the open tasks there. A PR opened before the task started is an
- * older piece of work on the same branch, not this task's end.
+ * newest first — a further page only while it may still hold a PR newer than the oldest waiting task), matched
+ * against where the open tasks' branches are pushed: `owner:branch`, the fork's owner for work pushed to a fork
+ * (the PR lives on the team's repository, its head on the fork). A PR opened before the task started is an older
+ * piece of work on the same branch, not this task's end.
  */
 
 export const PR_WATCH_EVERY_MS = 120_000;
 const STALE_TASK_MS = 14 * 86_400_000;
+/** 1,000 open PRs on one repository: the ones further back are older than any task worth watching. */
+const MAX_PULL_PAGES = 10;
 
 export interface PrWatcherDeps {
   client: GithubClient;
@@ -64,7 +68,7 @@ export class PrWatcher {
 
   private async round(): Promise<PrWatchRound> {
     const out: PrWatchRound = { repos: [], finished: [], errors: [] };
-    const byRepo = new Map<string, { repo: GithubRepo; tasks: Array<{ task: Task; branch: string }> }>();
+    const byRepo = new Map<string, { repo: GithubRepo; tasks: Array<{ task: Task; head: string }> }>();
     const now = this.d.clock.now();
     for (const task of this.d.tasks.list({ state: 'open', limit: 500 })) {
       // A task untouched for two weeks is not waiting for its PR: not worth a git call every round.
@@ -73,27 +77,22 @@ export class PrWatcher {
       if (!where) continue;
       const slug = repoSlug(where.repo);
       const entry = byRepo.get(slug) ?? { repo: where.repo, tasks: [] };
-      entry.tasks.push({ task, branch: where.branch });
+      entry.tasks.push({ task, head: headLabel(where) });
       byRepo.set(slug, entry);
     }
-    for (const [slug, { repo, tasks }] of byRepo) {
+    for (const [slug, { tasks }] of byRepo) {
       out.repos.push(slug);
-      const listed = await this.d.client.request('GET', `/repos/${slug}/pulls`, {
-        query: { state: 'open', sort: 'created', direction: 'desc', per_page: 100 },
-        schema: PullRequests,
-        what: `listing the open pull requests of ${slug}`,
-      });
-      if (!listed.ok) {
+      const listed = await this.openPulls(slug, Math.min(...tasks.map((t) => t.task.createdAt)));
+      if ('error' in listed) {
         out.errors.push(listed.error);
         if (listed.error !== this.lastWarned) this.d.log.warn(`pr watcher: ${listed.error}`);
         this.lastWarned = listed.error;
-        continue;
+        if (listed.pulls.length === 0) continue;
+      } else {
+        this.lastWarned = '';
       }
-      this.lastWarned = '';
-      for (const { task, branch } of tasks) {
-        const pr = listed.data.find(
-          (p) => p.head.ref === branch && (p.head.label === undefined || p.head.label === `${repo.owner}:${branch}`) && Date.parse(p.created_at) >= task.createdAt - 1000, // GitHub keeps whole seconds
-        );
+      for (const { task, head } of tasks) {
+        const pr = listed.pulls.find((p) => sameHead(headOf(p), head) && Date.parse(p.created_at) >= task.createdAt - 1000); // GitHub keeps whole seconds
         if (!pr) continue;
         this.handed.add(task.id);
         const answer = await this.d.finish(task.id);
@@ -104,4 +103,41 @@ export class PrWatcher {
     }
     return out;
   }
+
+  /**
+   * A repository's open PRs, newest first, page after page while the last one read is not older than `since` (a
+   * PR older than every waiting task ends none of them). A later page that fails keeps the PRs already read.
+   */
+  private async openPulls(slug: string, since: number): Promise<{ pulls: PullRequest[] } | { pulls: PullRequest[]; error: string }> {
+    const pulls: PullRequest[] = [];
+    let page: string | null = null;
+    for (let n = 0; n < MAX_PULL_PAGES; n++) {
+      const r: GithubResult<PullRequest[]> = await this.d.client.request('GET', page ?? `/repos/${slug}/pulls`, {
+        query: page === null ? { state: 'open', sort: 'created', direction: 'desc', per_page: 100 } : undefined,
+        schema: PullRequests,
+        what: n === 0 ? `listing the open pull requests of ${slug}` : `listing the open pull requests of ${slug} (page ${n + 1})`,
+      });
+      if (!r.ok) return { pulls, error: r.error };
+      pulls.push(...r.data);
+      const last = r.data[r.data.length - 1];
+      if (!r.next || !last || Date.parse(last.created_at) < since - 1000) break;
+      page = r.next;
+    }
+    return { pulls };
+  }
+}
+
+/** A PR's head as `owner:branch`: its label, or built from its head repository (null when the fork is gone). */
+function headOf(p: PullRequest): string | null {
+  if (p.head.label) return p.head.label;
+  const owner = p.head.repo?.full_name.split('/')[0];
+  return owner ? `${owner}:${p.head.ref}` : null;
+}
+
+/** `owner:branch` twice: logins compare without case (GitHub's), branch names exactly (git's). */
+function sameHead(a: string | null, b: string): boolean {
+  if (a === null) return false;
+  const [ao, ...ar] = a.split(':');
+  const [bo, ...br] = b.split(':');
+  return ao!.toLowerCase() === bo!.toLowerCase() && ar.join(':') === br.join(':');
 }

@@ -25,6 +25,8 @@ export const Issue = z.looseObject({
   html_url: z.string(),
   repository_url: z.string(),
   state: z.string(),
+  /** Moves when the issue is edited, labelled, reopened or commented on: the search's sort key. */
+  updated_at: z.string().optional(),
   pull_request: z.unknown().optional(),
 });
 export type Issue = z.infer<typeof Issue>;

@@ -103,7 +103,7 @@ export function buildGithub(d: GithubWiringDeps): GithubParts {
     log: d.log,
     timers: d.timers,
   });
-  const adapter = new GithubTrackerAdapter(client, () => trackerConfig(d.policy, policyFolders(d.sessions)));
+  const adapter = new GithubTrackerAdapter(client, () => trackerConfig(d.policy, policyFolders(d.sessions)), d.clock);
   const tracker = new TrackerIntake({
     adapters: [adapter],
     tasks: { create: (intake) => d.tasks.create(intake), get: (id) => taskStore.get(id) },

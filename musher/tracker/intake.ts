@@ -91,8 +91,12 @@ export class TrackerIntake {
         this.d.log.warn(`tracker ${adapter.name}: ${found.error}`);
         continue;
       }
-      r.items = found.value.length;
-      for (const item of found.value) {
+      if (found.value.cut) {
+        r.errors.push(found.value.cut);
+        this.d.log.warn(`tracker ${adapter.name}: the search stopped short; it goes on next round: ${found.value.cut}`);
+      }
+      r.items = found.value.items.length;
+      for (const item of found.value.items) {
         try {
           await this.take(adapter, item, r);
         } catch (e) {
@@ -107,15 +111,14 @@ export class TrackerIntake {
   private async take(adapter: TrackerAdapter, item: TrackerItem, r: TrackerAdapterRound): Promise<void> {
     const now = this.d.clock.now();
     let row = this.d.items.get(item.ref);
+    // Known and commented on: nothing to do, not even a write (a round may give hundreds of these).
+    if (row?.commentRef) return;
     if (!row) {
       const repo = item.repo && this.d.localRepo ? await this.d.localRepo(item.repo) : null;
       const task = this.d.tasks.create({ source: 'tracker', sourceRef: item.ref, title: titleFromPrompt(item.title), prompt: `${item.title}\n\n${item.body}`.trim(), ...(repo ? { repo } : {}) });
       row = this.d.items.seen({ sourceRef: item.ref, adapter: adapter.name, itemKey: item.key, taskId: task.id }, now);
       r.created.push({ taskId: task.id, ref: item.ref });
-    } else {
-      row = this.d.items.seen(row, now);
     }
-    if (row.commentRef) return;
     const task = this.d.tasks.get(row.taskId);
     if (!task) return;
     // No record of a comment: one may still be there (a crash after posting, before recording). Look first.

@@ -159,4 +159,22 @@ describe('GitHub REST client', () => {
     expect(r).toMatchObject({ ok: false, status: 403, error: 'GitHub answered 403 while listing the pull requests of acme/shop: Resource not accessible by integration' });
     expect(sleeps).toEqual([60_000]);
   });
+
+  it("gives the Link header's next page and follows it with the token; a next page elsewhere is refused unsent", async () => {
+    const { gh, client } = await rig();
+    for (let k = 0; k < 3; k++) gh.openPull('acme/shop', { branch: `b${k}`, createdAt: T0 + k * 1000 });
+    const what = 'listing the pull requests of acme/shop';
+    const first = await client.request('GET', '/repos/acme/shop/pulls', { query: { state: 'open', per_page: 2 }, schema: PullRequests, what });
+    expect(first.ok && first.data.map((p) => p.head.ref)).toEqual(['b2', 'b1']);
+    expect(first.ok && first.next).toBe(`${gh.apiUrl}/repos/acme/shop/pulls?state=open&per_page=2&page=2`);
+    const second = await client.request('GET', first.ok ? first.next! : '', { schema: PullRequests, what });
+    expect(second).toMatchObject({ ok: true, next: null });
+    expect(second.ok && second.data.map((p) => p.head.ref)).toEqual(['b0']);
+    expect(gh.requests[1]!.headers.authorization).toBe(`Bearer ${TOKEN}`);
+
+    const elsewhere = await client.request('GET', 'https://evil.example/repos/acme/shop/pulls?page=2', { schema: PullRequests, what });
+    expect(elsewhere).toEqual({ ok: false, status: null, error: `GitHub's next page while ${what} points outside ${gh.apiUrl} — not followed` });
+    expect(gh.requests).toHaveLength(2);
+  });
 });
+

@@ -127,7 +127,7 @@ describe('the receipt in the PR body', () => {
     const id = r.task('task00000002', repo);
     r.gh.createRepo('acme/shop');
     const writer = new PrReceiptWriter({ client: r.client, tasks: r.tasks, sessions: r.sessions, checkouts: r.checkouts, log: r.log });
-    expect(await writer.write(id, LINE)).toEqual({ ok: false, error: 'no pull request for acme/shop feature/pay yet — the receipt goes in when one opens' });
+    expect(await writer.write(id, LINE)).toEqual({ ok: false, error: 'no pull request on acme/shop from acme:feature/pay yet — the receipt goes in when one opens' });
 
     const open = r.gh.openPull('acme/shop', { branch: 'feature/pay', body: 'second try', createdAt: T0 });
     r.gh.openPull('acme/shop', { branch: 'feature/pay', body: 'abandoned', createdAt: T0 + 1000, state: 'closed' });
@@ -137,6 +137,72 @@ describe('the receipt in the PR body', () => {
     const gitlab = checkout(r.root, 'elsewhere', 'main', 'git@gitlab.com:acme/shop.git');
     const other = r.task('task00000003', gitlab);
     expect(await writer.write(other, LINE)).toEqual({ ok: false, error: 'task task00000003 has no session in a GitHub checkout on a branch — no pull request to put its receipt in' });
+  });
+});
+
+describe('work pushed to a fork (origin = the fork, upstream = the team repository)', () => {
+  /** A checkout laid out as `gh repo fork --clone` leaves it: origin is dana's fork, upstream the team's repository. */
+  function forkCheckout(root: string, name: string, branch: string): string {
+    const dir = checkout(root, name, branch, 'git@github.com:dana/shop.git');
+    git(dir, 'remote', 'add', 'upstream', 'https://github.com/acme/shop.git');
+    return dir;
+  }
+
+  it("writes the receipt into the PR on the team repository whose head is dana's fork — not a same-named branch there", async () => {
+    const r = await rig();
+    const repo = forkCheckout(r.root, 'shop', 'feature/login');
+    const id = r.task('taskfork0001', repo);
+    // Someone else's PR from the team repository's own feature/login, and dana's from her fork.
+    const theirs = r.gh.openPull('acme/shop', { branch: 'feature/login', body: 'not dana', createdAt: T0 + 5000 });
+    const pr = r.gh.openPull('acme/shop', { branch: 'feature/login', headOwner: 'dana', body: 'From the fork.', createdAt: T0 + 1000 });
+    const writer = new PrReceiptWriter({ client: r.client, tasks: r.tasks, sessions: r.sessions, checkouts: r.checkouts, log: r.log });
+
+    expect(await writer.write(id, LINE)).toEqual({ ok: true, pr: { number: pr.number, url: `https://github.com/acme/shop/pull/${pr.number}` }, changed: true });
+    expect(r.gh.pull('acme/shop', pr.number)!.body).toContain(LINE);
+    expect(r.gh.pull('acme/shop', theirs.number)!.body).toBe('not dana');
+    const list = r.gh.requests.find((q) => q.method === 'GET')!;
+    expect(list.path).toBe('/repos/acme/shop/pulls');
+    expect(list.query.get('head')).toBe('dana:feature/login');
+    expect(r.gh.requests.find((q) => q.method === 'PATCH')!.path).toBe(`/repos/acme/shop/pulls/${pr.number}`);
+  });
+
+  it('origin = the team repository and branch.<b>.pushRemote = a fork with another name: the watcher ends the task when the PR from that fork opens', async () => {
+    const r = await rig();
+    const repo = checkout(r.root, 'shop', 'fix/cart', 'https://github.com/acme/shop.git');
+    git(repo, 'remote', 'add', 'mine', 'git@github.com:dana/shop-experiments.git');
+    git(repo, 'config', 'branch.fix/cart.pushRemote', 'mine');
+    const id = r.task('taskfork0002', repo);
+    const fork = forkCheckout(r.root, 'shop-fork', 'feature/login');
+    const forkTask = r.task('taskfork0003', fork);
+    // The team's own fix/cart and a stranger's fork of feature/login end neither.
+    r.gh.openPull('acme/shop', { branch: 'fix/cart', createdAt: T0 + 1000 });
+    r.gh.openPull('acme/shop', { branch: 'feature/login', headOwner: 'mallory', createdAt: T0 + 1000 });
+    const finished: string[] = [];
+    const watcher = new PrWatcher({
+      client: r.client,
+      tasks: r.tasks,
+      sessions: r.sessions,
+      checkouts: r.checkouts,
+      finish: async (taskId): Promise<FinishAnswer> => {
+        finished.push(taskId);
+        r.tasks.setState(taskId, 'done', r.clock.t);
+        return { error: 'receipts are not available in this version yet' };
+      },
+      clock: r.clock,
+      log: r.log,
+    });
+    const first = await watcher.runNow();
+    expect(first).toMatchObject({ repos: ['acme/shop'], finished: [], errors: [] });
+
+    const cart = r.gh.openPull('acme/shop', { branch: 'fix/cart', headRepo: 'dana/shop-experiments', createdAt: T0 + 2000 });
+    const login = r.gh.openPull('acme/shop', { branch: 'feature/login', headOwner: 'dana', createdAt: T0 + 3000 });
+    const second = await watcher.runNow();
+    expect(second.finished.sort((a, b) => a.taskId.localeCompare(b.taskId))).toEqual([
+      { taskId: id, pr: `https://github.com/acme/shop/pull/${cart.number}` },
+      { taskId: forkTask, pr: `https://github.com/acme/shop/pull/${login.number}` },
+    ]);
+    // One listing of the team repository a round; the forks are never asked.
+    expect(r.gh.requests.map((q) => `${q.method} ${q.path}`)).toEqual(['GET /repos/acme/shop/pulls', 'GET /repos/acme/shop/pulls']);
   });
 });
 
@@ -216,5 +282,33 @@ describe('the PR watcher', () => {
     expect(r.tasks.get(timeout)!.state).toBe('open');
     // Round three asked only about the open tasks' repositories, once each.
     expect(r.gh.requests.filter((q) => q.method === 'GET')).toHaveLength(6);
+  });
+
+  it("finds the task's PR on the second page of a busy repository's open PRs (Link rel=\"next\"), and reads no further", async () => {
+    const r = await rig();
+    const shop = checkout(r.root, 'shop', 'feature/search', 'https://github.com/acme/shop.git');
+    const id = r.task('taskbusy0001', shop, T0);
+    // Older open PRs that no task waits for, the task's PR, then 120 newer ones from the rest of the team.
+    for (let k = 0; k < 150; k++) r.gh.openPull('acme/shop', { branch: `old/${k}`, createdAt: T0 - 86_400_000 - k * 1000 });
+    const pr = r.gh.openPull('acme/shop', { branch: 'feature/search', createdAt: T0 + 60_000 });
+    for (let k = 0; k < 120; k++) r.gh.openPull('acme/shop', { branch: `team/${k}`, createdAt: T0 + 120_000 + k * 1000 });
+    r.clock.t = T0 + 600_000;
+    const finished: string[] = [];
+    const watcher = new PrWatcher({
+      client: r.client,
+      tasks: r.tasks,
+      sessions: r.sessions,
+      checkouts: r.checkouts,
+      finish: async (taskId): Promise<FinishAnswer> => {
+        finished.push(taskId);
+        return { error: 'receipts are not available in this version yet' };
+      },
+      clock: r.clock,
+      log: r.log,
+    });
+    const round = await watcher.runNow();
+    expect(round.finished).toEqual([{ taskId: id, pr: `https://github.com/acme/shop/pull/${pr.number}` }]);
+    // Page 2 holds PRs older than the task: page 3 is not asked for.
+    expect(r.gh.requests.map((q) => q.query.get('page'))).toEqual([null, '2']);
   });
 });

@@ -7,7 +7,12 @@ import type { AddressInfo } from 'node:net';
  * "Requires authentication" / "Bad credentials"), a User-Agent (403 without), the `X-GitHub-Api-Version` (400 for one
  * it does not know) — records every request, and can be scripted to answer 403/429 rate limits with Retry-After or
  * `x-ratelimit-remaining: 0` + `x-ratelimit-reset`. `head=` on the pulls list is honoured only as `owner:branch`
- * (a bare branch is silently ignored, as GitHub does).
+ * (a bare branch is silently ignored, as GitHub does); a PR from a fork has the fork as `head.repo` and
+ * `forkowner:branch` as `head.label`. Lists paginate as GitHub's do: `per_page` (default 30, at most 100) and `page`,
+ * with a `Link` header (`rel="next"`, `"last"`, `"prev"`, `"first"`) built on the request's own URL; the search gives
+ * at most 1,000 results and sorts by `created`/`updated`. Each resource counts its requests in a window — search 30
+ * a minute, core 5,000 an hour unless `limits` says otherwise — and answers past the limit with 403,
+ * `x-ratelimit-remaining: 0` and the window's `x-ratelimit-reset`, as GitHub does.
  */
 
 export interface GithubRequestRecord {
@@ -29,7 +34,8 @@ export interface FakePull {
   state: 'open' | 'closed';
   title: string;
   body: string | null;
-  head: { owner: string; ref: string };
+  /** `repo` is the fork's full name when it is not `owner/<the base's name>`. */
+  head: { owner: string; ref: string; repo?: string };
   base: string;
   createdAt: number;
 }
@@ -41,6 +47,8 @@ export interface FakeIssue {
   labels: string[];
   state: 'open' | 'closed';
   createdAt: number;
+  /** Moves with an edit, a label, a comment (`touchIssue`, a comment posted). */
+  updatedAt: number;
 }
 
 export interface FakeComment {
@@ -64,9 +72,14 @@ export interface FakeGithub {
   script(...answers: GithubScript[]): void;
   /** A repository that exists (with no PRs or issues yet); anything else is 404. */
   createRepo(repo: string): void;
-  openPull(repo: string, p: { branch: string; title?: string; body?: string | null; createdAt: number; headOwner?: string; state?: 'open' | 'closed' }): FakePull;
+  /** A PR on `repo`; `headOwner` (and `headRepo`, a fork's full name) make it a PR from a fork. */
+  openPull(repo: string, p: { branch: string; title?: string; body?: string | null; createdAt: number; headOwner?: string; headRepo?: string; state?: 'open' | 'closed' }): FakePull;
   pull(repo: string, n: number): FakePull | undefined;
-  openIssue(repo: string, i: { title: string; body?: string | null; labels: string[]; createdAt: number }): FakeIssue;
+  openIssue(repo: string, i: { title: string; body?: string | null; labels: string[]; createdAt: number; updatedAt?: number }): FakeIssue;
+  /** Someone edits an issue (labels, state): its updated_at moves to now. */
+  touchIssue(repo: string, n: number, change: { labels?: string[]; state?: 'open' | 'closed' }): FakeIssue;
+  /** A comment someone else wrote. */
+  addComment(repo: string, issue: number, body: string): FakeComment;
   comments(repo: string, issue: number): FakeComment[];
   /** Comments written by sleds' calls (POST), across all issues. */
   posted(): number;
@@ -76,7 +89,7 @@ export interface FakeGithub {
 const VERSIONS = new Set(['2022-11-28', '2026-03-10']);
 const LOGIN = 'sleds-bot';
 
-export async function startFakeGithub(opts: { token: string; now?: () => number }): Promise<FakeGithub> {
+export async function startFakeGithub(opts: { token: string; now?: () => number; limits?: { search?: number; core?: number } }): Promise<FakeGithub> {
   const repos = new Map<string, FakeRepo>();
   const requests: GithubRequestRecord[] = [];
   const queue: GithubScript[] = [];
@@ -84,6 +97,20 @@ export async function startFakeGithub(opts: { token: string; now?: () => number 
   let postedCount = 0;
   let base = '';
   const now = opts.now ?? Date.now;
+  // GitHub's primary limits: a window per resource, counted from its first request.
+  const windows: Record<string, { limit: number; seconds: number; used: number; resetSec: number }> = {
+    search: { limit: opts.limits?.search ?? 30, seconds: 60, used: 0, resetSec: 0 },
+    core: { limit: opts.limits?.core ?? 5000, seconds: 3600, used: 0, resetSec: 0 },
+  };
+  const windowOf = (resource: string) => {
+    const w = windows[resource]!;
+    const sec = Math.floor(now() / 1000);
+    if (sec >= w.resetSec) {
+      w.used = 0;
+      w.resetSec = sec + w.seconds;
+    }
+    return w;
+  };
 
   const repoOf = (slug: string): FakeRepo => {
     const key = slug.toLowerCase();
@@ -99,7 +126,7 @@ export async function startFakeGithub(opts: { token: string; now?: () => number 
 
   const pullJson = (slug: string, p: FakePull) => {
     const [owner, name] = slug.split('/');
-    const headRepo = `${p.head.owner}/${name}`;
+    const headRepo = p.head.repo ?? `${p.head.owner}/${name}`;
     return {
       url: `${base}/repos/${slug}/pulls/${p.number}`,
       id: 500000 + p.number,
@@ -117,7 +144,7 @@ export async function startFakeGithub(opts: { token: string; now?: () => number 
       closed_at: p.state === 'closed' ? iso(p.createdAt) : null,
       merged_at: null,
       draft: false,
-      head: { label: `${p.head.owner}:${p.head.ref}`, ref: p.head.ref, sha: 'a'.repeat(40), user: { login: p.head.owner }, repo: { full_name: headRepo, name, owner: { login: p.head.owner } } },
+      head: { label: `${p.head.owner}:${p.head.ref}`, ref: p.head.ref, sha: 'a'.repeat(40), user: { login: p.head.owner }, repo: { full_name: headRepo, name: headRepo.split('/')[1], owner: { login: p.head.owner }, fork: headRepo.toLowerCase() !== slug.toLowerCase() } },
       base: { label: `${owner}:${p.base}`, ref: p.base, sha: 'b'.repeat(40), user: { login: owner }, repo: { full_name: slug, name, owner: { login: owner } } },
     };
   };
@@ -136,7 +163,7 @@ export async function startFakeGithub(opts: { token: string; now?: () => number 
     locked: false,
     comments: repoOf(slug).comments.get(i.number)?.length ?? 0,
     created_at: iso(i.createdAt),
-    updated_at: iso(i.createdAt),
+    updated_at: iso(i.updatedAt),
     closed_at: null,
     body: i.body,
     score: 1,
@@ -153,13 +180,40 @@ export async function startFakeGithub(opts: { token: string; now?: () => number 
     body: c.body,
   });
 
-  const rateHeaders = (resource: string, remaining = 4999): Record<string, string> => ({
-    'x-ratelimit-limit': resource === 'search' ? '30' : '5000',
-    'x-ratelimit-remaining': String(remaining),
-    'x-ratelimit-used': String((resource === 'search' ? 30 : 5000) - remaining),
-    'x-ratelimit-reset': String(Math.floor(now() / 1000) + 3600),
-    'x-ratelimit-resource': resource,
-  });
+  const rateHeaders = (resource: string, remaining?: number): Record<string, string> => {
+    const w = windowOf(resource);
+    const left = remaining ?? w.limit - w.used;
+    return {
+      'x-ratelimit-limit': String(w.limit),
+      'x-ratelimit-remaining': String(left),
+      'x-ratelimit-used': String(w.limit - left),
+      'x-ratelimit-reset': String(w.resetSec),
+      'x-ratelimit-resource': resource,
+    };
+  };
+
+  /**
+   * One page of a list, and its Link header: the request's URL with `page` set, as GitHub writes it. `cap` is the
+   * search's 1,000; null when the page asked for is beyond it.
+   */
+  const paged = <T>(all: T[], url: URL, cap = Infinity): { items: T[]; link: Record<string, string> } | null => {
+    const perPage = Math.min(100, Math.max(1, Number(url.searchParams.get('per_page')) || 30));
+    const page = Math.max(1, Number(url.searchParams.get('page')) || 1);
+    const reachable = Math.min(all.length, cap);
+    if (all.length > 0 && (page - 1) * perPage >= cap) return null;
+    const last = Math.max(1, Math.ceil(reachable / perPage));
+    const at = (n: number): string => {
+      const u = new URL(`${base}${url.pathname}`);
+      for (const [k, v] of url.searchParams) if (k !== 'page') u.searchParams.append(k, v);
+      u.searchParams.set('page', String(n));
+      return u.toString();
+    };
+    const rels: string[] = [];
+    if (page > 1) rels.push(`<${at(page - 1)}>; rel="prev"`);
+    if (page < last) rels.push(`<${at(page + 1)}>; rel="next"`, `<${at(last)}>; rel="last"`);
+    if (page > 1) rels.push(`<${at(1)}>; rel="first"`);
+    return { items: all.slice((page - 1) * perPage, Math.min(page * perPage, reachable)), link: rels.length > 0 ? { link: rels.join(', ') } : {} };
+  };
 
   const send = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void => {
     res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'x-github-media-type': 'github.v3; format=json', ...headers });
@@ -168,23 +222,25 @@ export async function startFakeGithub(opts: { token: string; now?: () => number 
   const notFound = (res: ServerResponse, headers: Record<string, string>): void =>
     send(res, 404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest', status: '404' }, headers);
 
-  /** `is:issue is:open label:x (repo:a/b OR repo:c/d)`: the qualifiers this fake understands. */
-  const search = (q: string) => {
+  /** `is:issue is:open label:x (repo:a/b OR repo:c/d)`: the qualifiers this fake understands; `sort`/`order` too. */
+  const search = (q: string, sort: string | null, order: string | null) => {
     const repoNames = [...q.matchAll(/repo:([^\s()]+)/g)].map((m) => m[1]!.toLowerCase());
     const label = /label:(?:"([^"]+)"|([^\s()]+))/.exec(q);
     const wantLabel = label ? (label[1] ?? label[2])!.toLowerCase() : null;
     const open = /\bis:open\b|\bstate:open\b/.test(q);
-    const items: unknown[] = [];
+    const found: Array<{ slug: string; i: FakeIssue }> = [];
     for (const slug of repoNames) {
       const r = repos.get(slug);
       if (!r) continue;
       for (const i of r.issues) {
         if (open && i.state !== 'open') continue;
         if (wantLabel && !i.labels.some((l) => l.toLowerCase() === wantLabel)) continue;
-        items.push(issueJson(slug, i));
+        found.push({ slug, i });
       }
     }
-    return { total_count: items.length, incomplete_results: false, items };
+    const key = sort === 'updated' ? (x: { i: FakeIssue }) => x.i.updatedAt : sort === 'created' ? (x: { i: FakeIssue }) => x.i.createdAt : null;
+    if (key) found.sort((a, b) => (order === 'asc' ? 1 : -1) * (key(a) - key(b) || a.i.number - b.i.number));
+    return found;
   };
 
   const server: Server = createServer((req, res) => {
@@ -213,6 +269,10 @@ export async function startFakeGithub(opts: { token: string; now?: () => number 
       if (auth !== `Bearer ${opts.token}` && auth !== `token ${opts.token}`) {
         return send(res, 401, { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest', status: '401' });
       }
+      const win = windowOf(resource);
+      if (win.used >= win.limit) {
+        return send(res, 403, { message: 'API rate limit exceeded for user ID 3. If you reach out to GitHub Support for help, please include the request ID.', documentation_url: 'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api', status: '403' }, rateHeaders(resource, 0));
+      }
       const scripted = queue.shift();
       if (scripted) {
         const limitBody = { message: 'API rate limit exceeded for user ID 3.', documentation_url: 'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api', status: String(scripted.status) };
@@ -223,12 +283,16 @@ export async function startFakeGithub(opts: { token: string; now?: () => number 
         }
         return send(res, scripted.status, { message: scripted.message, documentation_url: 'https://docs.github.com/rest', status: String(scripted.status) }, rateHeaders(resource));
       }
+      win.used += 1;
       const h = rateHeaders(resource);
       const m = req.method ?? '';
       if (m === 'GET' && url.pathname === '/search/issues') {
         const q = url.searchParams.get('q');
         if (!q) return send(res, 422, { message: 'Validation Failed', errors: [{ resource: 'Search', field: 'q', code: 'missing' }], documentation_url: 'https://docs.github.com/rest/search/search#search-issues-and-pull-requests', status: '422' }, h);
-        return send(res, 200, search(q), h);
+        const found = search(q, url.searchParams.get('sort'), url.searchParams.get('order'));
+        const page = paged(found, url, 1000);
+        if (!page) return send(res, 422, { message: 'Only the first 1000 search results are available', documentation_url: 'https://docs.github.com/v3/search/', status: '422' }, h);
+        return send(res, 200, { total_count: found.length, incomplete_results: false, items: page.items.map((x) => issueJson(x.slug, x.i)) }, { ...h, ...page.link });
       }
       const editComment = /^\/repos\/([^/]+\/[^/]+)\/issues\/comments\/(\d+)$/.exec(url.pathname);
       if (editComment && m === 'PATCH') {
@@ -252,12 +316,17 @@ export async function startFakeGithub(opts: { token: string; now?: () => number 
         const n = Number(comments[2]);
         if (!r || (!r.issues.some((i) => i.number === n) && !r.pulls.some((p) => p.number === n))) return notFound(res, h);
         const list = r.comments.get(n) ?? [];
-        if (m === 'GET') return send(res, 200, list.slice(0, Number(url.searchParams.get('per_page')) || 30).map((c) => commentJson(slug, n, c)), h);
+        if (m === 'GET') {
+          const page = paged(list, url)!;
+          return send(res, 200, page.items.map((c) => commentJson(slug, n, c)), { ...h, ...page.link });
+        }
         if (m === 'POST') {
           if (typeof body?.body !== 'string' || body.body === '') return send(res, 422, { message: 'Validation Failed', errors: [{ resource: 'IssueComment', field: 'body', code: 'missing_field' }], status: '422' }, h);
           const c: FakeComment = { id: nextId++, body: body.body, createdAt: now(), updatedAt: now() };
           r.comments.set(n, [...list, c]);
           postedCount += 1;
+          const issue = r.issues.find((i) => i.number === n);
+          if (issue) issue.updatedAt = now(); // a comment moves the issue's updated_at, as on GitHub
           return send(res, 201, commentJson(slug, n, c), { ...h, location: `${base}/repos/${slug}/issues/comments/${c.id}` });
         }
       }
@@ -273,9 +342,9 @@ export async function startFakeGithub(opts: { token: string; now?: () => number 
         const list = r.pulls
           .filter((p) => state === 'all' || p.state === state)
           .filter((p) => !headFilter || `${p.head.owner}:${p.head.ref}` === headFilter)
-          .sort((a, b) => b.createdAt - a.createdAt || b.number - a.number)
-          .slice(0, Number(url.searchParams.get('per_page')) || 30);
-        return send(res, 200, list.map((p) => pullJson(slug, p)), h);
+          .sort((a, b) => b.createdAt - a.createdAt || b.number - a.number);
+        const page = paged(list, url)!;
+        return send(res, 200, page.items.map((p) => pullJson(slug, p)), { ...h, ...page.link });
       }
       const pull = /^\/repos\/([^/]+\/[^/]+)\/pulls\/(\d+)$/.exec(url.pathname);
       if (pull) {
@@ -302,16 +371,38 @@ export async function startFakeGithub(opts: { token: string; now?: () => number 
     createRepo: (slug) => void repoOf(slug),
     openPull(slug, p) {
       const r = repoOf(slug);
-      const pr: FakePull = { number: nextNumber(r), state: p.state ?? 'open', title: p.title ?? p.branch, body: p.body === undefined ? '' : p.body, head: { owner: p.headOwner ?? slug.split('/')[0]!, ref: p.branch }, base: 'main', createdAt: p.createdAt };
+      const pr: FakePull = {
+        number: nextNumber(r),
+        state: p.state ?? 'open',
+        title: p.title ?? p.branch,
+        body: p.body === undefined ? '' : p.body,
+        head: { owner: p.headRepo?.split('/')[0] ?? p.headOwner ?? slug.split('/')[0]!, ref: p.branch, ...(p.headRepo ? { repo: p.headRepo } : {}) },
+        base: 'main',
+        createdAt: p.createdAt,
+      };
       r.pulls.push(pr);
       return pr;
     },
     pull: (slug, n) => repos.get(slug.toLowerCase())?.pulls.find((p) => p.number === n),
     openIssue(slug, i) {
       const r = repoOf(slug);
-      const issue: FakeIssue = { number: nextNumber(r), title: i.title, body: i.body ?? null, labels: i.labels, state: 'open', createdAt: i.createdAt };
+      const issue: FakeIssue = { number: nextNumber(r), title: i.title, body: i.body ?? null, labels: i.labels, state: 'open', createdAt: i.createdAt, updatedAt: i.updatedAt ?? i.createdAt };
       r.issues.push(issue);
       return issue;
+    },
+    touchIssue(slug, n, change) {
+      const issue = repos.get(slug.toLowerCase())?.issues.find((i) => i.number === n);
+      if (!issue) throw new Error(`no issue ${slug}#${n}`);
+      if (change.labels) issue.labels = change.labels;
+      if (change.state) issue.state = change.state;
+      issue.updatedAt = now();
+      return issue;
+    },
+    addComment(slug, n, body) {
+      const r = repoOf(slug);
+      const c: FakeComment = { id: nextId++, body, createdAt: now(), updatedAt: now() };
+      r.comments.set(n, [...(r.comments.get(n) ?? []), c]);
+      return c;
     },
     comments: (slug, n) => repos.get(slug.toLowerCase())?.comments.get(n) ?? [],
     posted: () => postedCount,
