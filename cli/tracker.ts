@@ -72,7 +72,7 @@ export async function runTracker(args: string[], json: boolean): Promise<number>
     process.stdout.write('No tracker items yet: label an issue sleds in a repository the policy names under tracker.github.repos.\n');
     return 0;
   }
-  const lines = items.map((i) => [i.taskId, i.itemKey.padEnd(24), i.commentRef ? 'commented' : 'no comment yet', i.receiptLine ? 'receipted' : '', `seen ${formatAge(now - i.seenAt)} ago`].filter(Boolean).join('  '));
+  const lines = items.map((i) => [i.taskId, i.itemKey.padEnd(24), i.commentRef ? 'commented' : 'no comment yet', i.receiptLine ? 'receipted' : '', `taken ${formatAge(now - i.seenAt)} ago`].filter(Boolean).join('  '));
   process.stdout.write(`${lines.join('\n')}\n`);
   return 0;
 }
