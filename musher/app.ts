@@ -41,6 +41,7 @@ const overnightPending: JobHandler = {
 };
 import { SnapshotStore } from './store/snapshots.js';
 import { TaskStore } from './store/tasks.js';
+import { DispatchedPromptStore } from './store/dispatched-prompts.js';
 import { TaskService } from './tasks/service.js';
 import { QuestionStore } from './store/questions.js';
 import { QuestionService } from './questions/service.js';
@@ -272,6 +273,7 @@ export class Musher {
       seat: seatName(),
       tasks: this.tasks.store,
       sessions: this.sessions,
+      dispatched: new DispatchedPromptStore(this.db),
       prices: opts.prices,
       policy: wiring.policy,
       estimate: estimatesPort(this.estimates, seatName()),
