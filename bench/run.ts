@@ -6,6 +6,7 @@ import { writeHistory } from './gen-history.js';
 import { formatGatewayBench, runGatewayBench } from './gateway.js';
 import { formatCalibrationAccuracy, runCalibrationAccuracy } from './calibration-accuracy.js';
 import { formatForecastAccuracy, formatSeedSummary, runForecastAccuracy } from './forecast-accuracy.js';
+import { formatFirstPromptBench, runFirstPromptBench } from './first-prompt.js';
 
 /**
  * `npm run bench [-- --gb 1 --runs 30 --json]`: the hook and the statusline against a bare node start, measured
@@ -112,6 +113,13 @@ async function main(): Promise<void> {
   say(`statusline render         ${hot.statusline!.toFixed(1)} ms  = ${hot.statuslineRatio!.toFixed(2)}× node`);
   say(`hook, musher away         ${hot.hookAway!.toFixed(1)} ms  = ${hot.hookAwayRatio!.toFixed(2)}× node (spooled)`);
   rmSync(small.root, { recursive: true, force: true });
+
+  // 1b. A session's first prompt (it starts a task, which is sized from the receipts) on a long history.
+  const first = await runFirstPromptBench({ cli: CLI, hook: HOOK, receipts: 5000, runs: Math.min(RUNS, 20) });
+  for (const l of formatFirstPromptBench(first)) say(l);
+  results.firstPromptSocketMs = first.socketFirstMs;
+  results.firstPromptAddedSocketMs = first.socketAddedMs;
+  results.firstPromptHookMs = first.hookFirstMs;
 
   // 2. Ingestion throughput on a generated history.
   const big = world();

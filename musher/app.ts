@@ -42,12 +42,14 @@ const overnightPending: JobHandler = {
 };
 import { SnapshotStore } from './store/snapshots.js';
 import { TaskStore } from './store/tasks.js';
+import { DispatchedPromptStore } from './store/dispatched-prompts.js';
 import { TaskService } from './tasks/service.js';
 import { QuestionStore } from './store/questions.js';
 import { QuestionService } from './questions/service.js';
 import { carryOnWithContext } from './questions/hook-answer.js';
 import { ReceiptStore } from './store/receipts.js';
 import { EstimateService } from './estimate/service.js';
+import { ReceiptHistory } from './estimate/history.js';
 import { ReceiptService } from './receipts/service.js';
 import type { SeatKeyPair } from './handoff/keys.js';
 import { randomBytes } from 'node:crypto';
@@ -236,18 +238,20 @@ export class Musher {
       clock: opts.clock,
       log: opts.log,
       worthLevels: (dir) => wiring.policy.forDirectory(dir).worthLevels,
-      onCreated: (task) => void this.estimates.priceTask(task),
+      onCreated: (task) => this.estimates.priceLater(task),
       claimPrompt: (prompt) => this.picker.claimDispatched(prompt),
     });
     this.receiptStore = new ReceiptStore(this.db);
+    const history = new ReceiptHistory(this.receiptStore, opts.log);
     this.estimates = new EstimateService({
-      receipts: () => this.receiptStore.bodies(),
+      history: (q) => history.of(q),
       tasks: this.tasks.store,
       sessions: this.sessions,
       usage: this.usage,
       prices: opts.prices,
       clock: opts.clock,
       seat: seatName(),
+      log: opts.log,
     });
     this.receipts = new ReceiptService({
       store: this.receiptStore,
@@ -263,6 +267,7 @@ export class Musher {
       newId: () => wallIdFrom(randomBytes(WALL_ID_LENGTH)),
       transaction: (fn) => this.db.transaction(fn)(),
       workPending: (sessionId) => this.jobs.inState('scheduled').some((j) => j.sessionId === sessionId),
+      bandOf: (taskId) => this.estimates.bandOf(taskId),
     });
     this.questions = new QuestionService({ store: new QuestionStore(this.db), tasks: this.tasks, clock: opts.clock, log: opts.log });
     this.wallKeeper = buildWallKeeper(this, wiring, opts);
@@ -273,6 +278,7 @@ export class Musher {
       seat: seatName(),
       tasks: this.tasks.store,
       sessions: this.sessions,
+      dispatched: new DispatchedPromptStore(this.db),
       prices: opts.prices,
       policy: wiring.policy,
       estimate: estimatesPort(this.estimates, seatName()),

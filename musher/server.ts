@@ -90,7 +90,7 @@ async function tasksRoute(musher: Musher, req: IncomingMessage, url: URL): Promi
     return showTask(musher.tasks.store, decodeURIComponent(one[1]!), (t) => {
       const receipt = musher.receipts.forTask(t.id);
       return { receipt, receiptLine: receipt ? musher.receipts.lineOf(receipt) : null };
-    });
+    }, (id) => musher.estimates.bandOf(id));
   }
   if (one && req.method === 'POST') return updateTask(musher.tasks, musher.tasks.store, decodeURIComponent(one[1]!), await readBody(req));
   return null;

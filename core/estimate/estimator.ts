@@ -23,11 +23,17 @@ export interface EstimateQuery {
   seat?: string | null;
 }
 
-export interface Estimate {
+/** What the estimator reads of a past receipt (a receipt body has all of it; musher keeps just this in memory). */
+export type ReceiptFeatures = Pick<
+  ReceiptBody,
+  'type' | 'repo' | 'seat' | 'models' | 'costMicros' | 'activeMinutes' | 'promptChars' | 'filesTouched' | 'turns' | 'inBand' | 'endedAt'
+>;
+
+export interface Estimate<R extends ReceiptFeatures = ReceiptFeatures> {
   /** Null: fewer than MIN_SIMILAR_RECEIPTS similar receipts ("no band yet"). */
   band: Band | null;
   /** The similar receipts the band stands on (nearest first), or all that matched when too few. */
-  similar: ReceiptBody[];
+  similar: R[];
 }
 
 /** The most neighbours a band stands on: enough for stable percentiles, few enough to stay "similar". */
@@ -49,7 +55,7 @@ export function modelFamily(id: string): string {
 }
 
 /** Same type (when the query has one), same repository, and a model of the same family (when the query names one). */
-export function isSimilar(r: ReceiptBody, q: EstimateQuery): boolean {
+export function isSimilar(r: ReceiptFeatures, q: EstimateQuery): boolean {
   if (q.type !== null && r.type !== q.type) return false;
   if (r.repo !== q.repo) return false;
   if (q.model !== null) {
@@ -62,7 +68,7 @@ export function isSimilar(r: ReceiptBody, q: EstimateQuery): boolean {
 const logSize = (n: number): number => Math.log1p(Math.max(0, n));
 
 /** Distance on log prompt size, plus log files and log turns when the query knows them. */
-export function distance(r: ReceiptBody, q: EstimateQuery): number {
+export function distance(r: ReceiptFeatures, q: EstimateQuery): number {
   let d2 = (logSize(r.promptChars) - logSize(q.promptChars)) ** 2;
   if (q.filesTouched != null) d2 += (logSize(r.filesTouched) - logSize(q.filesTouched)) ** 2;
   if (q.turns != null) d2 += (logSize(r.turns) - logSize(q.turns)) ** 2;
@@ -78,7 +84,7 @@ export function percentile(sorted: readonly number[], p: number): number {
   return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (rank - lo);
 }
 
-export function estimateBand(receipts: readonly ReceiptBody[], q: EstimateQuery): Estimate {
+export function estimateBand<R extends ReceiptFeatures>(receipts: readonly R[], q: EstimateQuery): Estimate<R> {
   const matched = receipts.filter((r) => isSimilar(r, q));
   // Nearest first; the more recent of two at the same distance (a repository's habits drift).
   const near = matched

@@ -2,15 +2,15 @@ import { z } from 'zod';
 import type { Band } from '../../core/estimate/band.js';
 import { describeEstimate } from '../../core/estimate/describe.js';
 import { formatBand } from '../../core/estimate/format.js';
-import { estimateBand, type EstimateQuery } from '../../core/estimate/estimator.js';
+import { estimateBand, type EstimateQuery, type ReceiptFeatures } from '../../core/estimate/estimator.js';
 import { priorBand } from '../../core/estimate/prior.js';
 import { remainingFromBand } from '../../core/estimate/remaining.js';
 import { activeMinutes } from '../../core/receipt/activity.js';
 import type { RemainingWork } from '../../core/exits/types.js';
 import type { PriceTable } from '../../core/price-table.js';
-import type { ReceiptBody } from '../../core/receipt/receipt.js';
 import type { Task } from '../../core/task/task.js';
 import type { Clock } from '../clock.js';
+import type { Log } from '../log.js';
 import type { SessionStore } from '../store/sessions.js';
 import type { TaskStore } from '../store/tasks.js';
 import type { UsageStore } from '../store/usage.js';
@@ -34,8 +34,8 @@ export const EstimateRequest = z.looseObject({
 export type EstimateRequest = z.infer<typeof EstimateRequest>;
 
 export interface EstimateServiceDeps {
-  /** Every past receipt's body, the estimator's history. */
-  receipts(): ReceiptBody[];
+  /** The past receipts of a query's repository, newest first: the estimator's history (core/estimate picks the similar). */
+  history(q: EstimateQuery): ReceiptFeatures[];
   tasks: TaskStore;
   sessions: SessionStore;
   usage: UsageStore;
@@ -45,15 +45,21 @@ export interface EstimateServiceDeps {
   seat: string;
   /** Files the task's sessions changed so far (a feature once work has started). */
   filesTouched?(taskId: string): number;
+  log?: Log;
+  /** Runs `fn` once the request at hand has been answered; default: the next turn of the event loop. */
+  later?(fn: () => void): void;
 }
 
 /** Sizes prompts and tasks from the receipts (core/estimate), with a labelled prior when too few are similar. */
 export class EstimateService {
+  /** Tasks created and not priced yet (priceLater). */
+  private readonly unpriced = new Set<string>();
+  private drainArmed = false;
   constructor(private readonly d: EstimateServiceDeps) {}
 
   /** The band (or "no band yet" and a prior) for a query; `priorModel` prices the prior when the query names no model. */
   estimate(q: EstimateQuery, priorModel: string | null = q.model): EstimateAnswer {
-    const { band, similar } = estimateBand(this.d.receipts(), q);
+    const { band, similar } = estimateBand(this.d.history(q), q);
     const row = priorModel ? this.d.prices.lookup(priorModel, this.d.clock.now()) : null;
     const prior = band ? null : priorBand(q.promptChars, row?.base ?? null);
     return { band, prior, similar: similar.length, text: describeEstimate({ band, prior, similar: similar.length, query: q, priorModel }) };
@@ -100,6 +106,7 @@ export class EstimateService {
    * measured band once one exists; a measured band is never replaced.
    */
   priceTask(task: Task): EstimateAnswer {
+    this.unpriced.delete(task.id);
     const answer = this.forTask(task);
     const kept = this.d.tasks.band(task.id);
     if (kept?.basis !== 'receipts') {
@@ -109,9 +116,47 @@ export class EstimateService {
     return answer;
   }
 
+  /**
+   * A new task's band, kept off the request that created it (a session's first prompt answers without waiting on the
+   * receipts): priced once that request has been answered — the hook's answer is sent in the same turn of the event
+   * loop as the task is created, the pricing runs on the next — or by the first reader of its band before then.
+   */
+  priceLater(task: Task): void {
+    this.unpriced.add(task.id);
+    if (this.drainArmed) return;
+    this.drainArmed = true;
+    (this.d.later ?? setImmediate)(() => {
+      this.drainArmed = false;
+      this.pricePending();
+    });
+  }
+
+  /** Prices every task still waiting for its band. */
+  pricePending(): void {
+    for (const id of [...this.unpriced]) this.priceIfWaiting(id);
+  }
+
+  /** A reader is about to read the task's band: a task still waiting for it is priced now. Never throws. */
+  private priceIfWaiting(taskId: string): void {
+    if (!this.unpriced.has(taskId)) return;
+    this.unpriced.delete(taskId);
+    try {
+      const task = this.d.tasks.get(taskId);
+      if (task) this.priceTask(task);
+    } catch (e) {
+      this.d.log?.error(`the band of task ${taskId}: ${(e as Error).message}`);
+    }
+  }
+
+  /** The band the task keeps (measured or prior; null: none), priced first if it is still waiting for one. */
+  bandOf(taskId: string): Band | null {
+    this.priceIfWaiting(taskId);
+    return this.d.tasks.band(taskId);
+  }
+
   /** The task's band as it was kept, when measured (the wall's remaining work stands on it). */
   keptBand(taskId: string): Band | null {
-    const band = this.d.tasks.band(taskId);
+    const band = this.bandOf(taskId);
     return band?.basis === 'receipts' ? band : null;
   }
 

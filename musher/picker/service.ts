@@ -14,6 +14,7 @@ import type { ForecastSnapshot } from '../forecast/forecaster.js';
 import type { EstimateService } from '../estimate/service.js';
 import type { Log } from '../log.js';
 import type { Scheduler } from '../scheduler/scheduler.js';
+import type { DispatchedPromptStore } from '../store/dispatched-prompts.js';
 import type { SessionRow, SessionStore } from '../store/sessions.js';
 import type { TaskStore } from '../store/tasks.js';
 import type { WallRow } from '../store/wall-book.js';
@@ -52,6 +53,8 @@ export interface PickerDeps {
   seat: string;
   tasks: TaskStore;
   sessions: SessionStore;
+  /** Prompts handed out by Dispatch/Switch, until a new session sends one (it then joins the task). */
+  dispatched: Pick<DispatchedPromptStore, 'put' | 'take'>;
   prices: PriceTable;
   policy: PolicyPort;
   estimate: EstimatePort;
@@ -80,18 +83,11 @@ interface Picked {
  * itself: Dispatch and Switch hand back the exact command of the row chosen.
  */
 export class PickerService {
-  /** Prompts handed out by Dispatch/Switch, until a new session sends one (it then joins the task). */
-  private readonly dispatched = new Map<string, { taskId: string; untilMs: number }>();
   constructor(private readonly d: PickerDeps) {}
 
   /** The task a just-dispatched prompt belongs to (once, within DISPATCH_CLAIM_MS); null for any other prompt. */
   claimDispatched(prompt: string): string | null {
-    const now = this.d.clock.now();
-    for (const [p, c] of this.dispatched) if (c.untilMs < now) this.dispatched.delete(p);
-    const claim = this.dispatched.get(prompt.trim());
-    if (!claim) return null;
-    this.dispatched.delete(prompt.trim());
-    return claim.taskId;
+    return this.d.dispatched.take(prompt.trim(), this.d.clock.now());
   }
 
   async picker(task: Task): Promise<PickerAnswer> {
@@ -192,7 +188,7 @@ export class PickerService {
 
   private start(picked: Picked, row: PickerRow): DispatchAnswer {
     const command = this.command(picked, row);
-    this.dispatched.set(this.promptOf(picked.task).trim(), { taskId: picked.task.id, untilMs: this.d.clock.now() + DISPATCH_CLAIM_MS });
+    this.d.dispatched.put(this.promptOf(picked.task).trim(), picked.task.id, this.d.clock.now() + DISPATCH_CLAIM_MS);
     const how = row.verb === 'Switch' ? `Switch task ${picked.task.id} to ${rowTitle(row)}` : `Start task ${picked.task.id} on ${rowTitle(row)}`;
     this.d.log.info(`picker: ${how}`);
     return { ok: true, line: `${how}: ${shellLine(command)}`, command };

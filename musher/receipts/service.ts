@@ -1,3 +1,4 @@
+import type { Band } from '../../core/estimate/band.js';
 import { landedInBand } from '../../core/estimate/estimator.js';
 import { activeMinutes, filesTouched } from '../../core/receipt/activity.js';
 import { receiptLine } from '../../core/receipt/line.js';
@@ -37,6 +38,8 @@ export interface ReceiptServiceDeps {
   transaction<T>(fn: () => T): T;
   /** True while a session still has work coming (a hold or defer scheduled): its task has not ended with it. */
   workPending?(sessionId: string): boolean;
+  /** The band the task keeps (the estimator's: a task not priced yet is priced first); default: as stored. */
+  bandOf?(taskId: string): Band | null;
 }
 
 /**
@@ -116,7 +119,7 @@ export class ReceiptService {
     const models = [...new Set(spends.flatMap((s) => s.models))].filter((m) => m !== SYNTHETIC_MODEL).sort();
     const harnesses = [...new Set(sessions.map((s) => this.d.sessions.get(s)?.harness).filter((h): h is string => !!h))].sort();
     const minutes = activeMinutes(this.d.usage.callTimes(sessions));
-    const band = this.d.tasks.band(taskId);
+    const band = this.d.bandOf ? this.d.bandOf(taskId) : this.d.tasks.band(taskId);
     return {
       v: 1,
       id: this.d.newId(),

@@ -362,6 +362,15 @@ const MIGRATIONS: ReadonlyArray<string> = [
   );
   CREATE INDEX tracker_items_task ON tracker_items(task_id);
   `,
+  // 16: prompts handed out by the picker's Dispatch/Switch, until the session they start sends one (it joins the task):
+  // kept across a restart of musher in between.
+  `
+  CREATE TABLE dispatched_prompts (
+    prompt        TEXT PRIMARY KEY,
+    task_id       TEXT NOT NULL REFERENCES tasks(id),
+    until_ms      INTEGER NOT NULL
+  );
+  `,
 ];
 
 export function migrate(db: Database.Database): number {

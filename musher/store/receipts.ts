@@ -10,12 +10,14 @@ export class ReceiptStore {
   private readonly insertStmt;
   private readonly byTaskStmt;
   private readonly getStmt;
+  private readonly sinceStmt;
   constructor(private readonly db: Db) {
     this.insertStmt = db.prepare(
       `INSERT OR IGNORE INTO receipts (id, task_id, body, signature, signer, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
     );
     this.byTaskStmt = db.prepare(`SELECT * FROM receipts WHERE task_id = ?`);
     this.getStmt = db.prepare(`SELECT * FROM receipts WHERE id = ?`);
+    this.sinceStmt = db.prepare(`SELECT rowid AS row, body FROM receipts WHERE rowid > ? ORDER BY rowid`);
   }
 
   /** Keeps a receipt; false when its task has one already (never two for a task). */
@@ -48,9 +50,12 @@ export class ReceiptStore {
     return (this.db.prepare(`SELECT * FROM receipts ORDER BY created_at DESC, id LIMIT ?`).all(limit) as Row[]).map(toReceipt);
   }
 
-  /** Every receipt's body (the estimator's history), newest first, up to `limit`. */
-  bodies(limit = 5000): ReceiptBody[] {
-    return this.list(limit).map((r) => r.body);
+  /**
+   * The receipts written after row `afterRow`, oldest first, with their row numbers (receipts are never changed once
+   * written: a reader that has seen up to a row needs only the rows after it).
+   */
+  since(afterRow: number): Array<{ row: number; body: string }> {
+    return this.sinceStmt.all(afterRow) as Array<{ row: number; body: string }>;
   }
 }
 

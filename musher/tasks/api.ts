@@ -1,3 +1,4 @@
+import type { Band } from '../../core/estimate/band.js';
 import { TASK_STATES, TaskIntake, TaskUpdate, type Task } from '../../core/task/task.js';
 import type { ApiAnswer } from '../scheduler/api.js';
 import { parseBody } from '../api/parse-body.js';
@@ -18,12 +19,20 @@ export function listTasks(store: TaskStore, now: number, query: URLSearchParams)
   return { status: 200, body: { now, tasks } satisfies TaskList };
 }
 
-/** One task, its sessions and the band it was given; `more` adds what other parts know of it (its receipt). */
-export function showTask(store: TaskStore, idOrPrefix: string, more?: (task: Task) => Record<string, unknown>): ApiAnswer {
+/**
+ * One task, its sessions and the band it was given (`bandOf`: the estimator's, which prices a task not priced yet;
+ * default as stored); `more` adds what other parts know of it (its receipt).
+ */
+export function showTask(
+  store: TaskStore,
+  idOrPrefix: string,
+  more?: (task: Task) => Record<string, unknown>,
+  bandOf: (taskId: string) => Band | null = (id) => store.band(id),
+): ApiAnswer {
   const found = store.lookup(idOrPrefix);
   if (!('task' in found)) return { status: found.status, body: { error: found.error } };
   const task = found.task;
-  return { status: 200, body: { task, sessions: store.sessionsOf(task.id), band: store.band(task.id), ...more?.(task) } };
+  return { status: 200, body: { task, sessions: store.sessionsOf(task.id), band: bandOf(task.id), ...more?.(task) } };
 }
 
 export function createTask(service: TaskService, raw: string): ApiAnswer {

@@ -116,6 +116,23 @@ describe('estimate', () => {
     expect(unknown.status).toBe(404);
   });
 
+  it('a first prompt\'s task gets its band once the answer has gone, with nobody asking for it', async () => {
+    const w = makeWorld();
+    worlds.push(w);
+    await startMusher(w);
+    const repo = repoDir();
+    seedReceipts(w, repo, [3, 4, 5, 6, 7, 8]);
+    expect(await prompt(w, 's1', 'Fix the checkout total rounding', repo)).toBe('');
+    // Read straight from the store: every route that shows a band would price a task still waiting for one.
+    const db = new Database(join(w.sledsHome, 'data', 'sleds.db'), { readonly: true });
+    try {
+      const band = await waitFor('the task to be priced', () => (db.prepare(`SELECT band FROM tasks`).get() as { band: string | null } | undefined)?.band);
+      expect(JSON.parse(band)).toMatchObject({ lowMicros: 4_000_000, highMicros: 7_000_000, basis: 'receipts', n: 6 });
+    } finally {
+      db.close();
+    }
+  });
+
   it("the wall card's remaining work comes from the band of the session's task, less what it has spent", async () => {
     const w = makeWorld({ SLEDS_NO_AUTOSTART: '1', SLEDS_SEAT: 'dana' });
     worlds.push(w);

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { requestMusher } from '../../hooks/musher-client.js';
 import type { DispatchAnswer, PickerAnswer } from '../../core/picker/row.js';
 import type { Task } from '../../core/task/task.js';
-import { disposeWorld, makeWorld, sleds, startMusher, waitFor, type SledsWorld } from '../support/sleds-env.js';
+import { disposeWorld, makeWorld, sleds, startMusher, stopMusher, waitFor, type SledsWorld } from '../support/sleds-env.js';
 
 const worlds: SledsWorld[] = [];
 const dirs: string[] = [];
@@ -165,6 +165,29 @@ describe('sleds pick', () => {
     expect(view.rows.find((r) => r.harness === 'codex')!.verb).toBe('Switch');
     // This machine has no hand-off keys: the row says what to do rather than offering a hand-off that would fail.
     expect(view.rows.find((r) => r.kind === 'teammate')).toMatchObject({ seat: 'dana', verb: '—', reason: "hand-offs are not set up on this machine — 'sleds keys init'" });
+  });
+
+  it('a musher restarted between the Dispatch and the new session\'s first prompt still lands that session on the task', async () => {
+    const { w, repo, task } = await worldWithTask();
+    await sleds(w, ['task', task.id, 'worth', 'high']);
+    const sw = await dispatch(w, task.id, { row: 2 });
+    expect(sw.body.ok, sw.body.line).toBe(true);
+    expect(sw.body.command!.argv.at(-1)).toBe(PROMPT);
+
+    await stopMusher(w);
+    await startMusher(w);
+    const pid = JSON.parse((await sleds(w, ['status', '--json'])).stdout) as { musher: { startedAt: number } };
+    expect(pid.musher.startedAt).toBeGreaterThan(task.createdAt); // a new musher, not the one that dispatched
+
+    const hook = await sleds(w, ['hook', 'UserPromptSubmit'], JSON.stringify({ session_id: 's2', prompt: PROMPT, cwd: repo, hook_event_name: 'UserPromptSubmit' }));
+    expect(hook.code, hook.stderr).toBe(0);
+    const shown = JSON.parse((await sleds(w, ['task', task.id, '--json'])).stdout) as { sessions: string[] };
+    expect(shown.sessions).toEqual(['s1', 's2']);
+    expect((JSON.parse((await sleds(w, ['tasks', '--json'])).stdout) as { tasks: Task[] }).tasks).toHaveLength(1);
+
+    // Claimed once: a third session sent the same words starts a task of its own.
+    await sleds(w, ['hook', 'UserPromptSubmit'], JSON.stringify({ session_id: 's3', prompt: PROMPT, cwd: repo, hook_event_name: 'UserPromptSubmit' }));
+    expect((JSON.parse((await sleds(w, ['tasks', '--json'])).stdout) as { tasks: Task[] }).tasks).toHaveLength(2);
   });
 
   it('an unknown task and a bad body are one line each', async () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { eachCase } from '../support/each-case.js';
 import { distance, estimateBand, landedInBand, modelFamily, percentile, type EstimateQuery } from '../../core/estimate/estimator.js';
 import { formatBand, formatFit, formatMinutesRange, formatMoneyRange } from '../../core/estimate/format.js';
 import { describeEstimate } from '../../core/estimate/describe.js';
@@ -144,7 +145,7 @@ describe('pieces of the estimator', () => {
 });
 
 describe('formatBand', () => {
-  it.each([
+  eachCase([
     [4 * DOLLAR, 11 * DOLLAR, '$4–11'],
     [400_000, 3_200_000, '$0.40–3.20'],
     [2_000_000, 2_004_000, '$2'],

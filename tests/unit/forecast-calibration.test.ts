@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { eachCase } from '../support/each-case.js';
 import {
   dollarsToWall,
   dollarsToWallBand,
@@ -98,7 +99,7 @@ describe('fitCalibration: the fit', () => {
     expect(c.band).toEqual([1, 9]);
   });
 
-  it.each<[string, number, [number, number]]>([
+  eachCase<[string, number, [number, number]]>([
     // A weekly bar read in whole points moving 0.3 points a dollar, $1 a pair: most pairs show 0 points, some 1.
     ['$10 chunks (the default) close on whole points: k ≈ 0.3', 10_000_000, [0.25, 0.35]],
     ['$2 chunks were mostly rounding', 2_000_000, [0, 0.2]],
@@ -116,7 +117,7 @@ describe('fitCalibration: the fit', () => {
 });
 
 describe('dollars and points', () => {
-  it.each<[string, number, number]>([
+  eachCase<[string, number, number]>([
     ['$4 at 1.5 points a dollar', 4_000_000, 6],
     ['$0 moves nothing', 0, 0],
     ['12¢', 120_000, 0.18],
@@ -133,12 +134,12 @@ describe('dollars and points', () => {
     expect(usdToPct(pctToUsdMicros(pct, K(k)), K(k))).toBeCloseTo(pct, 5);
   });
 
-  it.each<[number, number, number]>([
+  eachCase<[number, number, number]>([
     [94, 1, 6_000_000],
     [62.5, 1.5, 25_000_000],
     [100, 1, 0],
     [104, 1, 0],
-  ])('dollarsToWall at %s%% with k=%s: %s micro-dollars ("$6 more until the 5-hour wall")', (used, k, micros) => {
+  ])('dollarsToWall at %s%% with k=%s: %s micro-dollars (the card\'s "$… more until the 5-hour wall")', (used, k, micros) => {
     expect(dollarsToWall(used, K(k))).toBe(micros);
   });
 

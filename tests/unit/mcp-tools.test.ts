@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { eachCase } from '../support/each-case.js';
 import { sessionOf } from '../../mcp-server/session.js';
 import { runTool, TOOL_INPUTS, type ToolName } from '../../mcp-server/tools.js';
 import type { MusherApi } from '../../mcp-server/musher-api.js';
@@ -11,7 +12,7 @@ const unreachable: MusherApi = {
 };
 
 describe('MCP tool inputs', () => {
-  it.each<[ToolName, Record<string, unknown>, boolean]>([
+  eachCase<[ToolName, Record<string, unknown>, boolean]>([
     ['intake', { title: 'Fix the login test' }, true],
     ['intake', { title: 'Fix it', worth: 'HIGH', type: 'bugfix', prompt: 'long text', unknownField: 1 }, true],
     ['intake', { title: '   ' }, false],

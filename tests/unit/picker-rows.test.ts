@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { eachCase } from '../support/each-case.js';
 import type { Band } from '../../core/estimate/band.js';
 import { modelLadder } from '../../core/picker/models.js';
 import { barApplies, buildPicker, gateReason, HELD, worthRatio, type PickerBar, type PickerInput } from '../../core/picker/rows.js';
@@ -76,7 +77,7 @@ describe('picker rows', () => {
     expect(view.text).toContain(`Held: ${HELD}.`);
   });
 
-  it.each([
+  eachCase([
     // worth value, band high → gate
     [$(50), 11, null],
     [$(10), 11, 'may cost up to $11, more than normal worth of $10'],
@@ -154,7 +155,7 @@ describe('picker rows', () => {
 });
 
 describe('picker words', () => {
-  it.each([
+  eachCase([
     [{ usedPct: 70, dollarsToWallMicros: $(6), crossesAtMs: NOW + 100 * MIN }, '$6 more; you will cross at 3:40 pm UTC'],
     [{ usedPct: 70, dollarsToWallMicros: $(6), crossesAtMs: null }, '$6 more to the 5-hour wall; at this pace it resets first'],
     [{ usedPct: 70, dollarsToWallMicros: null, crossesAtMs: NOW + 100 * MIN }, 'you will cross the 5-hour wall at 3:40 pm UTC'],
@@ -164,7 +165,7 @@ describe('picker words', () => {
     expect(wallLine({ nowMs: NOW, timeZone: 'UTC', name: '5-hour', resetsAtMs: NOW + 5 * 60 * MIN, ...w })).toBe(line);
   });
 
-  it.each([
+  eachCase([
     [band(4, 11), '$4–11 · 20–55 min'],
     [band(0.4, 0.9, { basis: 'prior', n: 0, fit: null }), '$0.40–0.90 · 20–55 min (prior)'],
     [band(5, 5, { lowMinutes: 30, highMinutes: 30 }), '$5 · 30 min'],

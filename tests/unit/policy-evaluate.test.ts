@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { eachCase } from '../support/each-case.js';
 import { allowanceFor, amberAt, cheaperModel, evaluatePolicy, isWorthLevel, worthLevels, type PolicyContext } from '../../core/policy/evaluate.js';
 import { PolicyDecisionSchema } from '../../core/policy/decision.js';
 import { renderPolicyExplanation } from '../../core/policy/explain.js';
@@ -91,7 +92,7 @@ const CONDITIONS: Row[] = [
 ];
 
 describe('each condition', () => {
-  it.each(CONDITIONS)('%s', (_what, when, over, held, reason, extra) => {
+  eachCase(CONDITIONS)('%s', (_what, when, over, held, reason, extra) => {
     const policy = policyOf({ ...(extra ?? {}), rules: [{ name: 'the rule', when, then: 'hold' }] });
     const d = evaluatePolicy(policy, ctx(over));
     expect(d.choice).toBe(held ? 'hold' : 'ask');

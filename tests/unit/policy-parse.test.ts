@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { eachCase } from '../support/each-case.js';
 import { formatDuration, parseDuration } from '../../core/policy/duration.js';
 import { parseMoney } from '../../core/policy/money.js';
 import { checkPolicyFile, formatIssuePath } from '../../core/policy/schema.js';
@@ -53,7 +54,7 @@ describe('durations', () => {
 });
 
 describe('money', () => {
-  it.each([
+  eachCase([
     ['$40', 40_000_000],
     [40, 40_000_000],
     ['40', 40_000_000],
@@ -70,7 +71,7 @@ describe('money', () => {
     expect(parseMoney(value)).toEqual({ ok: true, micros });
   });
 
-  it.each([
+  eachCase([
     ['-5', /negative/],
     [-5, /not an amount/],
     ['€40', /not in US dollars/],

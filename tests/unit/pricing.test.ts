@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { eachCase } from '../support/each-case.js';
 import { parseClaudeTranscriptLine } from '../../core/claude-transcript.js';
 import { buildPriceTable, PriceTableError, type PriceFile } from '../../core/price-table.js';
 import { priceUsage } from '../../core/pricing.js';
@@ -235,7 +236,7 @@ describe('priceUsage', () => {
     ['fractional count', { outputTokens: 1.5 }, unpriced('invalid output token count 1.5')],
   ];
 
-  it.each(cases)('%s', (_name, over, expected) => {
+  eachCase(cases)('%s', (_name, over, expected) => {
     expect(priceUsage(table, usage(over))).toEqual(expected);
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { eachCase } from '../support/each-case.js';
 import { AnswerRequest, answerContext, chosenOption, ParkRequest, parkedText, parseChoice, type Question } from '../../core/question/question.js';
 
 const q: Question = {
@@ -33,7 +34,7 @@ describe('parked questions', () => {
     expect(parseChoice(text)).toBe(want);
   });
 
-  it.each([
+  eachCase([
     [{ question: 'Keep v1?', options: ['Keep it: band $4–11', 'Drop it: band $2–6'] }, true],
     [{ question: 'Keep v1?', options: ['Keep it: band $4–11', 'Drop it: band $2–6'], sessionId: 's', extra: 1 }, true],
     [{ question: 'Keep v1?', options: ['Keep it: band $4–11'] }, false],
