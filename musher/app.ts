@@ -30,6 +30,7 @@ import { HandoffStore } from './store/handoffs.js';
 import { RosterReader } from './roster/reader.js';
 import type { HandoffService, PickedUpSession } from './handoff/service.js';
 import { handOffSession, type HandedOff } from './handoff/session-handoff.js';
+import { openInTmuxWindow } from './handoff/open-in-tmux.js';
 import { pickedUpAnswer } from '../core/handoff/answer.js';
 import type { WallKeeper } from './walls/wall-keeper.js';
 import { buildWallKeeper, seatName, type WallWiring } from './walls/wiring.js';
@@ -343,7 +344,21 @@ export class Musher {
     const cwd = this.sessions.get(sessionId)?.cwd;
     if (!cwd) return "sled: this session's folder is not known yet — run `sleds pickup " + id + '` in a checkout of the repository';
     const r = await this.pickupHandoff(id, cwd);
-    return 'error' in r ? `sled: ${r.error}` : pickedUpAnswer(r.picked, harness === 'codex' ? 'codex' : 'claude-code');
+    if ('error' in r) return `sled: ${r.error}`;
+    const here = harness === 'codex' ? 'codex' : 'claude-code';
+    return pickedUpAnswer(r.picked, here, r.picked.harness === here ? await this.resumeBeside(r.picked, sessionId) : null);
+  }
+
+  /** In tmux, the picked-up session resumes in a new window beside the session the pickup was typed in; its name, or null. */
+  private async resumeBeside(picked: PickedUpSession, typedIn: string): Promise<string | null> {
+    const pane = this.sessions.pane(typedIn);
+    const bins = this.binaries();
+    const harness = picked.harness === 'codex' ? bins.codex : bins.claude;
+    if (!pane || !bins.tmux || !harness) return null;
+    const argv = picked.harness === 'codex' ? [harness, 'resume', '--', picked.sessionId] : [harness, '--resume', picked.sessionId];
+    const opened = await openInTmuxWindow(bins.tmux, pane, picked.dir, argv, `sled-${picked.id}`);
+    if (!opened.ok) this.opts.log.warn(`pickup ${picked.id}: tmux could not open a window: ${opened.why}`);
+    return opened.ok ? opened.window : null;
   }
 
   /** Hands a session to a teammate now: at its wall as exit 5, else from a snapshot taken now. */

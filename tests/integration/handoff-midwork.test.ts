@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ensureClaudeBinary } from '../e2e/harness/claude-binary.js';
 import { CLI, disposeWorld, makeWorld, sleds, startMusher, waitFor, type SledsWorld } from '../support/sleds-env.js';
 
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
@@ -54,7 +55,7 @@ async function handoffs(w: SledsWorld): Promise<Array<{ id: string; state: strin
 }
 
 /** Sam and dana: keys, a roster naming dana as the owner of *.ts, clones of one bare remote, a musher each. */
-async function team() {
+async function team(danaEnv: NodeJS.ProcessEnv = {}) {
   const root = mkdtempSync(join(tmpdir(), 'sl-mid-'));
   cleanups.push(() => rmSync(root, { recursive: true, force: true }));
   const remote = join(root, 'shop.git');
@@ -67,15 +68,15 @@ async function team() {
   git(a, 'commit', '-q', '-m', 'cart');
   git(a, 'push', '-q', 'origin', 'HEAD:main');
 
-  const seat = async (handle: string, name: string) => {
-    const w = makeWorld({ SLEDS_SEAT: handle, SLEDS_KEYRING: 'file' });
+  const seat = async (handle: string, name: string, env: NodeJS.ProcessEnv = {}) => {
+    const w = makeWorld({ SLEDS_SEAT: handle, SLEDS_KEYRING: 'file', ...env });
     cleanups.push(() => disposeWorld(w));
     const keys = await sleds(w, ['keys', 'init', '--name', name, '--json']);
     expect(keys.code, keys.stderr).toBe(0);
     return { w, entry: JSON.parse(keys.stdout).entry as Record<string, unknown> };
   };
   const sam = await seat('sam', 'Sam');
-  const dana = await seat('dana', 'Dana');
+  const dana = await seat('dana', 'Dana', danaEnv);
   mkdirSync(join(a, '.sleds'));
   writeFileSync(join(a, '.sleds', 'roster.yml'), JSON.stringify({ teammates: [sam.entry, { ...dana.entry, areas: ['*.ts'] }] }, null, 2));
   git(a, 'add', '.sleds');
@@ -145,5 +146,45 @@ describe('a hand-off asked for mid-work (no wall)', { timeout: 120_000 }, () => 
     expect(git(t.remote, 'for-each-ref', '--format=%(refname)')).toContain(`refs/heads/sleds/handoff/${id}`);
     const listed = await call({});
     expect(listed.text).toContain(`${id} to dana (sent)`);
+  });
+});
+
+describe('/sled pickup typed in Claude Code inside tmux', { timeout: 600_000 }, () => {
+  it("resumes sam's session in a new tmux window beside dana's, in the worktree, and leaves her pane as it was", async () => {
+    const claude = await ensureClaudeBinary();
+    const t = await team({ SLEDS_CLAUDE_BIN: claude, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' });
+    const sessionId = '7c3f2e5a-9d4b-4a1c-8e83-2f4a5b6c7d8e';
+    const tx = join(t.sam.claudeDir, 'projects', t.a.replace(/[^A-Za-z0-9]/g, '-'), `${sessionId}.jsonl`);
+    transcript(tx, sessionId, t.a, 'rename the cart total');
+    await prompt(t.sam, sessionId, t.a, 'rename the cart total', tx);
+    writeFileSync(join(t.a, 'cart.ts'), 'export const sum = 1;\n');
+    const id = /\/sled pickup ([2-9a-km-np-z]{12})/.exec((await prompt(t.sam, sessionId, t.a, '/sled handoff dana', tx)).reason ?? '')?.[1];
+    await waitFor('the push', async () => (await handoffs(t.sam)).find((h) => h.id === id && h.state === 'sent'), 30_000);
+
+    // Dana's own tmux server, with her Claude Code in its one pane (a long sleep stands in for it).
+    const socket = join(t.root, 'tmux.sock');
+    const tmux = (...args: string[]) => execFileSync('tmux', ['-S', socket, ...args], { encoding: 'utf8', env: t.dana.env }).trim();
+    tmux('new-session', '-d', '-s', 'work', '-x', '120', '-y', '30', 'sleep 600');
+    cleanups.push(() => execFileSync('tmux', ['-S', socket, 'kill-server'], { stdio: 'ignore' }));
+    tmux('set-option', '-g', 'remain-on-exit', 'on'); // a window stays to be looked at, whatever claude does in it
+    const pane = tmux('list-panes', '-t', 'work', '-F', '#{pane_id}');
+    const pid = tmux('display-message', '-p', '#{pid}');
+    const danaSession = 'd0d0d0d0-1111-4222-8333-444455556666';
+    const r = await sleds(t.dana, ['hook', 'UserPromptSubmit'], JSON.stringify({ session_id: danaSession, prompt: `/sled pickup ${id}`, cwd: t.b, hook_event_name: 'UserPromptSubmit' }), { TMUX: `${socket},${pid},0`, TMUX_PANE: pane });
+    const answer = JSON.parse(r.stdout) as HookOut;
+    expect(answer.decision).toBe('block');
+    expect(answer.reason).toMatch(new RegExp(`sam's session resumed in a new tmux window, sled-${id} \\(work:1\\), next to this one`));
+
+    const windows = tmux('list-windows', '-t', 'work', '-F', '#{window_index}|#{window_name}|#{pane_current_path}|#{pane_start_command}').split('\n');
+    expect(windows).toHaveLength(2);
+    expect(windows[0]).toMatch(/^0\|[^|]*\|[^|]*\|"?sleep 600"?$/); // hers, first and unchanged
+    const [index, name, cwd, command] = windows[1]!.split('|');
+    expect([index, name]).toEqual(['1', `sled-${id}`]);
+    const dir = (JSON.parse((await sleds(t.dana, ['handoffs', '--json'])).stdout).handoffs as Array<{ id: string; note: string }>).find((h) => h.id === id)!;
+    expect(cwd).toBe(JSON.parse(dir.note).dir);
+    expect(readFileSync(join(cwd!, 'cart.ts'), 'utf8')).toBe('export const sum = 1;\n');
+    expect(command).toContain(claude);
+    expect(command).toContain(`--resume ${sessionId}`);
+    expect(tmux('display-message', '-p', '-t', pane, '#{pane_dead}')).toBe('0'); // dana's own pane was not touched
   });
 });

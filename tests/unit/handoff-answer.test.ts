@@ -23,6 +23,15 @@ describe('what the teammate is told after a pickup', () => {
   });
 });
 
+describe('a pickup that resumed in tmux', () => {
+  it('names the window, keeps the command for elsewhere, and ignores the window for the other harness', () => {
+    expect(pickedUpAnswer(picked('claude-code'), 'claude-code', 'sled-jd7k2m9qa41p (work:1)').split('\n')[1]).toBe(
+      `sam's session resumed in a new tmux window, sled-jd7k2m9qa41p (work:1), next to this one (this session stays as it was). Elsewhere: cd "/home/dana/shop-handoff-jd7k2m9qa41p" && claude --resume 0b9c-session`,
+    );
+    expect(pickedUpAnswer(picked('codex'), 'claude-code', 'sled-x (work:1)')).toMatch(/It came from Codex/);
+  });
+});
+
 describe('what the sender is told once it is sealed', () => {
   it.each<[string[], 'claude-code' | 'codex', string]>([
     [[], 'claude-code', 'Handed off to Dana. Dana picks it up in Claude Code with /sled pickup jd7k2m9qa41p — the session resumes there. You can keep working on something else.'],
