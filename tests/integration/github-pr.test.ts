@@ -53,6 +53,8 @@ interface Rig {
   log: Log;
   /** A task started by a session working in `cwd`. */
   task(id: string, cwd: string, at?: number): string;
+  /** A PR watcher whose finish records the task's id in `finished` (and, with `markDone`, marks the task done). */
+  watcher(finished: string[], o?: { markDone?: boolean; timers?: RoundTimers }): PrWatcher;
 }
 
 async function rig(): Promise<Rig> {
@@ -85,6 +87,22 @@ async function rig(): Promise<Rig> {
       sessions.touch({ sessionId: `s-${id}`, harness: 'claude-code', at, cwd });
       tasks.attach(`s-${id}`, id, at);
       return id;
+    },
+    watcher(finished, o = {}) {
+      return new PrWatcher({
+        client,
+        tasks,
+        sessions,
+        checkouts,
+        finish: async (taskId): Promise<FinishAnswer> => {
+          finished.push(taskId);
+          if (o.markDone) tasks.setState(taskId, 'done', clock.t);
+          return { error: 'receipts are not available in this version yet' };
+        },
+        clock,
+        log,
+        ...(o.timers ? { timers: o.timers } : {}),
+      });
     },
   };
 }
@@ -178,19 +196,7 @@ describe('work pushed to a fork (origin = the fork, upstream = the team reposito
     r.gh.openPull('acme/shop', { branch: 'fix/cart', createdAt: T0 + 1000 });
     r.gh.openPull('acme/shop', { branch: 'feature/login', headOwner: 'mallory', createdAt: T0 + 1000 });
     const finished: string[] = [];
-    const watcher = new PrWatcher({
-      client: r.client,
-      tasks: r.tasks,
-      sessions: r.sessions,
-      checkouts: r.checkouts,
-      finish: async (taskId): Promise<FinishAnswer> => {
-        finished.push(taskId);
-        r.tasks.setState(taskId, 'done', r.clock.t);
-        return { error: 'receipts are not available in this version yet' };
-      },
-      clock: r.clock,
-      log: r.log,
-    });
+    const watcher = r.watcher(finished, { markDone: true });
     const first = await watcher.runNow();
     expect(first).toMatchObject({ repos: ['acme/shop'], finished: [], errors: [] });
 
@@ -242,20 +248,7 @@ describe('the PR watcher', () => {
 
     const finished: string[] = [];
     const timers = manualTimers();
-    const watcher = new PrWatcher({
-      client: r.client,
-      tasks: r.tasks,
-      sessions: r.sessions,
-      checkouts: r.checkouts,
-      finish: async (id): Promise<FinishAnswer> => {
-        finished.push(id);
-        r.tasks.setState(id, 'done', r.clock.t);
-        return { error: 'receipts are not available in this version yet' };
-      },
-      clock: r.clock,
-      log: r.log,
-      timers,
-    });
+    const watcher = r.watcher(finished, { markDone: true, timers });
     cleanups.push(() => watcher.stop());
     watcher.start(0);
     expect(timers.pending.map((t) => t.ms)).toEqual([0]);
@@ -294,18 +287,7 @@ describe('the PR watcher', () => {
     for (let k = 0; k < 120; k++) r.gh.openPull('acme/shop', { branch: `team/${k}`, createdAt: T0 + 120_000 + k * 1000 });
     r.clock.t = T0 + 600_000;
     const finished: string[] = [];
-    const watcher = new PrWatcher({
-      client: r.client,
-      tasks: r.tasks,
-      sessions: r.sessions,
-      checkouts: r.checkouts,
-      finish: async (taskId): Promise<FinishAnswer> => {
-        finished.push(taskId);
-        return { error: 'receipts are not available in this version yet' };
-      },
-      clock: r.clock,
-      log: r.log,
-    });
+    const watcher = r.watcher(finished);
     const round = await watcher.runNow();
     expect(round.finished).toEqual([{ taskId: id, pr: `https://github.com/acme/shop/pull/${pr.number}` }]);
     // Page 2 holds PRs older than the task: page 3 is not asked for.

@@ -48,6 +48,26 @@ async function rig(wrap: (a: TrackerAdapter) => TrackerAdapter = (a) => a, limit
   return { gh, clock, tasks, intake, logs, db };
 }
 
+/** The GitHub adapter, but musher "dies" once right after its first comment is posted, before it is recorded. */
+function crashAfterFirstComment(a: TrackerAdapter): TrackerAdapter {
+  let crashOnce = true;
+  return {
+    name: a.name,
+    interval: () => a.interval(),
+    search: () => a.search(),
+    findComment: (k, ours) => a.findComment(k, ours),
+    updateComment: (k, ref, b) => a.updateComment(k, ref, b),
+    comment: async (k, b) => {
+      const r = await a.comment(k, b);
+      if (crashOnce) {
+        crashOnce = false;
+        throw new Error('musher died here');
+      }
+      return r;
+    },
+  };
+}
+
 describe('tracker intake (in musher, against the fake GitHub)', () => {
   it("the task's receipt updates the same comment; the same receipt twice sends nothing", async () => {
     const { gh, intake, tasks } = await rig();
@@ -77,22 +97,7 @@ describe('tracker intake (in musher, against the fake GitHub)', () => {
   });
 
   it('a crash between posting the comment and recording it does not make a second comment: the mark is found', async () => {
-    let crashOnce = true;
-    const { gh, intake } = await rig((a) => ({
-      name: a.name,
-      interval: () => a.interval(),
-      search: () => a.search(),
-      findComment: (k, ours) => a.findComment(k, ours),
-      updateComment: (k, ref, b) => a.updateComment(k, ref, b),
-      comment: async (k, b) => {
-        const r = await a.comment(k, b);
-        if (crashOnce) {
-          crashOnce = false;
-          throw new Error('musher died here');
-        }
-        return r;
-      },
-    }));
+    const { gh, intake } = await rig(crashAfterFirstComment);
     const issue = gh.openIssue('acme/shop', { title: 'Slow search', labels: ['sleds'], createdAt: T0 });
     const first = await intake.pollNow();
     expect(first.adapters[0]!.errors).toEqual([`acme/shop#${issue.number}: musher died here`]);
@@ -199,22 +204,7 @@ describe('tracker intake (in musher, against the fake GitHub)', () => {
   });
 
   it("sleds' comment after 120 others (page 2 of the comments) is found after a crash: no second comment", async () => {
-    let crashOnce = true;
-    const { gh, intake } = await rig((a) => ({
-      name: a.name,
-      interval: () => a.interval(),
-      search: () => a.search(),
-      findComment: (k, ours) => a.findComment(k, ours),
-      updateComment: (k, ref, b) => a.updateComment(k, ref, b),
-      comment: async (k, b) => {
-        const r = await a.comment(k, b);
-        if (crashOnce) {
-          crashOnce = false;
-          throw new Error('musher died here');
-        }
-        return r;
-      },
-    }));
+    const { gh, intake } = await rig(crashAfterFirstComment);
     const issue = gh.openIssue('acme/shop', { title: 'Long discussion', labels: ['bug'], createdAt: T0 - 86_400_000 });
     for (let k = 0; k < 120; k++) gh.addComment('acme/shop', issue.number, `+1 from someone (${k})`);
     gh.touchIssue('acme/shop', issue.number, { labels: ['bug', 'sleds'] });
