@@ -4,49 +4,30 @@
  * API's headers produced, and a usage-limit rejection is recorded as a wall.
  */
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ensureClaudeBinary } from './harness/claude-binary.js';
-import { makeClaudeHome, makeProjectDir, runClaudePrint } from './harness/claude-env.js';
-import { startFakeAnthropic } from './harness/fake-anthropic.js';
-import { startTmux } from './harness/tmux.js';
+import { describe, expect, it } from 'vitest';
+import { runClaudePrint } from './harness/claude-env.js';
+import type { startFakeAnthropic } from './harness/fake-anthropic.js';
+import { useE2eFixture } from './harness/fixture.js';
 import { AMBER } from '../../core/statusline-render.js';
-import { REPO_ROOT, sleds, startMusher, status, stopMusher, waitFor, worldIn, type SledsWorld } from '../support/sleds-env.js';
-import { rm } from 'node:fs/promises';
+import { REPO_ROOT, sleds, startMusher, status, waitFor } from '../support/sleds-env.js';
 import Database from 'better-sqlite3';
 
 const PLUGIN_DIR = join(REPO_ROOT, 'plugin');
 const STATUSLINE = `node ${join(REPO_ROOT, 'dist', 'statusline.cjs')}`;
 
 describe('sleds in the real Claude Code', { timeout: 90_000 }, () => {
-  let bin: string;
-  const cleanups: Array<() => Promise<unknown>> = [];
-  const later = (fn: () => Promise<unknown>) => cleanups.push(fn);
-
-  beforeAll(async () => {
-    bin = await ensureClaudeBinary();
-  }, 600_000);
-
-  afterEach(async () => {
-    for (const fn of cleanups.splice(0).reverse()) await fn().catch(() => undefined);
-  });
+  const fx = useE2eFixture({ claude: true });
 
   async function setUp(mode: 'apiKey' | 'subscriber', fakeOpts: Parameters<typeof startFakeAnthropic>[0], settings?: object) {
-    const fake = await startFakeAnthropic(fakeOpts);
-    later(() => fake.close());
-    const cwd = await makeProjectDir();
-    later(() => rm(cwd, { recursive: true, force: true }));
-    const home = await makeClaudeHome({ mode, fakeUrl: fake.url, cwd, settings, extraEnv: { SLEDS_HOME: '' } });
-    later(() => home.cleanup());
-    home.env.SLEDS_HOME = join(home.home, '.sleds');
-    const world: SledsWorld = worldIn(home.home, home.env);
-    later(() => stopMusher(world));
+    const fake = await fx.fakeAnthropic(fakeOpts);
+    const { home, world } = await fx.claudeWithSleds({ mode, fakeUrl: fake.url, settings });
     await startMusher(world);
     return { fake, home, world };
   }
 
   it('claude -p with the plugin: the hooks reach musher and the session is priced from its transcript', async () => {
     const { fake, home, world } = await setUp('apiKey', { reply: 'Done: the tests pass.', usage: { input_tokens: 2000, output_tokens: 300, cache_read_input_tokens: 10_000, cache_creation_input_tokens: 500 } });
-    const r = await runClaudePrint(bin, ['-p', 'make the tests pass', '--plugin-dir', PLUGIN_DIR], { env: home.env, cwd: home.cwd, timeoutMs: 30_000 });
+    const r = await runClaudePrint(fx.claudeBin, ['-p', 'make the tests pass', '--plugin-dir', PLUGIN_DIR], { env: home.env, cwd: home.cwd, timeoutMs: 30_000 });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('Done: the tests pass.');
     expect(fake.messageRequests()).toHaveLength(1);
@@ -67,11 +48,11 @@ describe('sleds in the real Claude Code', { timeout: 90_000 }, () => {
 
   it('/sled status is answered by the hook with zero requests to the model API', async () => {
     const { fake, home } = await setUp('apiKey', { reply: 'should never be sent' });
-    const r = await runClaudePrint(bin, ['-p', '/sled status', '--plugin-dir', PLUGIN_DIR], { env: home.env, cwd: home.cwd, timeoutMs: 30_000 });
+    const r = await runClaudePrint(fx.claudeBin, ['-p', '/sled status', '--plugin-dir', PLUGIN_DIR], { env: home.env, cwd: home.cwd, timeoutMs: 30_000 });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('sleds · seat status');
     expect(r.stdout).toContain('Today: $0.00');
-    const unknown = await runClaudePrint(bin, ['-p', '/sled frobnicate', '--plugin-dir', PLUGIN_DIR], { env: home.env, cwd: home.cwd, timeoutMs: 30_000 });
+    const unknown = await runClaudePrint(fx.claudeBin, ['-p', '/sled frobnicate', '--plugin-dir', PLUGIN_DIR], { env: home.env, cwd: home.cwd, timeoutMs: 30_000 });
     expect(unknown.stdout).toContain("sled: unknown verb 'frobnicate'");
     expect(fake.messageRequests()).toHaveLength(0);
   });
@@ -86,9 +67,7 @@ describe('sleds in the real Claude Code', { timeout: 90_000 }, () => {
       },
       { statusLine: { type: 'command', command: STATUSLINE, padding: 0 } },
     );
-    const tmux = await startTmux({ argv: [bin, '--plugin-dir', PLUGIN_DIR], env: home.env, cwd: home.cwd });
-    later(() => tmux.kill());
-    await tmux.waitForScreen((s) => /^❯\s*$/m.test(s), 20_000, 'the input prompt');
+    const tmux = await fx.claudeInTmux(home, ['--plugin-dir', PLUGIN_DIR]);
     await tmux.sendText('ping the fake please');
     await tmux.sendKeys('Enter');
     await tmux.waitForText('Pong from the fake API.', 20_000);
@@ -117,9 +96,7 @@ describe('sleds in the real Claude Code', { timeout: 90_000 }, () => {
     for (const [minutesAgo, pct] of [[30, 58], [20, 62], [10, 66]] as const) insert.run(pct, fiveHourReset * 1000, Date.now() - minutesAgo * 60_000);
     db.close();
 
-    const tmux = await startTmux({ argv: [bin, '--plugin-dir', PLUGIN_DIR], env: home.env, cwd: home.cwd });
-    later(() => tmux.kill());
-    await tmux.waitForScreen((s) => /^❯\s*$/m.test(s), 20_000, 'the input prompt');
+    const tmux = await fx.claudeInTmux(home, ['--plugin-dir', PLUGIN_DIR]);
     for (const [i, u] of [0.7, 0.74].entries()) {
       fake.setBehaviour({ rateLimits: rateLimits(u) });
       await tmux.sendText(`step ${i + 1}`);
@@ -135,7 +112,7 @@ describe('sleds in the real Claude Code', { timeout: 90_000 }, () => {
   it('a usage-limit 429 (subscriber) is recorded as a wall', async () => {
     const resetsAt = Math.floor(Date.now() / 1000) + 1800;
     const { fake, home, world } = await setUp('subscriber', { usageLimitRejection: { claim: 'five_hour', resetsAt } });
-    const r = await runClaudePrint(bin, ['-p', 'hello', '--plugin-dir', PLUGIN_DIR], { env: home.env, cwd: home.cwd, timeoutMs: 30_000 });
+    const r = await runClaudePrint(fx.claudeBin, ['-p', 'hello', '--plugin-dir', PLUGIN_DIR], { env: home.env, cwd: home.cwd, timeoutMs: 30_000 });
     expect(r.code).toBe(1);
     expect(r.stdout).toContain("You've hit your 5-hour limit");
     expect(fake.messageRequests()).toHaveLength(1);

@@ -4,56 +4,37 @@
  * tiny hook script of its own, before sleds is plugged in. The first run installs Codex into .cache/ (about 7 s,
  * ~400 MB), hence the generous hook timeout; each `codex exec` takes about half a second after that.
  */
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { shellQuote } from './harness/claude-env.js';
-import { CODEX_VERSION, ensureCodexBinary } from './harness/codex-binary.js';
+import { CODEX_VERSION } from './harness/codex-binary.js';
 import {
   FAKE_KEY_ENV,
   TEST_MODEL,
   TEST_OPENAI_KEY,
   codexHookTrustHash,
   codexHooksList,
-  makeCodexHome,
   makeCodexProjectDir,
   readRollout,
   runCodexExec,
   tokenCounts,
   type CodexHome,
   type CodexHookGroup,
+  type MakeCodexHomeOptions,
 } from './harness/codex-env.js';
 import { parseSse } from './harness/sse.js';
-import { codexRateLimitHeaders, lastUserInput, startFakeOpenAI, turnMetadata, type CodexRateLimits } from './harness/fake-openai.js';
+import { codexRateLimitHeaders, lastUserInput, turnMetadata, type CodexRateLimits } from './harness/fake-openai.js';
+import { useE2eFixture } from './harness/fixture.js';
 
 const EXEC = ['exec', '--skip-git-repo-check'];
 
 describe('codex e2e harness self-test', { timeout: 60_000 }, () => {
-  let bin: string;
-  const cleanups: Array<() => Promise<unknown>> = [];
-  const later = (fn: () => Promise<unknown>) => cleanups.push(fn);
-
-  beforeAll(async () => {
-    bin = await ensureCodexBinary();
-  }, 600_000);
-
-  afterEach(async () => {
-    for (const fn of cleanups.splice(0).reverse()) await fn();
-  });
-
-  async function project(): Promise<string> {
-    const dir = await makeCodexProjectDir();
-    later(() => rm(dir, { recursive: true, force: true, maxRetries: 5 }));
-    return dir;
-  }
-
-  async function home(opts: Parameters<typeof makeCodexHome>[0]): Promise<CodexHome> {
-    const h = await makeCodexHome(opts);
-    later(() => h.cleanup());
-    return h;
-  }
+  const fx = useE2eFixture({ codex: true, strictCleanup: true });
+  const project = () => fx.project(makeCodexProjectDir);
+  const home = (opts: MakeCodexHomeOptions) => fx.codexHome(opts);
 
   const now = () => Math.floor(Date.now() / 1000);
 
@@ -65,12 +46,11 @@ describe('codex e2e harness self-test', { timeout: 60_000 }, () => {
       credits: { hasCredits: true, unlimited: false, balance: '12.34' },
       limitName: 'codex',
     };
-    const fake = await startFakeOpenAI({
+    const fake = await fx.fakeOpenAI({
       reply: 'A reply long enough to be split into several text deltas.',
       usage: { input_tokens: 10, cached_tokens: 4, output_tokens: 5, reasoning_tokens: 2 },
       rateLimits,
     });
-    later(() => fake.close());
 
     const res = await fetch(`${fake.url}/responses`, {
       method: 'POST',
@@ -179,7 +159,7 @@ describe('codex e2e harness self-test', { timeout: 60_000 }, () => {
   it('codex exec "hello": the fake reply on stdout, one POST /v1/responses, and the header rate limits in the rollout', async () => {
     const t = now();
     const reply = 'Hello from the fake Responses API, run 4242.';
-    const fake = await startFakeOpenAI({
+    const fake = await fx.fakeOpenAI({
       reply,
       usage: { input_tokens: 1001, cached_tokens: 200, output_tokens: 50, reasoning_tokens: 10 },
       rateLimits: {
@@ -189,11 +169,10 @@ describe('codex e2e harness self-test', { timeout: 60_000 }, () => {
         limitName: 'codex',
       },
     });
-    later(() => fake.close());
     const cwd = await project();
     const h = await home({ fakeUrl: fake.url, cwd });
 
-    const r = await runCodexExec(bin, [...EXEC, 'hello'], { env: h.env, cwd: h.cwd, timeoutMs: 30_000 });
+    const r = await runCodexExec(fx.codexBin, [...EXEC, 'hello'], { env: h.env, cwd: h.cwd, timeoutMs: 30_000 });
 
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toBe(`${reply}\n`);
@@ -235,12 +214,11 @@ describe('codex e2e harness self-test', { timeout: 60_000 }, () => {
 
   it('codex exec on a usage-limit 429: exit 1 with the usage-limit message, 100% and usage_limit_exceeded in the rollout', async () => {
     const resetsAt = now() + 1800;
-    const fake = await startFakeOpenAI({ usageLimitRejection: { resetsAt } });
-    later(() => fake.close());
+    const fake = await fx.fakeOpenAI({ usageLimitRejection: { resetsAt } });
     const cwd = await project();
     const h = await home({ fakeUrl: fake.url, cwd, extraEnv: { TZ: 'UTC' } });
 
-    const r = await runCodexExec(bin, [...EXEC, 'hello'], { env: h.env, cwd: h.cwd, timeoutMs: 30_000 });
+    const r = await runCodexExec(fx.codexBin, [...EXEC, 'hello'], { env: h.env, cwd: h.cwd, timeoutMs: 30_000 });
 
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('You’ve hit your usage limit.');
@@ -304,16 +282,15 @@ if (event === 'UserPromptSubmit' && /^\\s*\\/?sled(\\s|$)/.test(d.prompt)) {
     }
 
     it('untrusted hooks are skipped without a word: "sled status" reaches the model', async () => {
-      const fake = await startFakeOpenAI();
-      later(() => fake.close());
+      const fake = await fx.fakeOpenAI();
       const cwd = await project();
       const hook = await hookScript(cwd);
       const h = await home({ fakeUrl: fake.url, cwd, hooks: hooksFor(hook.script, hook.log), trustHooks: false });
 
-      const listed = await codexHooksList(bin, { env: h.env, cwd: h.cwd });
+      const listed = await codexHooksList(fx.codexBin, { env: h.env, cwd: h.cwd });
       expect(listed.hooks.map((x) => x.trustStatus)).toEqual(EVENTS.map(() => 'untrusted'));
 
-      const r = await runCodexExec(bin, [...EXEC, 'sled status'], { env: h.env, cwd: h.cwd, timeoutMs: 30_000 });
+      const r = await runCodexExec(fx.codexBin, [...EXEC, 'sled status'], { env: h.env, cwd: h.cwd, timeoutMs: 30_000 });
       expect(r.code, r.stderr).toBe(0);
       expect(r.stderr).not.toContain('hook:');
       expect(fake.responseRequests()).toHaveLength(1);
@@ -321,15 +298,14 @@ if (event === 'UserPromptSubmit' && /^\\s*\\/?sled(\\s|$)/.test(d.prompt)) {
     });
 
     it('trusted by the hash recipe: Codex lists them trusted, and a UserPromptSubmit hook blocks "sled status" with NO request to the fake', async () => {
-      const fake = await startFakeOpenAI();
-      later(() => fake.close());
+      const fake = await fx.fakeOpenAI();
       const cwd = await project();
       const hook = await hookScript(cwd);
       const hooks = hooksFor(hook.script, hook.log);
       const h = await home({ fakeUrl: fake.url, cwd, hooks });
 
       // Codex's own view: every key and hash as the recipe says, all trusted.
-      const listed = await codexHooksList(bin, { env: h.env, cwd: h.cwd });
+      const listed = await codexHooksList(fx.codexBin, { env: h.env, cwd: h.cwd });
       expect(listed.errors).toEqual([]);
       expect(listed.warnings).toEqual([]);
       const snake: Record<string, string> = { SessionStart: 'session_start', UserPromptSubmit: 'user_prompt_submit', PostToolUse: 'post_tool_use', Stop: 'stop', SessionEnd: 'session_end' };
@@ -339,7 +315,7 @@ if (event === 'UserPromptSubmit' && /^\\s*\\/?sled(\\s|$)/.test(d.prompt)) {
         ),
       );
 
-      const r = await runCodexExec(bin, [...EXEC, 'sled status'], { env: h.env, cwd: h.cwd, timeoutMs: 30_000 });
+      const r = await runCodexExec(fx.codexBin, [...EXEC, 'sled status'], { env: h.env, cwd: h.cwd, timeoutMs: 30_000 });
 
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toBe('');
@@ -369,14 +345,13 @@ if (event === 'UserPromptSubmit' && /^\\s*\\/?sled(\\s|$)/.test(d.prompt)) {
     });
 
     it('a normal prompt with a tool call passes the hooks: PostToolUse and Stop see it; "/sled 5" reaches the hook too', async () => {
-      const fake = await startFakeOpenAI();
+      const fake = await fx.fakeOpenAI();
       fake.queueBehaviour({ reply: [{ type: 'function_call', name: 'exec_command', arguments: { cmd: 'echo sled-shell-ok' } }] });
-      later(() => fake.close());
       const cwd = await project();
       const hook = await hookScript(cwd);
       const h = await home({ fakeUrl: fake.url, cwd, hooks: hooksFor(hook.script, hook.log) });
 
-      const r = await runCodexExec(bin, [...EXEC, 'run it'], { env: h.env, cwd: h.cwd, timeoutMs: 30_000 });
+      const r = await runCodexExec(fx.codexBin, [...EXEC, 'run it'], { env: h.env, cwd: h.cwd, timeoutMs: 30_000 });
 
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toBe('fake reply #1 to: run it\n');
@@ -391,19 +366,18 @@ if (event === 'UserPromptSubmit' && /^\\s*\\/?sled(\\s|$)/.test(d.prompt)) {
       expect(seen[3]!.stdin).toMatchObject({ stop_hook_active: false, last_assistant_message: 'fake reply #1 to: run it', turn_id: seen[1]!.stdin.turn_id });
 
       // In exec, a leading slash reaches the hook (only the TUI answers unknown /commands itself).
-      const slash = await runCodexExec(bin, [...EXEC, '/sled 5'], { env: h.env, cwd: h.cwd, timeoutMs: 30_000 });
+      const slash = await runCodexExec(fx.codexBin, [...EXEC, '/sled 5'], { env: h.env, cwd: h.cwd, timeoutMs: 30_000 });
       expect(slash.stderr).toContain('hook: UserPromptSubmit Blocked');
       expect(fake.responseRequests()).toHaveLength(2);
     });
 
     it("Codex rejects a hook answer with fields it does not know (Claude Code's suppressOriginalPrompt) and lets the prompt through", async () => {
-      const fake = await startFakeOpenAI();
-      later(() => fake.close());
+      const fake = await fx.fakeOpenAI();
       const cwd = await project();
       const hook = await hookScript(cwd);
       const h = await home({ fakeUrl: fake.url, cwd, hooks: hooksFor(hook.script, hook.log, '--claude-dialect') });
 
-      const r = await runCodexExec(bin, [...EXEC, 'sled status'], { env: h.env, cwd: h.cwd, timeoutMs: 30_000 });
+      const r = await runCodexExec(fx.codexBin, [...EXEC, 'sled status'], { env: h.env, cwd: h.cwd, timeoutMs: 30_000 });
 
       expect(r.code, r.stderr).toBe(0);
       expect(r.stderr).toContain('hook: UserPromptSubmit Failed');

@@ -9,15 +9,15 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync, mkdirSync } from 
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ensureClaudeBinary } from './harness/claude-binary.js';
-import { makeClaudeHome, runClaudePrint } from './harness/claude-env.js';
-import { conversationText, lastUserPrompt, startFakeAnthropic, type RecordedRequest } from './harness/fake-anthropic.js';
+import { describe, expect, it } from 'vitest';
+import { runClaudePrint } from './harness/claude-env.js';
+import { conversationText, lastUserPrompt, type RecordedRequest } from './harness/fake-anthropic.js';
+import { useE2eFixture } from './harness/fixture.js';
 import { startFakeSlack } from '../support/fake-slack.js';
 import { ensureCodexBinary } from './harness/codex-binary.js';
 import { FAKE_KEY_ENV, TEST_OPENAI_KEY, fakeProviderConfigToml } from './harness/codex-env.js';
-import { inputMessages, startFakeOpenAI } from './harness/fake-openai.js';
-import { REPO_ROOT, sleds, startMusher, status, stopMusher, waitFor, worldIn, type SledsWorld } from '../support/sleds-env.js';
+import { inputMessages } from './harness/fake-openai.js';
+import { REPO_ROOT, sleds, startMusher, status, waitFor } from '../support/sleds-env.js';
 
 const PLUGIN_DIR = join(REPO_ROOT, 'plugin');
 const git = (cwd: string, ...args: string[]): string => execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@x', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@x' } });
@@ -27,24 +27,18 @@ const header = (r: RecordedRequest, name: string): string | undefined => {
 };
 
 describe('hand-off between two machines', { timeout: 240_000 }, () => {
-  let bin: string;
-  const cleanups: Array<() => Promise<unknown>> = [];
-  afterEach(async () => {
-    for (const fn of cleanups.splice(0).reverse()) await fn().catch(() => undefined);
-  });
-  beforeAll(async () => {
-    bin = await ensureClaudeBinary();
-  }, 600_000);
+  const fx = useE2eFixture({ claude: true });
 
   let slackUrl = '';
   async function seat(handle: string, cwd: string, fakeUrl: string) {
-    const home = await makeClaudeHome({ mode: 'subscriber', fakeUrl, cwd, extraEnv: { SLEDS_HOME: '' } });
-    cleanups.push(() => home.cleanup());
-    Object.assign(home.env, { SLEDS_HOME: join(home.home, '.sleds'), SLEDS_SEAT: handle, SLEDS_KEYRING: 'file', SLEDS_CLAUDE_BIN: bin, SLEDS_SLACK_API_URL: slackUrl });
+    const { home, world } = await fx.claudeWithSleds({
+      mode: 'subscriber',
+      fakeUrl,
+      cwd,
+      sledsEnv: { SLEDS_SEAT: handle, SLEDS_KEYRING: 'file', SLEDS_CLAUDE_BIN: fx.claudeBin, SLEDS_SLACK_API_URL: slackUrl },
+    });
     for (const k of ['GIT_AUTHOR_NAME', 'GIT_COMMITTER_NAME']) home.env[k] = handle;
     for (const k of ['GIT_AUTHOR_EMAIL', 'GIT_COMMITTER_EMAIL']) home.env[k] = `${handle}@example.com`;
-    const world: SledsWorld = worldIn(home.home, home.env);
-    cleanups.push(() => stopMusher(world));
     const keys = await sleds(world, ['keys', 'init', '--name', handle === 'dana' ? 'Dana' : 'Sam', '--json']);
     expect(keys.code, keys.stderr).toBe(0);
     return { home, world, entry: JSON.parse(keys.stdout).entry as Record<string, unknown> };
@@ -52,13 +46,12 @@ describe('hand-off between two machines', { timeout: 240_000 }, () => {
 
   /** Sam and dana, each with a Claude home, musher and seat keys; a shared bare remote; sam's session handed to dana. */
   async function handedOff() {
-    const fake = await startFakeAnthropic({ reply: (req) => `Answer to: ${lastUserPrompt(req).slice(0, 50)}` });
-    cleanups.push(() => fake.close());
+    const fake = await fx.fakeAnthropic({ reply: (req) => `Answer to: ${lastUserPrompt(req).slice(0, 50)}` });
     const SLACK_TOKEN = 'xoxb-test-sleds-0123456789';
     const slack = await startFakeSlack({ token: SLACK_TOKEN, known: ['U0DANA', 'U0SAM'] });
-    cleanups.push(() => slack.close());
+    fx.later(() => slack.close());
     const root = mkdtempSync(join(tmpdir(), 'sl-ho-'));
-    cleanups.push(() => rm(root, { recursive: true, force: true }));
+    fx.later(() => rm(root, { recursive: true, force: true }));
     const remote = join(root, 'shop.git');
     git(root, 'init', '-q', '--bare', '-b', 'main', remote);
     const a = join(root, 'sam', 'shop');
@@ -87,18 +80,18 @@ describe('hand-off between two machines', { timeout: 240_000 }, () => {
     await startMusher(dana.world);
 
     // Sam works, changes a tracked file without committing, adds a new one, and hits the 5-hour wall.
-    const first = await runClaudePrint(bin, ['-p', 'remember the word PELICAN', '--plugin-dir', PLUGIN_DIR, '--output-format', 'json'], { env: sam.home.env, cwd: a, timeoutMs: 60_000 });
+    const first = await runClaudePrint(fx.claudeBin, ['-p', 'remember the word PELICAN', '--plugin-dir', PLUGIN_DIR, '--output-format', 'json'], { env: sam.home.env, cwd: a, timeoutMs: 60_000 });
     expect(first.code, first.stderr).toBe(0);
     const sessionId = (JSON.parse(first.stdout) as { session_id: string }).session_id;
     writeFileSync(join(a, 'cart.ts'), 'export const total = 2; // half done\n');
     writeFileSync(join(a, 'notes.md'), 'try the discount next\n');
     fake.setBehaviour({ usageLimitRejection: { claim: 'five_hour', resetsAt: Math.floor(Date.now() / 1000) + 3 * 3600 } });
-    await runClaudePrint(bin, ['-p', '--resume', sessionId, 'next step', '--plugin-dir', PLUGIN_DIR], { env: sam.home.env, cwd: a, timeoutMs: 60_000 });
+    await runClaudePrint(fx.claudeBin, ['-p', '--resume', sessionId, 'next step', '--plugin-dir', PLUGIN_DIR], { env: sam.home.env, cwd: a, timeoutMs: 60_000 });
     const wall = await waitFor('the wall and its snapshot', async () => (await status(sam.world)).wallBook.find((w) => w.sessionId === sessionId && w.snapshotId), 30_000);
-    const card = await runClaudePrint(bin, ['-p', '--resume', sessionId, '/sled exits', '--plugin-dir', PLUGIN_DIR], { env: sam.home.env, cwd: a, timeoutMs: 60_000 });
+    const card = await runClaudePrint(fx.claudeBin, ['-p', '--resume', sessionId, '/sled exits', '--plugin-dir', PLUGIN_DIR], { env: sam.home.env, cwd: a, timeoutMs: 60_000 });
     expect(card.stdout).toMatch(/5 Hand off to Dana\s+Slack \+ \/sled pickup/);
 
-    const handedOff = await runClaudePrint(bin, ['-p', '--resume', sessionId, '/sled 5 dana', '--plugin-dir', PLUGIN_DIR], { env: sam.home.env, cwd: a, timeoutMs: 60_000 });
+    const handedOff = await runClaudePrint(fx.claudeBin, ['-p', '--resume', sessionId, '/sled 5 dana', '--plugin-dir', PLUGIN_DIR], { env: sam.home.env, cwd: a, timeoutMs: 60_000 });
     const m = /Handed off to Dana\. Dana picks it up in Claude Code with \/sled pickup ([2-9a-km-np-z]{12}) — the session resumes there\./.exec(handedOff.stdout);
     expect(m, handedOff.stdout).not.toBeNull();
     const id = m![1]!;
@@ -121,7 +114,7 @@ describe('hand-off between two machines', { timeout: 240_000 }, () => {
 
     // Dana picks it up in her Claude Code.
     const requestsBefore = fake.messageRequests().length;
-    const picked = await runClaudePrint(bin, ['-p', `/sled pickup ${id}`, '--plugin-dir', PLUGIN_DIR], { env: dana.home.env, cwd: b, timeoutMs: 60_000 });
+    const picked = await runClaudePrint(fx.claudeBin, ['-p', `/sled pickup ${id}`, '--plugin-dir', PLUGIN_DIR], { env: dana.home.env, cwd: b, timeoutMs: 60_000 });
     const where = /Picked up [2-9a-km-np-z]{12} from sam: the work is in (\S+) \(branch sleds\/handoff\//.exec(picked.stdout);
     expect(where, picked.stdout).not.toBeNull();
     expect(fake.messageRequests()).toHaveLength(requestsBefore); // answered by the hook
@@ -129,7 +122,7 @@ describe('hand-off between two machines', { timeout: 240_000 }, () => {
     expect(readFileSync(join(dir, 'cart.ts'), 'utf8')).toBe('export const total = 2; // half done\n');
     expect(readFileSync(join(dir, 'notes.md'), 'utf8')).toBe('try the discount next\n');
 
-    const resumed = await runClaudePrint(bin, ['-p', '--resume', sessionId, 'carry on from here'], { env: dana.home.env, cwd: dir, timeoutMs: 60_000 });
+    const resumed = await runClaudePrint(fx.claudeBin, ['-p', '--resume', sessionId, 'carry on from here'], { env: dana.home.env, cwd: dir, timeoutMs: 60_000 });
     expect(resumed.code, resumed.stderr).toBe(0);
     const req = fake.messageRequests().at(-1)!;
     expect(header(req, 'x-claude-code-session-id')).toBe(sessionId);
@@ -139,7 +132,7 @@ describe('hand-off between two machines', { timeout: 240_000 }, () => {
     // A second pickup is refused; sam sees who picked it up.
     const again = await sleds(dana.world, ['pickup', id, '--json'], undefined, {});
     expect(again.code).toBe(0); // already received here: the record, not a second pickup
-    const other = await runClaudePrint(bin, ['-p', `/sled pickup ${id}`, '--plugin-dir', PLUGIN_DIR], { env: sam.home.env, cwd: a, timeoutMs: 60_000 });
+    const other = await runClaudePrint(fx.claudeBin, ['-p', `/sled pickup ${id}`, '--plugin-dir', PLUGIN_DIR], { env: sam.home.env, cwd: a, timeoutMs: 60_000 });
     expect(other.stdout).toMatch(/^sled: hand-off [2-9a-km-np-z]{12} was already picked up by dana/m);
     const seen = await waitFor('the pickup on sam\'s side', async () => {
       const r = JSON.parse((await sleds(sam.world, ['handoffs', '--json'])).stdout) as { handoffs: Array<{ id: string; state: string; pickedUpBy: string | null }> };
@@ -158,8 +151,7 @@ describe('hand-off between two machines', { timeout: 240_000 }, () => {
   it('the same kind of bundle picked up with Codex starts `codex exec` whose first prompt carries the pack', async () => {
     const { dana, b, id } = await handedOff();
     const codexBin = await ensureCodexBinary();
-    const openai = await startFakeOpenAI({ reply: 'On it.' });
-    cleanups.push(() => openai.close());
+    const openai = await fx.fakeOpenAI({ reply: 'On it.' });
     // Dana's Codex: its own home, pointed at the fake Responses API.
     const codexHome = join(dana.home.home, '.codex');
     mkdirSync(codexHome, { recursive: true });

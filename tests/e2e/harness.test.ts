@@ -4,49 +4,25 @@
  * The first run installs the binary into .cache/ (about 10 s), hence the
  * generous hook timeout; each test is fast after that.
  */
-import { readFile, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
-import { CLAUDE_CODE_VERSION, ensureClaudeBinary } from './harness/claude-binary.js';
-import {
-  TEST_API_KEY,
-  TEST_OAUTH_TOKEN,
-  makeClaudeHome,
-  makeProjectDir,
-  runClaudePrint,
-  writeStatuslineRecorder,
-} from './harness/claude-env.js';
+import { CLAUDE_CODE_VERSION } from './harness/claude-binary.js';
+import { TEST_API_KEY, TEST_OAUTH_TOKEN, makeClaudeHome, runClaudePrint, writeStatuslineRecorder } from './harness/claude-env.js';
 import { parseSse } from './harness/sse.js';
-import { lastUserPrompt, messageTexts, startFakeAnthropic, type RecordedRequest } from './harness/fake-anthropic.js';
-import { startTmux } from './harness/tmux.js';
+import { lastUserPrompt, messageTexts, type RecordedRequest } from './harness/fake-anthropic.js';
+import { useE2eFixture } from './harness/fixture.js';
 import { waitFor } from './harness/wait.js';
 
 describe('e2e harness self-test', { timeout: 60_000 }, () => {
-  let bin: string;
-  const cleanups: Array<() => Promise<unknown>> = [];
-  const later = (fn: () => Promise<unknown>) => cleanups.push(fn);
-
-  beforeAll(async () => {
-    bin = await ensureClaudeBinary();
-  }, 600_000);
-
-  afterEach(async () => {
-    for (const fn of cleanups.splice(0).reverse()) await fn();
-  });
-
-  async function project(): Promise<string> {
-    const dir = await makeProjectDir();
-    later(() => rm(dir, { recursive: true, force: true, maxRetries: 5 }));
-    return dir;
-  }
+  const fx = useE2eFixture({ claude: true, strictCleanup: true });
 
   it('fake API streams the real SSE framing and answers the other routes', async () => {
-    const fake = await startFakeAnthropic({
+    const fake = await fx.fakeAnthropic({
       reply: 'A reply long enough to be split into several text deltas.',
       usage: { input_tokens: 10, cache_creation_input_tokens: 7, cache_read_input_tokens: 3, output_tokens: 5 },
     });
-    later(() => fake.close());
 
     const res = await fetch(`${fake.url}/v1/messages?beta=true`, {
       method: 'POST',
@@ -101,7 +77,7 @@ describe('e2e harness self-test', { timeout: 60_000 }, () => {
   });
 
   it('makeClaudeHome writes the config files and a clean environment', async () => {
-    const cwd = await project();
+    const cwd = await fx.project();
     const inherited = { ANTHROPIC_MODEL: 'leaked', CLAUDE_CONFIG_DIR: '/leaked', CLAUDECODE: '1' };
     const saved = Object.fromEntries(Object.keys(inherited).map((k) => [k, process.env[k]]));
     Object.assign(process.env, inherited);
@@ -114,7 +90,7 @@ describe('e2e harness self-test', { timeout: 60_000 }, () => {
         else process.env[k] = v;
       }
     }
-    later(() => home.cleanup());
+    fx.later(() => home.cleanup());
     expect(Object.keys(home.env).sort()).toEqual(
       [
         'ANTHROPIC_API_KEY',
@@ -139,13 +115,11 @@ describe('e2e harness self-test', { timeout: 60_000 }, () => {
 
   it('claude -p (API key) prints the fake reply after exactly one POST /v1/messages', async () => {
     const reply = 'Hello from the fake API, test run 4242.';
-    const fake = await startFakeAnthropic({ reply });
-    later(() => fake.close());
-    const cwd = await project();
-    const home = await makeClaudeHome({ mode: 'apiKey', fakeUrl: fake.url, cwd });
-    later(() => home.cleanup());
+    const fake = await fx.fakeAnthropic({ reply });
+    const cwd = await fx.project();
+    const home = await fx.claudeHome({ mode: 'apiKey', fakeUrl: fake.url, cwd });
 
-    const r = await runClaudePrint(bin, ['-p', 'hello'], { env: home.env, cwd: home.cwd, timeoutMs: 30_000 });
+    const r = await runClaudePrint(fx.claudeBin, ['-p', 'hello'], { env: home.env, cwd: home.cwd, timeoutMs: 30_000 });
 
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toBe(`${reply}\n`);
@@ -166,29 +140,24 @@ describe('e2e harness self-test', { timeout: 60_000 }, () => {
     const now = Math.floor(Date.now() / 1000);
     const fiveHourReset = now + 3 * 3600;
     const reply = 'Pong from the fake API for the statusline test.';
-    const fake = await startFakeAnthropic({
+    const fake = await fx.fakeAnthropic({
       reply,
       rateLimits: {
         fiveHour: { utilization: 0.91, resetsAt: fiveHourReset },
         sevenDay: { utilization: 0.17, resetsAt: now + 4 * 86400 },
       },
     });
-    later(() => fake.close());
-    const cwd = await project();
+    const cwd = await fx.project();
     const recorder = await writeStatuslineRecorder(cwd, 'SLEDS-E2E-STATUS');
-    const home = await makeClaudeHome({
+    const home = await fx.claudeHome({
       mode: 'subscriber',
       fakeUrl: fake.url,
       cwd,
       settings: { statusLine: { type: 'command', command: recorder.command, padding: 0 } },
     });
-    later(() => home.cleanup());
-
-    const tmux = await startTmux({ argv: [bin], env: home.env, cwd: home.cwd });
-    later(() => tmux.kill());
 
     // Ready: the empty input prompt is drawn (no onboarding/trust/theme dialog in between).
-    await tmux.waitForScreen((s) => /^❯\s*$/m.test(s), 20_000, 'the input prompt');
+    const tmux = await fx.claudeInTmux(home);
     await tmux.sendText('ping the fake please');
     await tmux.sendKeys('Enter');
     await tmux.waitForText(reply, 20_000);
@@ -215,15 +184,13 @@ describe('e2e harness self-test', { timeout: 60_000 }, () => {
   });
 
   it('claude -p (subscriber) on a usage-limit 429 prints the 5-hour limit message and exits 1', async () => {
-    const fake = await startFakeAnthropic({
+    const fake = await fx.fakeAnthropic({
       usageLimitRejection: { claim: 'five_hour', resetsAt: Math.floor(Date.now() / 1000) + 1800 },
     });
-    later(() => fake.close());
-    const cwd = await project();
-    const home = await makeClaudeHome({ mode: 'subscriber', fakeUrl: fake.url, cwd });
-    later(() => home.cleanup());
+    const cwd = await fx.project();
+    const home = await fx.claudeHome({ mode: 'subscriber', fakeUrl: fake.url, cwd });
 
-    const r = await runClaudePrint(bin, ['-p', 'hello'], { env: home.env, cwd: home.cwd, timeoutMs: 30_000 });
+    const r = await runClaudePrint(fx.claudeBin, ['-p', 'hello'], { env: home.env, cwd: home.cwd, timeoutMs: 30_000 });
 
     expect(r.code).toBe(1);
     expect(r.stdout).toContain("You've hit your 5-hour limit");

@@ -3,13 +3,11 @@
  * answers with a call of the `status` tool (Codex's namespaced form), and the tool's answer — naming the task the
  * calling session works on, found from the call's `_meta` — comes back to the model as the function's output.
  */
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ensureCodexBinary } from './harness/codex-binary.js';
-import { makeCodexHome, makeCodexProjectDir, runCodexExec } from './harness/codex-env.js';
-import { startFakeOpenAI, type RecordedRequest } from './harness/fake-openai.js';
-import { sleds, stopMusher, worldIn } from '../support/sleds-env.js';
+import { describe, expect, it } from 'vitest';
+import { runCodexExec } from './harness/codex-env.js';
+import type { RecordedRequest } from './harness/fake-openai.js';
+import { useE2eFixture } from './harness/fixture.js';
+import { sleds } from '../support/sleds-env.js';
 
 /** The function_call_output items of a Responses request, as text. */
 function toolOutputs(req: RecordedRequest): string[] {
@@ -21,32 +19,18 @@ function toolOutputs(req: RecordedRequest): string[] {
 }
 
 describe('the sleds MCP server in the real Codex CLI', { timeout: 120_000 }, () => {
-  let bin: string;
-  const cleanups: Array<() => Promise<unknown>> = [];
-  afterEach(async () => {
-    for (const fn of cleanups.splice(0).reverse()) await fn().catch(() => undefined);
-  });
-  beforeAll(async () => {
-    bin = await ensureCodexBinary();
-  }, 600_000);
+  const fx = useE2eFixture({ codex: true });
 
   it("the model calls the status tool; its answer names the calling session's task and reaches the model", async () => {
-    const fake = await startFakeOpenAI({
+    const fake = await fx.fakeOpenAI({
       reply: (req) =>
         toolOutputs(req).length > 0 ? 'Here is where things stand.' : [{ type: 'function_call', namespace: 'mcp__sleds', name: 'status', arguments: '{}', call_id: 'call_status_1' }],
     });
-    cleanups.push(() => fake.close());
-    const cwd = await makeCodexProjectDir();
-    cleanups.push(() => rm(cwd, { recursive: true, force: true }));
-    const home = await makeCodexHome({ fakeUrl: fake.url, cwd });
-    cleanups.push(() => home.cleanup());
-    const env = { ...home.env, SLEDS_HOME: join(home.home, 's'), SLEDS_CODEX_BIN: bin, SLEDS_CLAUDE_BIN: '/nonexistent/claude', SLEDS_SEAT: 'dana', TZ: 'UTC' };
-    const world = worldIn(home.home, env);
-    cleanups.push(() => stopMusher(world));
+    const { home, env, world } = await fx.codexWithSleds({ fakeUrl: fake.url, sledsEnv: { SLEDS_SEAT: 'dana' } });
     const installed = await sleds(world, ['install']);
     expect(installed.code, installed.stdout + installed.stderr).toBe(0);
 
-    const run = await runCodexExec(bin, ['exec', '--skip-git-repo-check', 'Where do my seat and this task stand?'], { env, cwd: home.cwd, timeoutMs: 90_000 });
+    const run = await runCodexExec(fx.codexBin, ['exec', '--skip-git-repo-check', 'Where do my seat and this task stand?'], { env, cwd: home.cwd, timeoutMs: 90_000 });
     expect(run.code, run.stdout + run.stderr).toBe(0);
     const answered = fake.requests.find((r) => toolOutputs(r).length > 0);
     expect(answered, `no function_call_output reached the fake; codex said: ${run.stderr.slice(-600)}`).toBeDefined();

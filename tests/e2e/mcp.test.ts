@@ -4,14 +4,13 @@
  * receipts exist) comes back as the tool result in the next request; and `park` followed by a typed
  * `/sled answer` resumes the task with the answer in the model's context and recorded in musher.
  */
-import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ensureClaudeBinary } from './harness/claude-binary.js';
-import { makeClaudeHome, makeProjectDir, runClaudePrint } from './harness/claude-env.js';
-import { conversationText, startFakeAnthropic, type FakeReply, type RecordedRequest } from './harness/fake-anthropic.js';
+import { describe, expect, it } from 'vitest';
+import { runClaudePrint } from './harness/claude-env.js';
+import { conversationText, type FakeReply, type RecordedRequest } from './harness/fake-anthropic.js';
+import { useE2eFixture } from './harness/fixture.js';
 import { requestMusher } from '../../hooks/musher-client.js';
-import { REPO_ROOT, sleds, startMusher, stopMusher, worldIn, type SledsWorld } from '../support/sleds-env.js';
+import { REPO_ROOT, sleds, startMusher } from '../support/sleds-env.js';
 import type { Task } from '../../core/task/task.js';
 import type { Question } from '../../core/question/question.js';
 
@@ -34,34 +33,17 @@ function toolResults(req: RecordedRequest): Array<{ id: string; text: string; is
 }
 
 describe('the sleds MCP server in the real Claude Code', { timeout: 120_000 }, () => {
-  let bin: string;
-  const cleanups: Array<() => Promise<unknown>> = [];
-  const later = (fn: () => Promise<unknown>) => cleanups.push(fn);
-
-  beforeAll(async () => {
-    bin = await ensureClaudeBinary();
-  }, 600_000);
-
-  afterEach(async () => {
-    for (const fn of cleanups.splice(0).reverse()) await fn().catch(() => undefined);
-  });
+  const fx = useE2eFixture({ claude: true });
 
   async function setUp(reply: (req: RecordedRequest) => FakeReply) {
-    const fake = await startFakeAnthropic({ reply });
-    later(() => fake.close());
-    const cwd = await makeProjectDir();
-    later(() => rm(cwd, { recursive: true, force: true }));
-    const home = await makeClaudeHome({ mode: 'apiKey', fakeUrl: fake.url, cwd, extraEnv: { SLEDS_HOME: '' } });
-    later(() => home.cleanup());
-    home.env.SLEDS_HOME = join(home.home, '.sleds');
-    const world: SledsWorld = worldIn(home.home, home.env);
-    later(() => stopMusher(world));
+    const fake = await fx.fakeAnthropic({ reply });
+    const { home, world } = await fx.claudeWithSleds({ mode: 'apiKey', fakeUrl: fake.url });
     await startMusher(world);
     return { fake, home, world };
   }
 
   const claude = (home: { env: Record<string, string>; cwd: string }, args: string[]) =>
-    runClaudePrint(bin, [...args, '--plugin-dir', PLUGIN_DIR, '--output-format', 'json', '--allowedTools', `${tool('estimate')},${tool('park')}`], { env: home.env, cwd: home.cwd, timeoutMs: 90_000 });
+    runClaudePrint(fx.claudeBin, [...args, '--plugin-dir', PLUGIN_DIR, '--output-format', 'json', '--allowedTools', `${tool('estimate')},${tool('park')}`], { env: home.env, cwd: home.cwd, timeoutMs: 90_000 });
 
   it("the model calls the estimate tool and gets the session's task's band back in its next request", async () => {
     const { fake, home } = await setUp((req) =>

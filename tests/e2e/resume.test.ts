@@ -4,36 +4,23 @@
  * and the fake API sees the same session id with the earlier conversation.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ensureClaudeBinary } from './harness/claude-binary.js';
-import { makeClaudeHome, makeProjectDir, runClaudePrint } from './harness/claude-env.js';
-import { conversationText, lastUserPrompt, startFakeAnthropic, type FakeAnthropic } from './harness/fake-anthropic.js';
-import { ensureCodexBinary } from './harness/codex-binary.js';
-import { makeCodexHome, makeCodexProjectDir, runCodexExec } from './harness/codex-env.js';
-import { inputMessages, lastUserInput, startFakeOpenAI } from './harness/fake-openai.js';
-import { startTmux, TMUX_BIN } from './harness/tmux.js';
+import { describe, expect, it } from 'vitest';
+import { runClaudePrint } from './harness/claude-env.js';
+import { conversationText, lastUserPrompt, type FakeAnthropic } from './harness/fake-anthropic.js';
+import { runCodexExec } from './harness/codex-env.js';
+import { inputMessages, lastUserInput } from './harness/fake-openai.js';
+import { useE2eFixture } from './harness/fixture.js';
+import { TMUX_BIN } from './harness/tmux.js';
 import { requestMusher } from '../../hooks/musher-client.js';
 import type { Job } from '../../musher/scheduler/job.js';
-import { sleds, startMusher, stopMusher, waitFor, worldIn, type SledsWorld } from '../support/sleds-env.js';
+import { sleds, startMusher, stopMusher, waitFor, type SledsWorld } from '../support/sleds-env.js';
 
 describe('resuming a session with the real harnesses', { timeout: 120_000 }, () => {
-  let claudeBin: string;
-  let codexBin: string;
-  const cleanups: Array<() => Promise<unknown>> = [];
-  const later = (fn: () => Promise<unknown>) => cleanups.push(fn);
-
-  beforeAll(async () => {
-    [claudeBin, codexBin] = await Promise.all([ensureClaudeBinary(), ensureCodexBinary()]);
-  }, 600_000);
-
-  afterEach(async () => {
-    for (const fn of cleanups.splice(0).reverse()) await fn().catch(() => undefined);
-  });
+  const fx = useE2eFixture({ claude: true, codex: true });
 
   async function schedule(world: SledsWorld, body: unknown): Promise<Job> {
     const res = await requestMusher(world.socket, 'POST', '/v1/jobs', JSON.stringify(body), { 'content-type': 'application/json' }, 5000);
@@ -55,26 +42,19 @@ describe('resuming a session with the real harnesses', { timeout: 120_000 }, () 
 
   /** A Claude home whose musher runs the resumes: SLEDS_HOME inside it, the pinned claude as SLEDS_CLAUDE_BIN. */
   async function claudeWorld(baseUrl: string) {
-    const cwd = await makeProjectDir();
-    later(() => rm(cwd, { recursive: true, force: true }));
-    const home = await makeClaudeHome({ mode: 'apiKey', fakeUrl: baseUrl, cwd });
-    later(() => home.cleanup());
-    Object.assign(home.env, { SLEDS_HOME: join(home.home, '.sleds'), SLEDS_CLAUDE_BIN: claudeBin, SLEDS_TMUX_BIN: TMUX_BIN, TZ: 'UTC' });
-    const world = worldIn(home.home, home.env);
-    later(() => stopMusher(world));
+    const { home, world } = await fx.claudeWithSleds({ mode: 'apiKey', fakeUrl: baseUrl, sledsEnv: { SLEDS_CLAUDE_BIN: fx.claudeBin, SLEDS_TMUX_BIN: TMUX_BIN, TZ: 'UTC' } });
     return { home, world, cwd: home.cwd };
   }
 
   async function firstTurn(fake: FakeAnthropic, env: Record<string, string>, cwd: string): Promise<string> {
-    const first = await runClaudePrint(claudeBin, ['-p', '--output-format', 'json', 'ALPHA-7 remember the word marmalade'], { env, cwd, timeoutMs: 30_000 });
+    const first = await runClaudePrint(fx.claudeBin, ['-p', '--output-format', 'json', 'ALPHA-7 remember the word marmalade'], { env, cwd, timeoutMs: 30_000 });
     expect(first.code, first.stderr).toBe(0);
     expect(fake.messageRequests()).toHaveLength(1);
     return (JSON.parse(first.stdout) as { session_id: string }).session_id;
   }
 
   it('a deferred Claude Code session runs headless at its time: same session id, the earlier conversation, the result kept', async () => {
-    const fake = await startFakeAnthropic({ reply: (r) => (lastUserPrompt(r).includes('RESUME-9') ? 'Picked up where we left off: marmalade.' : 'Noted.') });
-    later(() => fake.close());
+    const fake = await fx.fakeAnthropic({ reply: (r) => (lastUserPrompt(r).includes('RESUME-9') ? 'Picked up where we left off: marmalade.' : 'Noted.') });
     const { home, world, cwd } = await claudeWorld(fake.url);
     const sessionId = await firstTurn(fake, home.env, cwd);
     await startMusher(world);
@@ -108,11 +88,10 @@ describe('resuming a session with the real harnesses', { timeout: 120_000 }, () 
   });
 
   it('a headless run outlives a musher restart: the next musher follows it to its end and records it once', async () => {
-    const fake = await startFakeAnthropic({ reply: (r) => (lastUserPrompt(r).includes('RESUME-9') ? 'Finished while musher restarted.' : 'Noted.') });
-    later(() => fake.close());
+    const fake = await fx.fakeAnthropic({ reply: (r) => (lastUserPrompt(r).includes('RESUME-9') ? 'Finished while musher restarted.' : 'Noted.') });
     // A gate in front of the fake holds the resumed request until musher has restarted.
     const gate = await gatedProxy(fake.url);
-    later(() => gate.close());
+    fx.later(() => gate.close());
     const { home, world, cwd } = await claudeWorld(gate.url);
     const sessionId = await firstTurn(fake, home.env, cwd);
     gate.hold();
@@ -137,12 +116,9 @@ describe('resuming a session with the real harnesses', { timeout: 120_000 }, () 
   });
 
   it('a held Claude Code session in tmux is restarted in its own pane with the prompt, same session, full history', async () => {
-    const fake = await startFakeAnthropic({ reply: (r) => (lastUserPrompt(r).includes('PANE-RESUME') ? 'Back in the same pane.' : 'First answer in the pane.') });
-    later(() => fake.close());
+    const fake = await fx.fakeAnthropic({ reply: (r) => (lastUserPrompt(r).includes('PANE-RESUME') ? 'Back in the same pane.' : 'First answer in the pane.') });
     const { home, world, cwd } = await claudeWorld(fake.url);
-    const tmux = await startTmux({ argv: [claudeBin], env: home.env, cwd });
-    later(() => tmux.kill());
-    await tmux.waitForScreen((s) => /^❯\s*$/m.test(s), 30_000, 'the input prompt');
+    const tmux = await fx.claudeInTmux(home, [], 30_000);
     await tmux.sendText('ALPHA-7 remember the word marmalade');
     await tmux.sendKeys('Enter');
     await tmux.waitForText('First answer in the pane.', 30_000);
@@ -166,17 +142,10 @@ describe('resuming a session with the real harnesses', { timeout: 120_000 }, () 
   });
 
   it('a deferred Codex session runs headless with codex exec resume: same thread, the earlier input, the last agent message kept', async () => {
-    const fake = await startFakeOpenAI({ reply: (r) => (lastUserInput(r).includes('RESUME-9') ? 'Codex carried on.' : 'Codex noted.') });
-    later(() => fake.close());
-    const cwd = await makeCodexProjectDir();
-    later(() => rm(cwd, { recursive: true, force: true }));
-    const home = await makeCodexHome({ fakeUrl: fake.url, cwd });
-    later(() => home.cleanup());
-    const env = { ...home.env, SLEDS_HOME: join(home.home, 's'), SLEDS_CODEX_BIN: codexBin, SLEDS_CLAUDE_BIN: '/nonexistent/claude', TZ: 'UTC' };
-    const world = worldIn(home.home, env);
-    later(() => stopMusher(world));
+    const fake = await fx.fakeOpenAI({ reply: (r) => (lastUserInput(r).includes('RESUME-9') ? 'Codex carried on.' : 'Codex noted.') });
+    const { home, env, world } = await fx.codexWithSleds({ fakeUrl: fake.url });
 
-    const first = await runCodexExec(codexBin, ['exec', '--skip-git-repo-check', '--json', 'ALPHA-7 remember the word marmalade'], { env, cwd: home.cwd });
+    const first = await runCodexExec(fx.codexBin, ['exec', '--skip-git-repo-check', '--json', 'ALPHA-7 remember the word marmalade'], { env, cwd: home.cwd });
     expect(first.code, first.stderr).toBe(0);
     const threadId = (JSON.parse(first.stdout.split('\n')[0]!) as { thread_id: string }).thread_id;
     await startMusher(world);

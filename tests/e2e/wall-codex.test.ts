@@ -4,60 +4,42 @@
  * plans resume the same thread through musher's gateway — the thread's own provider pointed at it, because Codex
  * will not resume a thread under another provider.
  */
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ensureCodexBinary } from './harness/codex-binary.js';
-import { makeCodexHome, makeCodexProjectDir, runCodexExec } from './harness/codex-env.js';
-import { inputMessages, startFakeOpenAI } from './harness/fake-openai.js';
+import { describe, expect, it } from 'vitest';
+import { runCodexExec } from './harness/codex-env.js';
+import { inputMessages } from './harness/fake-openai.js';
+import { useE2eFixture } from './harness/fixture.js';
 import { requestMusher } from '../../hooks/musher-client.js';
-import { sleds, status, stopMusher, waitFor, worldIn } from '../support/sleds-env.js';
+import { sleds, status, waitFor } from '../support/sleds-env.js';
 
 const PLATFORM_KEY = 'sk-proj-platform-key-for-the-codex-e2e-0123456789';
 
 describe('the wall in the real Codex CLI', { timeout: 180_000 }, () => {
-  let bin: string;
-  const cleanups: Array<() => Promise<unknown>> = [];
-  afterEach(async () => {
-    for (const fn of cleanups.splice(0).reverse()) await fn().catch(() => undefined);
-  });
-  beforeAll(async () => {
-    bin = await ensureCodexBinary();
-  }, 600_000);
+  const fx = useE2eFixture({ codex: true });
 
   it('429 → wall → "sled 1" → the `sleds go` plan resumes the same thread on the platform key through the gateway', async () => {
-    const fake = await startFakeOpenAI({ reply: 'Codex fake reply.' });
-    cleanups.push(() => fake.close());
-    const cwd = await makeCodexProjectDir();
-    cleanups.push(() => rm(cwd, { recursive: true, force: true }));
-    const home = await makeCodexHome({ fakeUrl: fake.url, cwd });
-    cleanups.push(() => home.cleanup());
-    const env = {
-      ...home.env,
-      SLEDS_HOME: join(home.home, 's'),
-      SLEDS_CODEX_BIN: bin,
-      SLEDS_CLAUDE_BIN: '/nonexistent/claude',
-      SLEDS_SEAT: 'dana',
-      // The gateway's upstream is the API's origin (it adds /v1/responses itself).
-      SLEDS_OPENAI_UPSTREAM: fake.url.replace(/\/v1$/, ''),
-      TZ: 'UTC',
-    };
-    const world = worldIn(home.home, env);
-    cleanups.push(() => stopMusher(world));
+    const fake = await fx.fakeOpenAI({ reply: 'Codex fake reply.' });
+    const { home, env, world } = await fx.codexWithSleds({
+      fakeUrl: fake.url,
+      sledsEnv: {
+        SLEDS_SEAT: 'dana',
+        // The gateway's upstream is the API's origin (it adds /v1/responses itself).
+        SLEDS_OPENAI_UPSTREAM: fake.url.replace(/\/v1$/, ''),
+      },
+    });
     expect((await sleds(world, ['install'])).code).toBe(0);
     expect((await sleds(world, ['key', 'set', 'openai'], `${PLATFORM_KEY}\n`)).code).toBe(0);
 
-    const first = await runCodexExec(bin, ['exec', '--skip-git-repo-check', '--json', 'remember the word PELICAN'], { env, cwd: home.cwd, timeoutMs: 60_000 });
+    const first = await runCodexExec(fx.codexBin, ['exec', '--skip-git-repo-check', '--json', 'remember the word PELICAN'], { env, cwd: home.cwd, timeoutMs: 60_000 });
     expect(first.code, first.stderr).toBe(0);
     const threadId = /"thread_id":"([^"]+)"/.exec(first.stdout)![1]!;
 
     fake.setBehaviour({ usageLimitRejection: { resetsAt: Math.floor(Date.now() / 1000) + 3 * 3600 } });
-    const hit = await runCodexExec(bin, ['exec', 'resume', '--skip-git-repo-check', '--', threadId, 'next step'], { env, cwd: home.cwd, timeoutMs: 60_000 });
+    const hit = await runCodexExec(fx.codexBin, ['exec', 'resume', '--skip-git-repo-check', '--', threadId, 'next step'], { env, cwd: home.cwd, timeoutMs: 60_000 });
     expect(hit.code).not.toBe(0);
     const wall = await waitFor('the Codex wall', async () => (await status(world)).wallBook.find((w) => w.sessionId === threadId), 30_000);
 
     const before = fake.responseRequests().length;
-    const chose = await runCodexExec(bin, ['exec', 'resume', '--skip-git-repo-check', '--', threadId, 'sled 1'], { env, cwd: home.cwd, timeoutMs: 60_000 });
+    const chose = await runCodexExec(fx.codexBin, ['exec', 'resume', '--skip-git-repo-check', '--', threadId, 'sled 1'], { env, cwd: home.cwd, timeoutMs: 60_000 });
     // `codex exec` prints only "UserPromptSubmit Blocked", not the reason (0.169); the wall records the answer.
     expect(chose.stderr).toMatch(/UserPromptSubmit Blocked/);
     expect(fake.responseRequests()).toHaveLength(before);
@@ -78,7 +60,7 @@ describe('the wall in the real Codex CLI', { timeout: 180_000 }, () => {
     // Codex TUI that `sleds go` opens does not draw under a loaded test run (seen twice in the full suite).
     const minted = JSON.parse((await requestMusher(world.socket, 'POST', '/v1/gateway/tokens', JSON.stringify({ sessionId: threadId, wallId: wall.wallId }), {}, 5000)).body) as { token: string };
     const overrides = plan.args.slice(plan.args.indexOf('resume') + 1, plan.args.indexOf('--'));
-    const onGateway = await runCodexExec(bin, ['exec', 'resume', '--skip-git-repo-check', ...overrides, '--', threadId, 'continue on the key'], {
+    const onGateway = await runCodexExec(fx.codexBin, ['exec', 'resume', '--skip-git-repo-check', ...overrides, '--', threadId, 'continue on the key'], {
       env: { ...env, SLEDS_GATEWAY_TOKEN: minted.token, SLEDS_WALL: wall.wallId },
       cwd: home.cwd,
       timeoutMs: 60_000,

@@ -6,14 +6,12 @@
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ensureClaudeBinary } from './harness/claude-binary.js';
-import { makeClaudeHome, makeProjectDir, runClaudePrint } from './harness/claude-env.js';
-import { conversationText, lastUserPrompt, startFakeAnthropic, type RecordedRequest } from './harness/fake-anthropic.js';
-import { startTmux } from './harness/tmux.js';
-import { REPO_ROOT, sleds, startMusher, status, stopMusher, waitFor, worldIn, type SledsWorld } from '../support/sleds-env.js';
+import { describe, expect, it } from 'vitest';
+import { runClaudePrint } from './harness/claude-env.js';
+import { conversationText, lastUserPrompt, type RecordedRequest } from './harness/fake-anthropic.js';
+import { useE2eFixture } from './harness/fixture.js';
+import { REPO_ROOT, sleds, startMusher, status, waitFor } from '../support/sleds-env.js';
 
 const PLUGIN_DIR = join(REPO_ROOT, 'plugin');
 const STATUSLINE = `node ${join(REPO_ROOT, 'dist', 'statusline.cjs')}`;
@@ -25,40 +23,42 @@ const header = (r: RecordedRequest, name: string): string | undefined => {
 };
 
 describe('the wall in the real Claude Code', { timeout: 180_000 }, () => {
-  let bin: string;
-  const cleanups: Array<() => Promise<unknown>> = [];
-  const later = (fn: () => Promise<unknown>) => cleanups.push(fn);
-
-  beforeAll(async () => {
-    bin = await ensureClaudeBinary();
-  }, 600_000);
-
-  afterEach(async () => {
-    for (const fn of cleanups.splice(0).reverse()) await fn().catch(() => undefined);
-  });
+  const fx = useE2eFixture({ claude: true });
 
   /** A git project with the team's policy, a Claude home on the fake API, and musher with the platform key. */
   async function setUp(policy: string, settings?: object) {
-    const fake = await startFakeAnthropic({ reply: (req) => `Answer to: ${lastUserPrompt(req).slice(0, 60)}` });
-    later(() => fake.close());
-    const cwd = await makeProjectDir();
-    later(() => rm(cwd, { recursive: true, force: true }));
+    const fake = await fx.fakeAnthropic({ reply: (req) => `Answer to: ${lastUserPrompt(req).slice(0, 60)}` });
+    const cwd = await fx.project();
     execFileSync('git', ['init', '-q'], { cwd });
     mkdirSync(join(cwd, '.sleds'));
     writeFileSync(join(cwd, '.sleds', 'policy.yml'), policy);
     writeFileSync(join(cwd, 'work.txt'), 'half done\n');
-    const home = await makeClaudeHome({ mode: 'subscriber', fakeUrl: fake.url, cwd, settings, extraEnv: { SLEDS_HOME: '' } });
-    later(() => home.cleanup());
-    home.env.SLEDS_HOME = join(home.home, '.sleds');
-    home.env.SLEDS_SEAT = 'dana';
-    home.env.SLEDS_ANTHROPIC_UPSTREAM = fake.url;
-    home.env.SLEDS_CLAUDE_BIN = bin;
-    const world: SledsWorld = worldIn(home.home, home.env);
+    const { home, world } = await fx.claudeWithSleds({
+      mode: 'subscriber',
+      fakeUrl: fake.url,
+      cwd,
+      settings,
+      sledsEnv: { SLEDS_SEAT: 'dana', SLEDS_ANTHROPIC_UPSTREAM: fake.url, SLEDS_CLAUDE_BIN: fx.claudeBin },
+    });
     const keySet = await sleds(world, ['key', 'set', 'anthropic'], `${PLATFORM_KEY}\n`);
     expect(keySet.code, keySet.stderr).toBe(0);
-    later(() => stopMusher(world));
     await startMusher(world);
     return { fake, home, world };
+  }
+
+  /**
+   * A headless session (no policy rules) that remembers `word`, then a prompt that hits a 5-hour wall resetting in a
+   * few seconds (the clock musher and the fake share).
+   */
+  async function hitWallSoon(word: string) {
+    const { fake, home, world } = await setUp('rules: []\n');
+    const first = await runClaudePrint(fx.claudeBin, ['-p', `remember the word ${word}`, '--plugin-dir', PLUGIN_DIR, '--output-format', 'json'], { env: home.env, cwd: home.cwd, timeoutMs: 60_000 });
+    expect(first.code, first.stderr).toBe(0);
+    const sessionId = (JSON.parse(first.stdout) as { session_id: string }).session_id;
+    const resetsAt = Math.floor(Date.now() / 1000) + 20; // room for two claude runs on a loaded machine before it passes
+    fake.setBehaviour({ usageLimitRejection: { claim: 'five_hour', resetsAt } });
+    const hit = await runClaudePrint(fx.claudeBin, ['-p', '--resume', sessionId, 'next step', '--plugin-dir', PLUGIN_DIR], { env: home.env, cwd: home.cwd, timeoutMs: 60_000 });
+    return { fake, home, world, sessionId, resetsAt, hit };
   }
 
   it('429 → wall + snapshot → the card with no request → /sled 1 resumes the same session on the key in its pane → the allowance ends it', async () => {
@@ -67,9 +67,7 @@ describe('the wall in the real Claude Code', { timeout: 180_000 }, () => {
       ['allowance:', '  default: { per_day: $0.05 }', ''].join('\n'),
       { statusLine: { type: 'command', command: STATUSLINE, padding: 0 } },
     );
-    const tmux = await startTmux({ argv: [bin, '--plugin-dir', PLUGIN_DIR], env: home.env, cwd: home.cwd });
-    later(() => tmux.kill());
-    await tmux.waitForScreen((s) => /^❯\s*$/m.test(s), 30_000, 'the input prompt');
+    const tmux = await fx.claudeInTmux(home, ['--plugin-dir', PLUGIN_DIR], 30_000);
     await tmux.sendText('first task: rename the widget');
     await tmux.sendKeys('Enter');
     await tmux.waitForText('Answer to: first task: rename the widget', 30_000);
@@ -129,19 +127,11 @@ describe('the wall in the real Claude Code', { timeout: 180_000 }, () => {
   });
 
   it('/sled 6 on another wall: at the reset the session runs itself headless, and the result is kept', async () => {
-    const { fake, home, world } = await setUp('rules: []\n');
-    const first = await runClaudePrint(bin, ['-p', 'remember the word PELICAN', '--plugin-dir', PLUGIN_DIR, '--output-format', 'json'], { env: home.env, cwd: home.cwd, timeoutMs: 60_000 });
-    expect(first.code, first.stderr).toBe(0);
-    const sessionId = (JSON.parse(first.stdout) as { session_id: string }).session_id;
-
-    // A 5-hour wall that resets in a few seconds (the clock musher and the fake share).
-    const resetsAt = Math.floor(Date.now() / 1000) + 20; // room for two claude runs on a loaded machine before it passes
-    fake.setBehaviour({ usageLimitRejection: { claim: 'five_hour', resetsAt } });
-    const hit = await runClaudePrint(bin, ['-p', '--resume', sessionId, 'next step', '--plugin-dir', PLUGIN_DIR], { env: home.env, cwd: home.cwd, timeoutMs: 60_000 });
+    const { fake, home, world, sessionId, resetsAt, hit } = await hitWallSoon('PELICAN');
     expect(hit.stdout).toContain("You've hit your 5-hour limit");
     const wall = await waitFor('the wall', async () => (await status(world)).wallBook.find((w) => w.sessionId === sessionId), 30_000);
 
-    const chosen = await runClaudePrint(bin, ['-p', '--resume', sessionId, '/sled 6', '--plugin-dir', PLUGIN_DIR], { env: home.env, cwd: home.cwd, timeoutMs: 60_000 });
+    const chosen = await runClaudePrint(fx.claudeBin, ['-p', '--resume', sessionId, '/sled 6', '--plugin-dir', PLUGIN_DIR], { env: home.env, cwd: home.cwd, timeoutMs: 60_000 });
     expect(chosen.stdout).toMatch(/Deferred: this session runs itself headless at/);
     const requestsAtChoice = fake.messageRequests().length;
     fake.setBehaviour({ usageLimitRejection: null });
@@ -167,17 +157,11 @@ describe('the wall in the real Claude Code', { timeout: 180_000 }, () => {
   });
 
   it('/sled 2 moved past the reset: Claude Code\'s own continue at the reset is blocked, and the session continues at the moved time', async () => {
-    const { fake, home, world } = await setUp('rules: []\n');
-    const first = await runClaudePrint(bin, ['-p', 'remember the word HERON', '--plugin-dir', PLUGIN_DIR, '--output-format', 'json'], { env: home.env, cwd: home.cwd, timeoutMs: 60_000 });
-    expect(first.code, first.stderr).toBe(0);
-    const sessionId = (JSON.parse(first.stdout) as { session_id: string }).session_id;
-    const resetsAt = Math.floor(Date.now() / 1000) + 20; // room for two claude runs on a loaded machine before it passes
-    fake.setBehaviour({ usageLimitRejection: { claim: 'five_hour', resetsAt } });
-    await runClaudePrint(bin, ['-p', '--resume', sessionId, 'next step', '--plugin-dir', PLUGIN_DIR], { env: home.env, cwd: home.cwd, timeoutMs: 60_000 });
+    const { fake, home, world, sessionId, resetsAt } = await hitWallSoon('HERON');
     const wall = await waitFor('the wall', async () => (await status(world)).wallBook.find((w) => w.sessionId === sessionId), 30_000);
 
     const movedTo = new Date((resetsAt + 10) * 1000).toISOString();
-    const held = await runClaudePrint(bin, ['-p', '--resume', sessionId, `/sled 2 ${movedTo}`, '--plugin-dir', PLUGIN_DIR], { env: home.env, cwd: home.cwd, timeoutMs: 60_000 });
+    const held = await runClaudePrint(fx.claudeBin, ['-p', '--resume', sessionId, `/sled 2 ${movedTo}`, '--plugin-dir', PLUGIN_DIR], { env: home.env, cwd: home.cwd, timeoutMs: 60_000 });
     expect(held.stdout).toMatch(/Holding until .*; sleds resumes this session then\. Claude Code's own continue at the reset is held back\./);
     fake.setBehaviour({ usageLimitRejection: null });
     const requestsAtHold = fake.messageRequests().length;
@@ -185,7 +169,7 @@ describe('the wall in the real Claude Code', { timeout: 180_000 }, () => {
     // At the reset, Claude Code's own continue arrives as a prompt: the hook blocks it, nothing reaches the API.
     await waitFor('the reset', () => Date.now() >= resetsAt * 1000 || null, 30_000);
     const own = await runClaudePrint(
-      bin,
+      fx.claudeBin,
       ['-p', '--resume', sessionId, 'Your claude.ai usage limit has reset. Continue the task you were working on when the limit was reached; do not repeat work that is already complete.', '--plugin-dir', PLUGIN_DIR],
       { env: home.env, cwd: home.cwd, timeoutMs: 60_000 },
     );

@@ -13,19 +13,10 @@ import { CodexRolloutSource, type CodexSeatReading } from '../../musher/ingest/c
 import { loadPriceTable } from '../../musher/prices.js';
 import { systemClock } from '../../musher/clock.js';
 import type { Log } from '../../musher/log.js';
+import { C, FIVE_H_RESET, G, L, LC, LP, LS, P } from '../support/codex-fixture-threads.js';
 
 const REPO = join(import.meta.dirname, '..', '..');
 const FIXTURES = join(REPO, 'tests', 'fixtures', 'codex');
-// Codex 0.169 (paginated history: a fork copies nothing)
-const P = '019ad0f1-5f7f-7c3e-9a1b-4c5d6e7f8091';
-const C = '019ad105-0b2a-7d41-8e6f-1a2b3c4d5e6f';
-const G = '019ad10e-77c4-7a90-b3d2-9f8e7d6c5b4a';
-const L = '019ad128-3e1f-7b62-a4c5-0d9e8f7a6b5c';
-// older Codex (legacy history: a fork copies its parent, re-stamped)
-const LP = '019acb9c-1d2e-7f30-8a41-b2c3d4e5f601';
-const LC = '019acbb9-2e3f-7041-9b52-c3d4e5f6a702';
-const LS = '019acbc7-3f40-7152-ac63-d4e5f6a7b803';
-const FIVE_H_RESET = 1795985330_000;
 const ts = (iso: string) => Date.parse(iso);
 const prices = loadPriceTable(REPO);
 

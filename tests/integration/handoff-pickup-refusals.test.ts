@@ -32,6 +32,31 @@ function entry(handle: string, keys: SeatKeys) {
   return { handle, keys: { x25519: keys.x25519.publicKey, ed25519: keys.ed25519.publicKey } };
 }
 
+/**
+ * Dana's side in `w`: a home, her seat keys in her secret store, SLEDS_SEAT=dana, and the hand-off service that picks
+ * up at `nowMs` (with the policy's shared folder when `folderFor` is given).
+ */
+async function danasMachine(w: World, danaKeys: SeatKeys, roster: RosterFile, opts: { nowMs: number; folderFor?: (cwd: string) => string | null }) {
+  const home = join(w.root, 'dana-home');
+  mkdirSync(home);
+  const secrets = new FileSecretStore(join(w.root, 'dana-config'));
+  await saveSeatKeys(secrets, danaKeys);
+  process.env.SLEDS_SEAT = 'dana';
+  const service = new HandoffService({
+    paths: { ...w.paths, stateDir: join(w.root, 'dana-state') },
+    clock: { now: () => opts.nowMs },
+    log,
+    secrets,
+    handoffs: new HandoffStore(w.db),
+    timeZone: 'UTC',
+    claudeConfigDir: join(home, '.claude'),
+    codexHome: join(home, '.codex'),
+    rosterFor: () => roster,
+    ...(opts.folderFor ? { folderFor: opts.folderFor } : {}),
+  });
+  return { home, service };
+}
+
 /** What the teammate's machine holds that a pickup could write to. */
 function footprint(w: World, home: string): string {
   return [
@@ -77,22 +102,7 @@ describe('a refused pickup writes nothing on the teammate\'s machine', () => {
     const sender = await openGitTransport({ repoDir: w.a, readExpiry: () => NOW + 7 * DAY, clock: { now: () => NOW } });
     await sender.send({ id: 'bad2k2m9qa4p', bundle: c.make(keys), wip: w.wip });
 
-    const home = join(w.root, 'dana-home');
-    mkdirSync(home);
-    const secrets = new FileSecretStore(join(w.root, 'dana-config'));
-    await saveSeatKeys(secrets, keys.dana);
-    process.env.SLEDS_SEAT = 'dana';
-    const service = new HandoffService({
-      paths: { ...w.paths, stateDir: join(w.root, 'dana-state') },
-      clock: { now: () => c.clockMs ?? NOW + DAY },
-      log,
-      secrets,
-      handoffs: new HandoffStore(w.db),
-      timeZone: 'UTC',
-      claudeConfigDir: join(home, '.claude'),
-      codexHome: join(home, '.codex'),
-      rosterFor: () => roster,
-    });
+    const { home, service } = await danasMachine(w, keys.dana, roster, { nowMs: c.clockMs ?? NOW + DAY });
     const before = footprint(w, home);
     await expect(service.pickup('bad2k2m9qa4p', w.b)).rejects.toThrow(c.refusal);
     expect(footprint(w, home)).toBe(before);
@@ -122,23 +132,7 @@ describe("the policy's shared folder carries the hand-off instead of the remote"
     });
     await new FolderTransport({ dir: shared, repoDir: w.a, readExpiry: () => NOW + 7 * DAY, clock: { now: () => NOW } }).send({ id: 'fxd2k2m9qa4p', bundle, wip: w.wip });
 
-    const home = join(w.root, 'dana-home');
-    mkdirSync(home);
-    const secrets = new FileSecretStore(join(w.root, 'dana-config'));
-    await saveSeatKeys(secrets, keys.dana);
-    process.env.SLEDS_SEAT = 'dana';
-    const service = new HandoffService({
-      paths: { ...w.paths, stateDir: join(w.root, 'dana-state') },
-      clock: { now: () => NOW + DAY },
-      log,
-      secrets,
-      handoffs: new HandoffStore(w.db),
-      timeZone: 'UTC',
-      claudeConfigDir: join(home, '.claude'),
-      codexHome: join(home, '.codex'),
-      rosterFor: () => roster,
-      folderFor: (cwd) => policy.forDirectory(cwd).handoffFolder,
-    });
+    const { service } = await danasMachine(w, keys.dana, roster, { nowMs: NOW + DAY, folderFor: (cwd) => policy.forDirectory(cwd).handoffFolder });
     const picked = await service.pickup('fxd2k2m9qa4p', w.b);
     expect(picked).toMatchObject({ id: 'fxd2k2m9qa4p', sender: 'sam', sessionId: 's-1', branch: 'sleds/handoff/fxd2k2m9qa4p' });
     expect(readFileSync(join(picked.dir, 'a.txt'), 'utf8')).toBe('one\nTWO\nthree\nfour\n');

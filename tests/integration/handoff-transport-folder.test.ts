@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FolderTransport } from '../../musher/handoff/folder-transport.js';
 import { checkoutWip } from '../../musher/handoff/wip-branch.js';
-import { checkoutState, DAY, disposeWorlds, fakeBundle, git, makeWorld, NOW, pickedUpState, readExpiry, type World } from './handoff-transport-world.js';
+import { A_WORK_FILES, A_WORK_STATUS, checkoutState, DAY, disposeWorlds, fakeBundle, git, makeWorld, NOW, pickedUpState, readExpiry, type World } from './handoff-transport-world.js';
 
 afterEach(disposeWorlds);
 
@@ -36,16 +36,8 @@ describe('folder transport: a shared folder, no common remote', () => {
     expect(out.dir).toBe(join(w.root, 'shop-dana-handoff-jd7k2m9qa41p'));
     const got = pickedUpState(out.dir);
     expect(got.head).toBe(w.aHead);
-    expect(got.files).toEqual({
-      'a.txt': 'one\nTWO\nthree\nfour\n',
-      'later.txt': 'committed, not pushed\n',
-      'staged-new.txt': 'staged, never committed\n',
-      'gone.txt': null,
-      'notes.md': '# notes\nuntracked\n',
-      'run.sh': '#!/bin/sh\necho hi\n',
-      'build/out.log': null,
-    });
-    expect(got.status.split('\n').sort()).toEqual([' D gone.txt', ' M a.txt', '?? notes.md', '?? run.sh', '?? staged-new.txt']);
+    expect(got.files).toEqual(A_WORK_FILES);
+    expect(got.status.split('\n').sort()).toEqual(A_WORK_STATUS);
     expect(checkoutState(w.a)).toBe(before);
     // The sender keeps no ref behind for the bundle it made.
     expect(git(w.a, 'for-each-ref', 'refs/sleds/')).toBe('');

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { checkoutWip, NO_REMOTE, openGitTransport, type GitTransport } from '../../musher/handoff/git-transport.js';
-import { checkoutState, DAY, disposeWorlds, fakeBundle, git, makeWorld, NOW, pickedUpState, readExpiry, type World } from './handoff-transport-world.js';
+import { A_WORK_FILES, A_WORK_STATUS, checkoutState, DAY, disposeWorlds, fakeBundle, git, makeWorld, NOW, pickedUpState, readExpiry, type World } from './handoff-transport-world.js';
 
 afterEach(disposeWorlds);
 
@@ -44,18 +44,10 @@ describe('git transport: the repository’s own remote', () => {
     const got = pickedUpState(out.dir);
     // HEAD is A's own commit, which the remote did not have before: the WIP branch carried it along.
     expect(got.head).toBe(w.aHead);
-    expect(got.files).toEqual({
-      'a.txt': 'one\nTWO\nthree\nfour\n',
-      'later.txt': 'committed, not pushed\n',
-      'staged-new.txt': 'staged, never committed\n',
-      'gone.txt': null,
-      'notes.md': '# notes\nuntracked\n',
-      'run.sh': '#!/bin/sh\necho hi\n',
-      'build/out.log': null,
-    });
+    expect(got.files).toEqual(A_WORK_FILES);
     expect(got.runShMode).toBe(0o755);
     // The changes are uncommitted on top of A's HEAD, as A had them.
-    expect(got.status.split('\n').sort()).toEqual([' D gone.txt', ' M a.txt', '?? notes.md', '?? run.sh', '?? staged-new.txt']);
+    expect(got.status.split('\n').sort()).toEqual(A_WORK_STATUS);
     // B's own checkout stays where it was.
     expect(checkoutState(w.b).split('\n---\n').slice(0, 5)).toEqual(bBefore.split('\n---\n').slice(0, 5));
     expect(checkoutState(w.a)).toBe(before);

@@ -118,6 +118,20 @@ export async function makeWorld(opts: { bClonesShared?: boolean } = {}): Promise
   return w;
 }
 
+/** What a pickup's folder holds of A's work (pickedUpState().files): its commits and changes, nothing ignored. */
+export const A_WORK_FILES: Record<string, string | null> = {
+  'a.txt': 'one\nTWO\nthree\nfour\n',
+  'later.txt': 'committed, not pushed\n',
+  'staged-new.txt': 'staged, never committed\n',
+  'gone.txt': null,
+  'notes.md': '# notes\nuntracked\n',
+  'run.sh': '#!/bin/sh\necho hi\n',
+  'build/out.log': null,
+};
+
+/** A's changes as `git status --porcelain` lists them in a pickup's folder (lines sorted): uncommitted on top of A's HEAD. */
+export const A_WORK_STATUS = [' D gone.txt', ' M a.txt', '?? notes.md', '?? run.sh', '?? staged-new.txt'];
+
 /** Asserts what a pickup's folder holds: A's HEAD, A's changes uncommitted on top, nothing ignored. */
 export function pickedUpState(dir: string): { head: string; status: string; files: Record<string, string | null>; runShMode: number } {
   const read = (p: string): string | null => {

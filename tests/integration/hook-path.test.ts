@@ -1,16 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
-import { makeWorld, sleds, startMusher, status, stopMusher, disposeWorld, waitFor, type SledsWorld } from '../support/sleds-env.js';
+import { sleds, startMusher, status, stopMusher, waitFor, type SledsWorld } from '../support/sleds-env.js';
+import { useWorlds } from '../support/worlds.js';
 
-const worlds: SledsWorld[] = [];
-function world(env: NodeJS.ProcessEnv = {}): SledsWorld {
-  const w = makeWorld(env);
-  worlds.push(w);
-  return w;
-}
-afterEach(async () => {
-  await Promise.all(worlds.splice(0).map((w) => disposeWorld(w)));
-});
+const world = useWorlds();
 
 const prompt = (text: string, session = 'sess-1') =>
   JSON.stringify({ session_id: session, transcript_path: '/nowhere/x.jsonl', cwd: '/tmp/proj', hook_event_name: 'UserPromptSubmit', prompt: text });

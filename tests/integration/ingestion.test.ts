@@ -1,18 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeHistory } from '../../bench/gen-history.js';
-import { makeWorld, sleds, spawnMusher, startMusher, status, stopMusher, disposeWorld, waitFor, type SledsWorld } from '../support/sleds-env.js';
+import { sleds, spawnMusher, startMusher, status, stopMusher, waitFor, type SledsWorld } from '../support/sleds-env.js';
+import { useWorlds } from '../support/worlds.js';
 
-const worlds: SledsWorld[] = [];
-function world(): SledsWorld {
-  const w = makeWorld();
-  worlds.push(w);
-  return w;
-}
-afterEach(async () => {
-  await Promise.all(worlds.splice(0).map((w) => disposeWorld(w)));
-});
+const world = useWorlds();
 
 const START = Date.UTC(2026, 10, 1);
 

@@ -4,40 +4,29 @@
  * it out again. A server named sleds that the user wrote stays theirs.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ensureCodexBinary } from '../e2e/harness/codex-binary.js';
-import { CLI, REPO_ROOT, disposeWorld, makeWorld, sleds, type SledsWorld } from '../support/sleds-env.js';
+import { REPO_ROOT, sleds, type SledsWorld } from '../support/sleds-env.js';
+import { useBuiltCliAndBinary, useWorlds, withCodexHome, type CodexWorld } from '../support/worlds.js';
 
 const run = promisify(execFile);
 const root = realpathSync(REPO_ROOT);
-const worlds: SledsWorld[] = [];
-afterEach(async () => {
-  await Promise.all(worlds.splice(0).map((w) => disposeWorld(w)));
-});
+const newWorld = useWorlds({ SLEDS_CLAUDE_BIN: '/nonexistent/claude', SLEDS_CODEX_BIN: '' });
+const codexBin = useBuiltCliAndBinary(ensureCodexBinary);
 
-let codexBin: string;
-beforeAll(async () => {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing — run 'npm run build' first`);
-  codexBin = await ensureCodexBinary();
-}, 600_000);
-
-function world(): SledsWorld & { codexHome: string } {
-  const w = makeWorld({ SLEDS_CLAUDE_BIN: '/nonexistent/claude', SLEDS_CODEX_BIN: '' });
-  worlds.push(w);
-  const codexHome = join(realpathSync(w.root), 'cx');
-  mkdirSync(codexHome);
-  w.env.CODEX_HOME = codexHome;
-  w.env.SLEDS_CODEX_BIN = codexBin;
-  return Object.assign(w, { codexHome });
+function world(): CodexWorld {
+  const w = withCodexHome(newWorld());
+  w.env.SLEDS_CODEX_BIN = codexBin();
+  return w;
 }
 
-async function codexMcpGet(w: SledsWorld & { codexHome: string }): Promise<any> {
-  const r = await run(codexBin, ['mcp', 'get', 'sleds', '--json'], { env: { PATH: process.env.PATH ?? '', HOME: w.home, CODEX_HOME: w.codexHome }, cwd: w.root });
+async function codexMcpGet(w: CodexWorld): Promise<any> {
+  const r = await run(codexBin(), ['mcp', 'get', 'sleds', '--json'], { env: { PATH: process.env.PATH ?? '', HOME: w.home, CODEX_HOME: w.codexHome }, cwd: w.root });
   return JSON.parse(r.stdout);
 }
 

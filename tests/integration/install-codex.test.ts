@@ -7,7 +7,7 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   CODEX_HOOKS,
   codexHookCommand,
@@ -23,34 +23,17 @@ import {
 import type { CodexState } from '../../cli/install-state.js';
 import { ensureCodexBinary } from '../e2e/harness/codex-binary.js';
 import { codexHookTrustHash, codexHooksList, type CodexListedHook } from '../e2e/harness/codex-env.js';
-import { CLI, REPO_ROOT, disposeWorld, makeWorld, sleds, type SledsWorld } from '../support/sleds-env.js';
+import { REPO_ROOT, sleds, type SledsWorld } from '../support/sleds-env.js';
+import { useBuiltCliAndBinary, useWorlds, withCodexHome, type CodexWorld } from '../support/worlds.js';
 
 const root = realpathSync(REPO_ROOT);
 
-const worlds: SledsWorld[] = [];
-afterEach(async () => {
-  // Stops every musher a test started (install starts one), then removes the folders.
-  await Promise.all(worlds.splice(0).map((w) => disposeWorld(w)));
-});
-
-let codexBin: string;
-beforeAll(async () => {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing — run 'npm run build' first`);
-  codexBin = await ensureCodexBinary();
-}, 600_000);
-
-interface CodexWorld extends SledsWorld {
-  codexHome: string;
-}
+const newWorld = useWorlds({ SLEDS_CLAUDE_BIN: '/nonexistent/claude' });
+const codexBin = useBuiltCliAndBinary(ensureCodexBinary);
 
 /** HOME, SLEDS_HOME and CODEX_HOME under one temp root; no claude (the Claude part takes its direct path). */
 function world(env: NodeJS.ProcessEnv = {}, opts: { createCodexHome?: boolean } = {}): CodexWorld {
-  const w = makeWorld({ SLEDS_CLAUDE_BIN: '/nonexistent/claude', ...env });
-  worlds.push(w);
-  const codexHome = join(realpathSync(w.root), 'cx');
-  if (opts.createCodexHome !== false) mkdirSync(codexHome);
-  w.env.CODEX_HOME = codexHome;
-  return Object.assign(w, { codexHome });
+  return withCodexHome(newWorld(env), opts.createCodexHome !== false);
 }
 
 interface Report {
@@ -70,7 +53,7 @@ function backups(dir: string, name: string): string[] {
 
 /** What Codex sees: key → trustStatus, for the hooks of this CODEX_HOME. */
 async function listed(w: CodexWorld): Promise<CodexListedHook[]> {
-  const r = await codexHooksList(codexBin, { env: { PATH: process.env.PATH ?? '', HOME: w.home, CODEX_HOME: w.codexHome }, cwd: w.root });
+  const r = await codexHooksList(codexBin(), { env: { PATH: process.env.PATH ?? '', HOME: w.home, CODEX_HOME: w.codexHome }, cwd: w.root });
   expect(r.errors).toEqual([]);
   return r.hooks;
 }
@@ -120,7 +103,7 @@ function originalConfig(codexHome: string): string {
 
 describe('sleds install with Codex', () => {
   it('wires hooks and trust into an existing Codex home, keeps theirs, is idempotent, and uninstall gives both files back byte for byte', async () => {
-    const w = world({ SLEDS_CODEX_BIN: codexBin });
+    const w = world({ SLEDS_CODEX_BIN: codexBin() });
     const hooksPath = join(w.codexHome, 'hooks.json');
     const configPath = join(w.codexHome, 'config.toml');
     const ORIGINAL_CONFIG = originalConfig(w.codexHome);
@@ -173,7 +156,7 @@ describe('sleds install with Codex', () => {
     expect(readFileSync(join(w.codexHome, backups(w.codexHome, 'config.toml')[0]!), 'utf8')).toBe(ORIGINAL_CONFIG);
     const stateFile = join(w.sledsHome, 'config', 'install-state.json');
     const state = JSON.parse(readFileSync(stateFile, 'utf8'));
-    expect(state.codex).toMatchObject({ home: w.codexHome, bin: codexBin, version: '0.169.0' });
+    expect(state.codex).toMatchObject({ home: w.codexHome, bin: codexBin(), version: '0.169.0' });
     expect(state.codex.configToml.edited).toEqual([{ key: `${hooksPath}:stop:1:0`, line: `trusted_hash = "sha256:${'0'.repeat(64)}"\n` }]);
     expect(state.codex.hooks.map((h: any) => h.key.replace(`${hooksPath}:`, ''))).toEqual([
       'session_start:0:0',
@@ -236,7 +219,7 @@ describe('sleds install with Codex', () => {
     const w = world({}, { createCodexHome: false });
     const binDir = join(w.root, 'bin');
     mkdirSync(binDir);
-    symlinkSync(codexBin, join(binDir, 'codex'));
+    symlinkSync(codexBin(), join(binDir, 'codex'));
     w.env.PATH = `${binDir}:${process.env.PATH}`;
     // The home as Codex names it: a symlinked CODEX_HOME is resolved in the trust keys.
     mkdirSync(join(w.root, 'real-cx'));

@@ -6,28 +6,15 @@
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseSledsStatusLine, shellWords, shQuote, statusLineCommand } from '../../cli/claude-settings.js';
 import { ensureClaudeBinary } from '../e2e/harness/claude-binary.js';
-import { CLI, REPO_ROOT, disposeWorld, makeWorld, sleds, type SledsWorld } from '../support/sleds-env.js';
+import { CLI, REPO_ROOT, sleds, type SledsWorld } from '../support/sleds-env.js';
+import { useBuiltCliAndBinary, useWorlds } from '../support/worlds.js';
 
-const worlds: SledsWorld[] = [];
-function world(env: NodeJS.ProcessEnv): SledsWorld {
-  // No request of Claude Code's own may leave the machine (telemetry, hello).
-  const w = makeWorld({ CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', ...env });
-  worlds.push(w);
-  return w;
-}
-afterEach(async () => {
-  // Stops every musher a test started (install starts one), then removes the folders.
-  await Promise.all(worlds.splice(0).map((w) => disposeWorld(w)));
-});
-
-let claudeBin: string;
-beforeAll(async () => {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing — run 'npm run build' first`);
-  claudeBin = await ensureClaudeBinary();
-}, 600_000);
+// No request of Claude Code's own may leave the machine (telemetry, hello).
+const world = useWorlds({ CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' });
+const claudeBin = useBuiltCliAndBinary(ensureClaudeBinary);
 
 function run(file: string, args: string[], env: NodeJS.ProcessEnv, input = ''): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolveRun) => {
@@ -41,7 +28,7 @@ function run(file: string, args: string[], env: NodeJS.ProcessEnv, input = ''): 
 }
 
 async function pluginList(w: SledsWorld): Promise<Array<{ id: string; enabled: boolean; readFromFolder?: string }>> {
-  const r = await run(claudeBin, ['plugin', 'list', '--json'], w.env);
+  const r = await run(claudeBin(), ['plugin', 'list', '--json'], w.env);
   expect(r.code, r.stderr).toBe(0);
   return JSON.parse(r.stdout.slice(r.stdout.indexOf('[')));
 }
@@ -77,7 +64,7 @@ const ORIGINAL = `{
 
 describe('sleds install with the real claude', () => {
   it('wires the plugin and the statusline, keeps the user statusLine, is idempotent, and uninstall gives everything back', async () => {
-    const w = world({ SLEDS_CLAUDE_BIN: claudeBin });
+    const w = world({ SLEDS_CLAUDE_BIN: claudeBin() });
     const settingsPath = join(w.claudeDir, 'settings.json');
     writeFileSync(settingsPath, ORIGINAL);
 
@@ -175,7 +162,7 @@ describe('sleds install with the real claude', () => {
   });
 
   it('writes where CLAUDE_CONFIG_DIR says, for sleds and for claude alike', async () => {
-    const w = world({ SLEDS_CLAUDE_BIN: claudeBin });
+    const w = world({ SLEDS_CLAUDE_BIN: claudeBin() });
     const cfg = join(w.root, 'cfg');
     w.env.CLAUDE_CONFIG_DIR = cfg;
     const r = await sleds(w, ['install', '--json']);

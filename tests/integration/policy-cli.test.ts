@@ -1,13 +1,11 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { CLI, disposeWorld, makeWorld, type RunResult, type SledsWorld } from '../support/sleds-env.js';
+import { describe, expect, it } from 'vitest';
+import { CLI, type RunResult, type SledsWorld } from '../support/sleds-env.js';
+import { useWorlds } from '../support/worlds.js';
 
-const worlds: SledsWorld[] = [];
-afterEach(async () => {
-  await Promise.all(worlds.splice(0).map((w) => disposeWorld(w)));
-});
+const newWorld = useWorlds();
 
 interface Repo {
   world: SledsWorld;
@@ -18,8 +16,7 @@ interface Repo {
 
 /** A sleds world with a real git repository in it; `sleds policy` reads the files directly, no musher. */
 function repoWorld(): Repo {
-  const world = makeWorld();
-  worlds.push(world);
+  const world = newWorld();
   const repo = join(world.root, 'repo');
   mkdirSync(join(repo, '.sleds'), { recursive: true });
   mkdirSync(join(repo, 'pkg'), { recursive: true });

@@ -2,21 +2,19 @@ import Database from 'better-sqlite3';
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { resolvePaths } from '../../core/paths.js';
 import { shortSnapshotId } from '../../core/snapshot.js';
 import { openStore } from '../../musher/store/db.js';
 import { SnapshotStore } from '../../musher/store/snapshots.js';
 import { takeSnapshot, type SnapshotInput } from '../../musher/snapshot/take.js';
-import { disposeWorld, makeWorld, sleds, startMusher, type SledsWorld } from '../support/sleds-env.js';
+import { sleds, startMusher, type SledsWorld } from '../support/sleds-env.js';
+import { useWorlds } from '../support/worlds.js';
 
 const FIX = join(import.meta.dirname, '..', 'fixtures');
 const SESSION = '7f3e9a21-4c8b-4d2e-9f10-2b3c4d5e6f70';
 
-const worlds: SledsWorld[] = [];
-afterEach(async () => {
-  await Promise.all(worlds.splice(0).map((w) => disposeWorld(w)));
-});
+const newWorld = useWorlds();
 
 function git(cwd: string, ...args: string[]): string {
   return execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', '-c', 'init.defaultBranch=main', ...args], { cwd, encoding: 'utf8' }).trim();
@@ -71,8 +69,7 @@ async function seedSnapshots(w: SledsWorld): Promise<string[]> {
 
 describe('sleds snapshots / sleds snapshot show', () => {
   it('lists the snapshots and shows one by a prefix of its id, through musher', async () => {
-    const w = makeWorld();
-    worlds.push(w);
+    const w = newWorld();
     const [first, second] = await seedSnapshots(w);
     await startMusher(w);
 
@@ -114,8 +111,7 @@ describe('sleds snapshots / sleds snapshot show', () => {
   });
 
   it('an unknown, ambiguous or missing id: one line saying so and what to run', async () => {
-    const w = makeWorld();
-    worlds.push(w);
+    const w = newWorld();
     const [first] = await seedSnapshots(w);
     // A second row sharing the first 8 characters, so that prefix names two snapshots.
     const db = new Database(join(w.sledsHome, 'data', 'sleds.db'));
@@ -144,8 +140,7 @@ describe('sleds snapshots / sleds snapshot show', () => {
   });
 
   it('no snapshots yet, and musher not running', async () => {
-    const w = makeWorld();
-    worlds.push(w);
+    const w = newWorld();
     const down = await sleds(w, ['snapshots']);
     expect(down.code).toBe(1);
     expect(down.stderr).toContain('musher is not running');

@@ -1,18 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AMBER, RED } from '../../core/statusline-render.js';
-import { disposeWorld, makeWorld, sleds, startMusher, status, waitFor, type SledsWorld } from '../support/sleds-env.js';
+import { sleds, startMusher, status, waitFor } from '../support/sleds-env.js';
+import { useWorlds } from '../support/worlds.js';
 
-const worlds: SledsWorld[] = [];
-function world(env: NodeJS.ProcessEnv = {}): SledsWorld {
-  const w = makeWorld(env);
-  worlds.push(w);
-  return w;
-}
-afterEach(async () => {
-  await Promise.all(worlds.splice(0).map((w) => disposeWorld(w)));
-});
+const world = useWorlds();
 
 const inAnHour = Math.floor(Date.now() / 1000) + 3600;
 const inFiveDays = Math.floor(Date.now() / 1000) + 5 * 86400;

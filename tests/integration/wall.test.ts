@@ -1,17 +1,14 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { REPO_ROOT, makeWorld, sleds, startMusher, status, disposeWorld, waitFor, type SledsWorld } from '../support/sleds-env.js';
+import { REPO_ROOT, sleds, startMusher, status, waitFor, type SledsWorld } from '../support/sleds-env.js';
+import { useWorlds } from '../support/worlds.js';
 
-const worlds: SledsWorld[] = [];
-afterEach(async () => {
-  await Promise.all(worlds.splice(0).map((w) => disposeWorld(w)));
-});
+const newWorld = useWorlds();
 
 async function world(env: NodeJS.ProcessEnv = {}): Promise<SledsWorld> {
-  const w = makeWorld({ SLEDS_NO_AUTOSTART: '1', SLEDS_SEAT: 'dana', ...env });
-  worlds.push(w);
+  const w = newWorld({ SLEDS_NO_AUTOSTART: '1', SLEDS_SEAT: 'dana', ...env });
   await startMusher(w);
   return w;
 }
@@ -225,8 +222,7 @@ describe('at the wall', () => {
   });
 
   it('a limit record read back from old history opens no wall', async () => {
-    const w = makeWorld({ SLEDS_NO_AUTOSTART: '1' });
-    worlds.push(w);
+    const w = newWorld({ SLEDS_NO_AUTOSTART: '1' });
     const slug = join(w.claudeDir, 'projects', '-path-to-proj');
     mkdirSync(slug, { recursive: true });
     copyFileSync(join(REPO_ROOT, 'tests/fixtures/claude/projects/-path-to-proj/1098c3a4-5b2e-4f7a-9d61-0c3e8a7b2f45.jsonl'), join(slug, '1098c3a4-5b2e-4f7a-9d61-0c3e8a7b2f45.jsonl'));

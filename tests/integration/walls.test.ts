@@ -1,12 +1,10 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { disposeWorld, makeWorld, sleds, startMusher, type SledsWorld } from '../support/sleds-env.js';
+import { describe, expect, it } from 'vitest';
+import { sleds, startMusher, type SledsWorld } from '../support/sleds-env.js';
+import { useWorlds } from '../support/worlds.js';
 
-const worlds: SledsWorld[] = [];
-afterEach(async () => {
-  await Promise.all(worlds.splice(0).map((w) => disposeWorld(w)));
-});
+const newWorld = useWorlds();
 
 const MIN = 60_000;
 
@@ -30,8 +28,7 @@ function statuslineJson(pct: number, resetsAt: number) {
 
 describe('walls', () => {
   it('a bar climbing steadily gets a wall before its reset, in sleds walls and the statusline', async () => {
-    const w = makeWorld();
-    worlds.push(w);
+    const w = newWorld();
     await startMusher(w);
     const resetsAt = Date.now() + 2 * 3_600_000;
     seedSamples(w, resetsAt, [
@@ -62,8 +59,7 @@ describe('walls', () => {
   });
 
   it('a flat bar has no wall, and says why', async () => {
-    const w = makeWorld();
-    worlds.push(w);
+    const w = newWorld();
     await startMusher(w);
     const resetsAt = Date.now() + 2 * 3_600_000;
     seedSamples(w, resetsAt, [

@@ -2,6 +2,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { waitFor as pollUntil } from '../e2e/harness/wait.js';
 
 /** A private sleds world for one test: its own HOME, SLEDS_HOME and Claude config dir, and the compiled CLI. */
 export const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
@@ -76,19 +77,8 @@ export function spawnMusher(world: SledsWorld): ChildProcess {
 }
 
 /** Polls `check` every 20 ms until it returns a value, or fails with `what` after the deadline. */
-export async function waitFor<T>(what: string, check: () => Promise<T | null | undefined | false> | T | null | undefined | false, timeoutMs = 20_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await check();
-      if (v) return v;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+export function waitFor<T>(what: string, check: () => Promise<T | null | undefined | false> | T | null | undefined | false, timeoutMs = 20_000): Promise<T> {
+  return pollUntil(check, { timeoutMs, intervalMs: 20, description: what });
 }
 
 export async function status(world: SledsWorld): Promise<import('../../core/status.js').StatusSnapshot> {

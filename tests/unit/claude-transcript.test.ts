@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseClaudeTranscriptLine, sessionIdFromTranscriptPath, type ParsedTranscriptLine } from '../../core/claude-transcript.js';
 import type { UsageRecord, WallRecord } from '../../core/usage.js';
+import { ZERO_TOKEN_COUNTS } from '../support/usage-tokens.js';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'claude');
 const S1 = '1098c3a4-5b2e-4f7a-9d61-0c3e8a7b2f45';
@@ -34,12 +35,7 @@ function claudeUsage(over: Partial<UsageRecord> & Pick<UsageRecord, 'dedupKey' |
       source: 'claude-transcript',
       sessionId: S1,
       cwd: '/path/to/proj',
-      inputTokens: 0,
-      outputTokens: 0,
-      cacheWrite5mTokens: 0,
-      cacheWrite1hTokens: 0,
-      cacheReadTokens: 0,
-      webSearchRequests: 0,
+      ...ZERO_TOKEN_COUNTS,
       serviceTier: 'standard',
       inferenceGeo: null,
       ...over,

@@ -14,25 +14,18 @@ import {
   type ParsedRolloutLine,
 } from '../../core/codex-rollout.js';
 import type { UsageRecord } from '../../core/usage.js';
+import { C, FIVE_H_RESET, G, L, LC, LP, LS, P } from '../support/codex-fixture-threads.js';
+import { ZERO_TOKEN_COUNTS } from '../support/usage-tokens.js';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'codex');
 const SESSIONS = join(FIXTURES, 'sessions');
 const RECORDED = join(FIXTURES, 'recorded', 'sessions');
-// Codex 0.169 (paginated history, ordinals)
-const P = '019ad0f1-5f7f-7c3e-9a1b-4c5d6e7f8091';
-const C = '019ad105-0b2a-7d41-8e6f-1a2b3c4d5e6f';
-const G = '019ad10e-77c4-7a90-b3d2-9f8e7d6c5b4a';
-const L = '019ad128-3e1f-7b62-a4c5-0d9e8f7a6b5c';
+// The turns of Codex 0.169's threads (the threads: codex-fixture-threads.ts)
 const T1 = '019ad0f1-6a10-7e21-8b3c-5d4e3f2a1b01';
 const T2 = '019ad0f6-0c22-7f13-9a4b-6e5f4a3b2c02';
 const T3 = '019ad11a-4d35-7a04-8c5d-7f6a5b4c3d03';
 const T4 = '019ad105-2e47-7b95-9d6e-8a7b6c5d4e04';
-// older Codex (legacy history: a fork copies its parent)
-const LP = '019acb9c-1d2e-7f30-8a41-b2c3d4e5f601';
-const LC = '019acbb9-2e3f-7041-9b52-c3d4e5f6a702';
-const LS = '019acbc7-3f40-7152-ac63-d4e5f6a7b803';
 const CWD = '/home/u/proj';
-const FIVE_H_RESET = 1795985330_000;
 const WEEK_RESET = 1796240930_000;
 
 function fileOf(thread: string, root = SESSIONS): string {
@@ -72,12 +65,7 @@ function usage(over: Partial<UsageRecord> & Pick<UsageRecord, 'dedupKey' | 'mode
     source: 'codex-rollout',
     sessionId: P,
     cwd: CWD,
-    inputTokens: 0,
-    outputTokens: 0,
-    cacheWrite5mTokens: 0,
-    cacheWrite1hTokens: 0,
-    cacheReadTokens: 0,
-    webSearchRequests: 0,
+    ...ZERO_TOKEN_COUNTS,
     serviceTier: null,
     inferenceGeo: null,
     ...over,

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { SseReader } from '../../core/gateway/sse.js';
 import { createUsageMeter, meteredCost, type GatewayProvider, type MeteredResponse } from '../../core/gateway/meter.js';
 import { buildPriceTable } from '../../core/price-table.js';
+import { ZERO_TOKEN_COUNTS } from '../support/usage-tokens.js';
 
 const sse = (event: string, data: unknown): string => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 
@@ -33,12 +34,7 @@ function meter(provider: GatewayProvider, contentType: string, body: string, siz
 }
 
 const tokens = (over: Partial<MeteredResponse['tokens']>): MeteredResponse['tokens'] => ({
-  inputTokens: 0,
-  outputTokens: 0,
-  cacheWrite5mTokens: 0,
-  cacheWrite1hTokens: 0,
-  cacheReadTokens: 0,
-  webSearchRequests: 0,
+  ...ZERO_TOKEN_COUNTS,
   serviceTier: null,
   inferenceGeo: null,
   ...over,

@@ -6,6 +6,7 @@ import { parseClaudeTranscriptLine } from '../../core/claude-transcript.js';
 import { buildPriceTable, PriceTableError, type PriceFile } from '../../core/price-table.js';
 import { priceUsage } from '../../core/pricing.js';
 import type { PricedCost, UsageRecord } from '../../core/usage.js';
+import { ZERO_TOKEN_COUNTS } from '../support/usage-tokens.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const PRICE_DIR = join(ROOT, 'prices', 'effective');
@@ -33,12 +34,7 @@ function usage(over: Partial<UsageRecord>): UsageRecord {
     model: 'claude-opus-4-5',
     timestampMs: NOV_2026,
     cwd: null,
-    inputTokens: 0,
-    outputTokens: 0,
-    cacheWrite5mTokens: 0,
-    cacheWrite1hTokens: 0,
-    cacheReadTokens: 0,
-    webSearchRequests: 0,
+    ...ZERO_TOKEN_COUNTS,
     serviceTier: 'standard',
     inferenceGeo: null,
     ...over,

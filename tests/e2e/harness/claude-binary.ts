@@ -10,15 +10,9 @@
  * the same time; npm-install-pinned.ts serialises them with a lock dir and a
  * completion marker (a lock left behind by a dead installer is taken over).
  */
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 
-import { REPO_ROOT, ensurePinnedPackage, memoiseOnce } from './npm-install-pinned.js';
-
-const execFileP = promisify(execFile);
+import { REPO_ROOT, pinnedBinary } from './npm-install-pinned.js';
 
 export const CLAUDE_CODE_VERSION = '2.1.328';
 
@@ -41,27 +35,10 @@ export function claudeBinaryPath(version: string = CLAUDE_CODE_VERSION): string 
  * Returns the absolute path of the pinned `claude` executable, installing it
  * first if needed. Memoised per process; safe across processes.
  */
-export const ensureClaudeBinary: () => Promise<string> = memoiseOnce(() =>
-  ensurePinnedPackage({
-    pkg: PACKAGE,
-    version: CLAUDE_CODE_VERSION,
-    dir: claudeInstallDir(),
-    bin: claudeBinaryPath(),
-    verify: verifyVersion,
-  }),
-);
-
-async function verifyVersion(bin: string): Promise<string> {
-  // Throwaway HOME so the check cannot touch the developer's real ~/.claude.
-  const home = await mkdtemp(path.join(os.tmpdir(), 'claude-version-'));
-  let stdout: string;
-  try {
-    ({ stdout } = await execFileP(bin, ['--version'], { timeout: 60_000, env: { PATH: process.env.PATH ?? '', HOME: home } }));
-  } finally {
-    await rm(home, { recursive: true, force: true });
-  }
-  if (!stdout.includes(CLAUDE_CODE_VERSION)) {
-    throw new Error(`${bin} --version printed ${JSON.stringify(stdout)}, expected ${CLAUDE_CODE_VERSION}`);
-  }
-  return stdout;
-}
+export const ensureClaudeBinary: () => Promise<string> = pinnedBinary({
+  pkg: PACKAGE,
+  version: CLAUDE_CODE_VERSION,
+  dir: claudeInstallDir(),
+  bin: claudeBinaryPath(),
+  versionEnv: (home) => ({ PATH: process.env.PATH ?? '', HOME: home }),
+});

@@ -2,10 +2,13 @@
  * Throwaway HOME + clean environment for running the real Claude Code against
  * the fake API, and a helper to run `claude -p …`.
  */
-import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+
+import { cleanEnv, makeRealTempDir, runToEnd, type RunOptions, type RunResult } from './child.js';
+
+export type { RunResult };
 
 export type ClaudeAuthMode = 'apiKey' | 'subscriber';
 
@@ -49,22 +52,9 @@ export interface ClaudeHome {
 /** Prefixes of inherited variables that must never reach the claude under test. */
 const SCRUBBED_PREFIXES = ['CLAUDE', 'ANTHROPIC'];
 
-/**
- * The base environment: PATH, TERM and LANG from the parent (with defaults),
- * never any CLAUDE* / ANTHROPIC* variable the test runner itself may have.
- */
+/** The base environment (child.ts), never with any CLAUDE* / ANTHROPIC* variable the test runner itself may have. */
 export function cleanBaseEnv(home: string): Record<string, string> {
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
-    HOME: home,
-    TERM: process.env.TERM && process.env.TERM !== 'dumb' ? process.env.TERM : 'xterm-256color',
-    LANG: process.env.LANG && /utf-?8/i.test(process.env.LANG) ? process.env.LANG : 'C.UTF-8',
-  };
-  // Built from scratch, so nothing else is inherited; the check guards the four copied names anyway.
-  for (const k of Object.keys(env)) {
-    if (SCRUBBED_PREFIXES.some((p) => k.toUpperCase().startsWith(p))) delete env[k];
-  }
-  return env;
+  return cleanEnv(home, SCRUBBED_PREFIXES);
 }
 
 export async function makeClaudeHome(opts: MakeClaudeHomeOptions): Promise<ClaudeHome> {
@@ -130,53 +120,18 @@ export async function makeClaudeHome(opts: MakeClaudeHomeOptions): Promise<Claud
 }
 
 /** A fresh empty project directory (mkdtemp, realpath'd). */
-export async function makeProjectDir(prefix = 'sleds-e2e-proj-'): Promise<string> {
-  return realpath(await mkdtemp(path.join(os.tmpdir(), prefix)));
+export function makeProjectDir(prefix = 'sleds-e2e-proj-'): Promise<string> {
+  return makeRealTempDir(prefix);
 }
 
-export interface RunClaudePrintOptions {
-  env: Record<string, string>;
-  cwd: string;
-  /** Kill the process (SIGKILL) after this long; default 60 s. */
-  timeoutMs?: number;
-}
-
-export interface RunResult {
-  stdout: string;
-  stderr: string;
-  /** Exit code, or null if killed by a signal. */
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  timedOut: boolean;
-  durationMs: number;
-}
+export type RunClaudePrintOptions = Omit<RunOptions, 'input'>;
 
 /**
  * Runs `<bin> <args…>` (typically `['-p', 'hello']`) with stdin closed
  * (/dev/null), collecting stdout and stderr. Never rejects for a non-zero exit.
  */
 export function runClaudePrint(bin: string, args: string[], opts: RunClaudePrintOptions): Promise<RunResult> {
-  const started = Date.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn(bin, args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    let timedOut = false;
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const timer = setTimeout(() => {
-      timedOut = true;
-      child.kill('SIGKILL');
-    }, opts.timeoutMs ?? 60_000);
-    child.on('error', (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ stdout, stderr, code, signal, timedOut, durationMs: Date.now() - started });
-    });
-  });
+  return runToEnd(bin, args, opts);
 }
 
 export interface StatuslineRecorder {

@@ -12,15 +12,9 @@
  *
  * Concurrency: see npm-install-pinned.ts.
  */
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 
-import { REPO_ROOT, ensurePinnedPackage, memoiseOnce } from './npm-install-pinned.js';
-
-const execFileP = promisify(execFile);
+import { REPO_ROOT, pinnedBinary } from './npm-install-pinned.js';
 
 export const CODEX_VERSION = '0.169.0';
 
@@ -70,30 +64,10 @@ export function codexLauncherPath(version: string = CODEX_VERSION): string {
  * Returns the absolute path of the pinned native `codex` executable, installing the package first if needed.
  * Memoised per process; safe across processes.
  */
-export const ensureCodexBinary: () => Promise<string> = memoiseOnce(() =>
-  ensurePinnedPackage({
-    pkg: PACKAGE,
-    version: CODEX_VERSION,
-    dir: codexInstallDir(),
-    bin: codexBinaryPath(),
-    verify: verifyVersion,
-  }),
-);
-
-async function verifyVersion(bin: string): Promise<string> {
-  // Throwaway HOME and CODEX_HOME so the check cannot touch the developer's real ~/.codex.
-  const home = await mkdtemp(path.join(os.tmpdir(), 'codex-version-'));
-  let stdout: string;
-  try {
-    ({ stdout } = await execFileP(bin, ['--version'], {
-      timeout: 60_000,
-      env: { PATH: process.env.PATH ?? '', HOME: home, CODEX_HOME: path.join(home, '.codex') },
-    }));
-  } finally {
-    await rm(home, { recursive: true, force: true });
-  }
-  if (!stdout.includes(CODEX_VERSION)) {
-    throw new Error(`${bin} --version printed ${JSON.stringify(stdout)}, expected ${CODEX_VERSION}`);
-  }
-  return stdout;
-}
+export const ensureCodexBinary: () => Promise<string> = pinnedBinary({
+  pkg: PACKAGE,
+  version: CODEX_VERSION,
+  dir: codexInstallDir(),
+  bin: codexBinaryPath(),
+  versionEnv: (home) => ({ PATH: process.env.PATH ?? '', HOME: home, CODEX_HOME: path.join(home, '.codex') }),
+});

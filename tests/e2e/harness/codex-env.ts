@@ -12,6 +12,8 @@ import { mkdir, mkdtemp, readFile, readdir, realpath, rm, writeFile } from 'node
 import os from 'node:os';
 import path from 'node:path';
 
+import { cleanEnv, makeRealTempDir, runToEnd, type RunOptions, type RunResult } from './child.js';
+
 /** The fake API key (sent as `authorization: Bearer …`). */
 export const TEST_OPENAI_KEY = 'sk-test-codex-0123456789abcdefghijklmnopqrstuvwxyz';
 /** The env var the fake provider reads its key from. */
@@ -65,21 +67,9 @@ export interface CodexHome {
 /** Prefixes of inherited variables that must never reach the codex under test. */
 const SCRUBBED_PREFIXES = ['CODEX', 'OPENAI', 'SLEDS', 'CLAUDE', 'ANTHROPIC'];
 
-/**
- * The base environment: PATH, TERM and LANG from the parent (with defaults), never any CODEX* / OPENAI* variable
- * the test runner itself may have.
- */
+/** The base environment (child.ts), never with any CODEX* / OPENAI* variable the test runner itself may have. */
 export function cleanCodexBaseEnv(home: string): Record<string, string> {
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
-    HOME: home,
-    TERM: process.env.TERM && process.env.TERM !== 'dumb' ? process.env.TERM : 'xterm-256color',
-    LANG: process.env.LANG && /utf-?8/i.test(process.env.LANG) ? process.env.LANG : 'C.UTF-8',
-  };
-  for (const k of Object.keys(env)) {
-    if (SCRUBBED_PREFIXES.some((p) => k.toUpperCase().startsWith(p))) delete env[k];
-  }
-  return env;
+  return cleanEnv(home, SCRUBBED_PREFIXES);
 }
 
 /** A TOML basic string. */
@@ -294,61 +284,21 @@ export function codexHookTrustToml(hooksJsonPath: string, hooks: { hooks: Record
 // ---------------------------------------------------------------------------
 // Running codex exec
 
-export interface RunCodexOptions {
-  env: Record<string, string>;
-  cwd: string;
-  /** Kill the process (SIGKILL) after this long; default 60 s. */
-  timeoutMs?: number;
-  /** Written to stdin (default: stdin is /dev/null). */
-  input?: string;
-}
-
-export interface CodexRunResult {
-  stdout: string;
-  stderr: string;
-  /** Exit code, or null if killed by a signal. */
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  timedOut: boolean;
-  durationMs: number;
-}
+export type RunCodexOptions = RunOptions;
+export type CodexRunResult = RunResult;
 
 /**
  * Runs `<bin> <args…>` (typically `['exec', '--skip-git-repo-check', 'hello']`), collecting stdout and stderr.
  * Never rejects for a non-zero exit. A `.js` bin (the npm launcher) is run with this node.
  */
 export function runCodexExec(bin: string, args: string[], opts: RunCodexOptions): Promise<CodexRunResult> {
-  const started = Date.now();
   const [file, argv] = bin.endsWith('.js') ? [process.execPath, [bin, ...args]] : [bin, args];
-  return new Promise((resolveRun, reject) => {
-    const child = spawn(file, argv, { cwd: opts.cwd, env: opts.env, stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    let timedOut = false;
-    child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    if (opts.input !== undefined) {
-      child.stdin!.on('error', () => undefined);
-      child.stdin!.end(opts.input);
-    }
-    const timer = setTimeout(() => {
-      timedOut = true;
-      child.kill('SIGKILL');
-    }, opts.timeoutMs ?? 60_000);
-    child.on('error', (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolveRun({ stdout, stderr, code, signal, timedOut, durationMs: Date.now() - started });
-    });
-  });
+  return runToEnd(file, argv, opts);
 }
 
 /** A fresh empty project directory (mkdtemp, realpath'd). */
-export async function makeCodexProjectDir(prefix = 'sleds-codex-proj-'): Promise<string> {
-  return realpath(await mkdtemp(path.join(os.tmpdir(), prefix)));
+export function makeCodexProjectDir(prefix = 'sleds-codex-proj-'): Promise<string> {
+  return makeRealTempDir(prefix);
 }
 
 // ---------------------------------------------------------------------------

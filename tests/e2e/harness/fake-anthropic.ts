@@ -12,33 +12,14 @@
  * headers, a usage-limit 429) can be changed between requests with setBehaviour().
  */
 import { randomBytes } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type http from 'node:http';
 
-import { waitFor } from './wait.js';
+import { chunks, startRecordingServer, type RecordedRequest } from './fake-http.js';
 
 // ---------------------------------------------------------------------------
 // Types
 
-export interface RecordedRequest {
-  /** 0-based order of arrival. */
-  index: number;
-  method: string;
-  /** Path including the query string, e.g. "/v1/messages?beta=true". */
-  path: string;
-  /** Path without the query string. */
-  pathname: string;
-  query: Record<string, string>;
-  headers: http.IncomingHttpHeaders;
-  rawBody: string;
-  /** Parsed JSON body, or undefined when the body is empty or not JSON. */
-  body: any;
-  receivedAt: number;
-  /** HTTP status the fake answered with. */
-  status?: number;
-  /** The request-id header the fake sent back. */
-  requestId?: string;
-}
+export type { RecordedRequest };
 
 /** Usage numbers reported for a successful message (input side in message_start, cumulative in message_delta). */
 export interface FakeUsage {
@@ -213,13 +194,6 @@ function sse(event: string, data: unknown): string {
   return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
-function chunks(text: string, size: number): string[] {
-  if (text.length === 0) return [''];
-  const out: string[] = [];
-  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
-  return out;
-}
-
 function errorEnvelope(type: string, message: string, requestId: string): string {
   return JSON.stringify({ type: 'error', error: { type, message }, request_id: requestId });
 }
@@ -270,65 +244,21 @@ export interface StartFakeAnthropicOptions extends Partial<FakeBehaviour> {
 export async function startFakeAnthropic(opts: StartFakeAnthropicOptions = {}): Promise<FakeAnthropic> {
   const { port: wantedPort = 0, ...initial } = opts;
   let behaviour: FakeBehaviour = { reply: DEFAULT_REPLY_TEXT, usage: {}, ...initial };
-  const requests: RecordedRequest[] = [];
-
-  const server = http.createServer((req, res) => {
-    const bodyChunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => bodyChunks.push(c));
-    req.on('end', () => {
-      const rawBody = Buffer.concat(bodyChunks).toString('utf8');
-      let body: any;
-      if (rawBody.length > 0) {
-        try {
-          body = JSON.parse(rawBody);
-        } catch {
-          body = undefined;
-        }
-      }
-      const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-      const rec: RecordedRequest = {
-        index: requests.length,
-        method: req.method ?? 'GET',
-        path: req.url ?? '/',
-        pathname: url.pathname,
-        query: Object.fromEntries(url.searchParams),
-        headers: req.headers,
-        rawBody,
-        body,
-        receivedAt: Date.now(),
-      };
-      requests.push(rec);
-      try {
-        handle(rec, res, behaviour);
-      } catch (err) {
-        const requestId = newId('req_fake_');
-        rec.status = 500;
-        rec.requestId = requestId;
-        if (!res.headersSent) {
-          res.writeHead(500, { 'content-type': 'application/json', 'request-id': requestId });
-        }
-        res.end(errorEnvelope('api_error', `fake server error: ${String(err)}`, requestId));
-      }
-    });
-    // A client that goes away mid-stream is not an error for the fake.
-    res.on('error', () => undefined);
+  const server = await startRecordingServer<RecordedRequest>({
+    port: wantedPort,
+    handle: (rec, res) => handle(rec, res, behaviour),
+    serverError(rec, err) {
+      const requestId = newId('req_fake_');
+      rec.requestId = requestId;
+      return { headers: { 'request-id': requestId }, body: errorEnvelope('api_error', `fake server error: ${String(err)}`, requestId) };
+    },
   });
-
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(wantedPort, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
-
-  const messageRequests = () => requests.filter((r) => r.method === 'POST' && r.pathname === '/v1/messages');
+  const messageRequests = () => server.requestsTo('POST', '/v1/messages');
 
   return {
-    url: `http://127.0.0.1:${port}`,
-    port,
-    requests,
+    url: server.origin,
+    port: server.port,
+    requests: server.requests,
     messageRequests,
     setBehaviour(b: Partial<FakeBehaviour>) {
       behaviour = { ...behaviour, ...b };
@@ -336,25 +266,8 @@ export async function startFakeAnthropic(opts: StartFakeAnthropicOptions = {}): 
     get behaviour() {
       return behaviour;
     },
-    waitForMessageRequests(n: number, timeoutMs = 15_000) {
-      return waitFor(
-        () => {
-          const done = messageRequests().filter((r) => r.status !== undefined);
-          return done.length >= n ? done : undefined;
-        },
-        {
-          timeoutMs,
-          description: `${n} POST /v1/messages request(s)`,
-          onTimeout: () => `requests so far: ${requests.map((r) => `${r.method} ${r.path} -> ${r.status}`).join(', ') || '(none)'}`,
-        },
-      );
-    },
-    close() {
-      return new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-    },
+    waitForMessageRequests: (n: number, timeoutMs = 15_000) => server.waitForAnswered('POST', '/v1/messages', n, timeoutMs),
+    close: () => server.close(),
   };
 }
 

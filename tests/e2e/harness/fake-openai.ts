@@ -21,32 +21,15 @@
  * ones only (queueBehaviour), and any field of it may be a function of the request.
  */
 import { randomBytes } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type http from 'node:http';
 
-import { waitFor } from './wait.js';
+import { chunks, startRecordingServer, type RecordedRequest as BaseRecordedRequest } from './fake-http.js';
 
 // ---------------------------------------------------------------------------
 // Types
 
-export interface RecordedRequest {
-  /** 0-based order of arrival. */
-  index: number;
-  method: string;
-  /** Path including the query string. */
-  path: string;
-  /** Path without the query string, e.g. "/v1/responses". */
-  pathname: string;
-  query: Record<string, string>;
-  headers: http.IncomingHttpHeaders;
-  rawBody: string;
-  /** Parsed JSON body, or undefined when the body is empty or not JSON. */
-  body: any;
-  receivedAt: number;
-  /** HTTP status the fake answered with. */
-  status?: number;
-  /** The x-request-id header the fake sent back. */
-  requestId?: string;
+/** A recorded request (fake-http.ts), with the response id of an answered POST /v1/responses. */
+export interface RecordedRequest extends BaseRecordedRequest {
   /** The response id (resp_…) of an answered POST /v1/responses. */
   responseId?: string;
 }
@@ -203,13 +186,6 @@ function newId(prefix: string): string {
   return `${prefix}${randomBytes(12).toString('hex')}`;
 }
 
-function chunks(text: string, size: number): string[] {
-  if (text.length === 0) return [''];
-  const out: string[] = [];
-  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
-  return out;
-}
-
 function errorEnvelope(message: string, type: string, code: string | null = null, param: string | null = null): string {
   return JSON.stringify({ error: { message, type, param, code } });
 }
@@ -259,82 +235,27 @@ export async function startFakeOpenAI(opts: StartFakeOpenAIOptions = {}): Promis
     ...initial,
   };
   const queued: Array<Partial<FakeOpenAIBehaviour>> = [];
-  const requests: RecordedRequest[] = [];
-
-  const server = http.createServer((req, res) => {
-    const bodyChunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => bodyChunks.push(c));
-    req.on('end', () => {
-      const rawBody = Buffer.concat(bodyChunks).toString('utf8');
-      let body: any;
-      if (rawBody.length > 0) {
-        try {
-          body = JSON.parse(rawBody);
-        } catch {
-          body = undefined;
-        }
-      }
-      const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-      const rec: RecordedRequest = {
-        index: requests.length,
-        method: req.method ?? 'GET',
-        path: req.url ?? '/',
-        pathname: url.pathname,
-        query: Object.fromEntries(url.searchParams),
-        headers: req.headers,
-        rawBody,
-        body,
-        receivedAt: Date.now(),
-      };
-      requests.push(rec);
+  const server = await startRecordingServer<RecordedRequest>({
+    port: wantedPort,
+    handle(rec, res) {
       const isResponses = rec.method === 'POST' && rec.pathname === '/v1/responses';
-      const b = isResponses && queued.length ? { ...behaviour, ...queued.shift()! } : behaviour;
-      try {
-        handle(rec, req, res, b);
-      } catch (err) {
-        rec.status = 500;
-        if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json', 'x-request-id': rec.requestId ?? newId('req_') });
-        res.end(errorEnvelope(`fake server error: ${String(err)}`, 'server_error'));
-      }
-    });
-    // A client that goes away mid-stream is not an error for the fake.
-    res.on('error', () => undefined);
+      handle(rec, res, isResponses && queued.length ? { ...behaviour, ...queued.shift()! } : behaviour);
+    },
+    serverError: (rec, err) => ({ headers: { 'x-request-id': rec.requestId ?? newId('req_') }, body: errorEnvelope(`fake server error: ${String(err)}`, 'server_error') }),
+    // Responses over WebSocket: refuse the upgrade so Codex falls back to POST + SSE.
+    upgrade(rec, socket) {
+      rec.status = 426;
+      socket.on('error', () => undefined);
+      socket.end('HTTP/1.1 426 Upgrade Required\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+    },
   });
-  // Responses over WebSocket: refuse the upgrade so Codex falls back to POST + SSE.
-  server.on('upgrade', (req, socket) => {
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    requests.push({
-      index: requests.length,
-      method: req.method ?? 'GET',
-      path: req.url ?? '/',
-      pathname: url.pathname,
-      query: Object.fromEntries(url.searchParams),
-      headers: req.headers,
-      rawBody: '',
-      body: undefined,
-      receivedAt: Date.now(),
-      status: 426,
-    });
-    socket.on('error', () => undefined);
-    socket.end('HTTP/1.1 426 Upgrade Required\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
-  });
-
-  await new Promise<void>((resolveListen, reject) => {
-    server.once('error', reject);
-    server.listen(wantedPort, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolveListen();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
-
-  const responseRequests = () => requests.filter((r) => r.method === 'POST' && r.pathname === '/v1/responses');
+  const responseRequests = () => server.requestsTo('POST', '/v1/responses');
 
   return {
-    origin: `http://127.0.0.1:${port}`,
-    url: `http://127.0.0.1:${port}/v1`,
-    port,
-    requests,
+    origin: server.origin,
+    url: `${server.origin}/v1`,
+    port: server.port,
+    requests: server.requests,
     responseRequests,
     setBehaviour(b) {
       behaviour = { ...behaviour, ...b };
@@ -345,29 +266,12 @@ export async function startFakeOpenAI(opts: StartFakeOpenAIOptions = {}): Promis
     get behaviour() {
       return behaviour;
     },
-    waitForResponseRequests(n, timeoutMs = 15_000) {
-      return waitFor(
-        () => {
-          const done = responseRequests().filter((r) => r.status !== undefined);
-          return done.length >= n ? done : undefined;
-        },
-        {
-          timeoutMs,
-          description: `${n} POST /v1/responses request(s)`,
-          onTimeout: () => `requests so far: ${requests.map((r) => `${r.method} ${r.path} -> ${r.status}`).join(', ') || '(none)'}`,
-        },
-      );
-    },
-    close() {
-      return new Promise<void>((resolveClose) => {
-        server.close(() => resolveClose());
-        server.closeAllConnections();
-      });
-    },
+    waitForResponseRequests: (n, timeoutMs = 15_000) => server.waitForAnswered('POST', '/v1/responses', n, timeoutMs),
+    close: () => server.close(),
   };
 }
 
-function handle(rec: RecordedRequest, _req: http.IncomingMessage, res: http.ServerResponse, b: FakeOpenAIBehaviour): void {
+function handle(rec: RecordedRequest, res: http.ServerResponse, b: FakeOpenAIBehaviour): void {
   const requestId = newId('req_');
   rec.requestId = requestId;
   const send = (status: number, headers: Record<string, string>, body: string) => {

@@ -11,7 +11,8 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -41,9 +42,37 @@ export interface PinnedPackage {
   verify(bin: string): Promise<string>;
 }
 
+export interface PinnedBinary extends Omit<PinnedPackage, 'verify'> {
+  /** The environment `<bin> --version` runs with, made of a throwaway HOME (never the developer's real config). */
+  versionEnv(home: string): NodeJS.ProcessEnv;
+}
+
+/**
+ * A function that returns the absolute path of the pinned executable, installing it first if needed (and checking
+ * that `<bin> --version` prints the version). Memoised per process; safe across processes.
+ */
+export function pinnedBinary(spec: PinnedBinary): () => Promise<string> {
+  const { versionEnv, ...pkg } = spec;
+  return memoiseOnce(() => ensurePinnedPackage({ ...pkg, verify: (bin) => verifyVersionPrinted(bin, pkg.version, versionEnv) }));
+}
+
+async function verifyVersionPrinted(bin: string, version: string, env: (home: string) => NodeJS.ProcessEnv): Promise<string> {
+  const home = await mkdtemp(path.join(os.tmpdir(), `${path.basename(bin).replace(/\W+/g, '-')}-version-`));
+  let stdout: string;
+  try {
+    ({ stdout } = await execFileP(bin, ['--version'], { timeout: 60_000, env: env(home) }));
+  } finally {
+    await rm(home, { recursive: true, force: true });
+  }
+  if (!stdout.includes(version)) {
+    throw new Error(`${bin} --version printed ${JSON.stringify(stdout)}, expected ${version}`);
+  }
+  return stdout;
+}
+
 /**
  * Returns `spec.bin`, installing `spec.pkg@spec.version` into `spec.dir` first if needed. Not memoised: callers
- * memoise per process (see claude-binary.ts).
+ * memoise per process (pinnedBinary does).
  */
 export async function ensurePinnedPackage(spec: PinnedPackage): Promise<string> {
   const { dir, bin } = spec;
