@@ -1,22 +1,13 @@
-import { homedir } from 'node:os';
-import { resolvePaths } from '../core/paths.js';
 import { formatAge, formatReset } from '../core/format.js';
 import type { BarStatus } from '../core/status.js';
-import { requestMusher } from '../hooks/musher-client.js';
+import { callMusher, reportRefusal } from './musher-call.js';
 
 /** `sleds bars [--json]`: every bar musher knows, with its source and the age of its data. */
 export async function runBars(json: boolean): Promise<number> {
-  const paths = resolvePaths(process.env, homedir());
-  let bars: BarStatus[];
-  let now: number;
-  try {
-    const res = await requestMusher(paths.socketFile, 'GET', '/v1/bars', null, {}, 5000);
-    if (res.status !== 200) throw new Error(res.body);
-    ({ bars, now } = JSON.parse(res.body) as { bars: BarStatus[]; now: number });
-  } catch {
-    process.stderr.write(`sleds: musher is not running — start it with 'sleds musher start' or let the next hook start it\n`);
-    return 1;
-  }
+  const res = await callMusher('GET', '/v1/bars');
+  if (!res) return 1;
+  if (res.status !== 200) return reportRefusal(res, json);
+  const { bars, now } = res.body as unknown as { bars: BarStatus[]; now: number };
   if (json) {
     process.stdout.write(`${JSON.stringify({ now, bars }, null, 2)}\n`);
     return 0;

@@ -1,12 +1,9 @@
-import { homedir } from 'node:os';
-import { resolvePaths } from '../core/paths.js';
-import { requestMusher } from '../hooks/musher-client.js';
+import { callMusher, reportRefusal } from './musher-call.js';
 import { findRepoRoot } from '../musher/policy/repo-root.js';
 import type { EstimateAnswer } from '../musher/estimate/service.js';
 
 /** `sleds estimate <text> [--type T] [--model M] [--json]`: the band for a request, from this folder's repository. */
 
-const AWAY = `sleds: musher is not running — start it with 'sleds musher start' or let the next hook start it\n`;
 const VALUE_FLAGS = new Set(['--type', '--model']);
 
 export async function runEstimate(args: string[], json: boolean): Promise<number> {
@@ -34,19 +31,10 @@ export async function runEstimate(args: string[], json: boolean): Promise<number
   }
   const cwd = process.cwd();
   const body = { text, repo: findRepoRoot(cwd) ?? cwd, ...(opts.type ? { type: opts.type } : {}), ...(opts.model ? { model: opts.model } : {}) };
-  let res;
-  try {
-    res = await requestMusher(resolvePaths(process.env, homedir()).socketFile, 'POST', '/v1/estimate', JSON.stringify(body), {}, 5000);
-  } catch {
-    process.stderr.write(AWAY);
-    return 1;
-  }
-  const answer = JSON.parse(res.body) as EstimateAnswer & { error?: string };
-  if (res.status >= 300) {
-    if (json) process.stdout.write(`${JSON.stringify(answer, null, 2)}\n`);
-    else process.stderr.write(`sleds: ${answer.error ?? `musher answered HTTP ${res.status}`}\n`);
-    return 1;
-  }
+  const res = await callMusher('POST', '/v1/estimate', body);
+  if (!res) return 1;
+  if (res.status >= 300) return reportRefusal(res, json);
+  const answer = res.body as unknown as EstimateAnswer;
   process.stdout.write(json ? `${JSON.stringify(answer, null, 2)}\n` : `${answer.text}\n`);
   return 0;
 }

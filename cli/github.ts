@@ -1,10 +1,8 @@
-import { homedir } from 'node:os';
-import { resolvePaths } from '../core/paths.js';
 import { fingerprint } from '../musher/secrets/platform-keys.js';
 import { ghHostnameFor, githubApiUrl } from '../musher/github/client.js';
 import { GITHUB_TOKEN_SECRET, githubTokenSource } from '../musher/github/token.js';
 import { fail, openStore, removeToken, saveToken, type StoredToken } from './stored-token.js';
-import { requestMusher } from '../hooks/musher-client.js';
+import { callMusher, reportRefusal } from './musher-call.js';
 import type { PrWatchRound } from '../musher/github/pr-watcher.js';
 
 /**
@@ -31,20 +29,10 @@ async function status(json: boolean): Promise<number> {
 
 /** `sleds github watch`: one PR-watcher round now. */
 async function watch(json: boolean): Promise<number> {
-  const paths = resolvePaths(process.env, homedir());
-  let res;
-  try {
-    res = await requestMusher(paths.socketFile, 'POST', '/v1/github/watch', '{}', {}, 120_000);
-  } catch {
-    return fail("musher is not running — start it with 'sleds musher start' or let the next hook start it");
-  }
-  let body: PrWatchRound & { error?: string };
-  try {
-    body = JSON.parse(res.body) as PrWatchRound & { error?: string };
-  } catch {
-    return fail(`musher answered ${res.status} with something that is not JSON — see its log (sleds doctor)`);
-  }
-  if (res.status !== 200) return fail(body.error ?? `musher answered ${res.status}`);
+  const res = await callMusher('POST', '/v1/github/watch', {}, 120_000);
+  if (!res) return 1;
+  if (res.status !== 200) return reportRefusal(res, json);
+  const body = res.body as unknown as PrWatchRound;
   if (json) {
     process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
     return body.errors.length > 0 ? 1 : 0;

@@ -1,7 +1,5 @@
-import { homedir } from 'node:os';
-import { resolvePaths } from '../core/paths.js';
 import { formatAge } from '../core/format.js';
-import { requestMusher } from '../hooks/musher-client.js';
+import { callMusher, reportRefusal } from './musher-call.js';
 
 /** A hand-off as musher's API sends it (the fields this command shows). */
 interface HandoffRow {
@@ -17,19 +15,10 @@ interface HandoffRow {
 
 /** `sleds handoffs prune [--json]`: the expired hand-offs removed from this repository's remote. */
 async function runPrune(json: boolean): Promise<number> {
-  const paths = resolvePaths(process.env, homedir());
-  let res;
-  try {
-    res = await requestMusher(paths.socketFile, 'POST', '/v1/handoffs/prune', JSON.stringify({ cwd: process.cwd() }), { 'content-type': 'application/json' }, 60_000);
-  } catch {
-    process.stderr.write(`sleds: musher is not running — start it with 'sleds musher start' or let the next hook start it\n`);
-    return 1;
-  }
-  const body = JSON.parse(res.body) as { pruned?: string[]; error?: string };
-  if (!body.pruned) {
-    process.stderr.write(`sleds: ${body.error ?? `musher answered ${res.status}`}\n`);
-    return 1;
-  }
+  const res = await callMusher('POST', '/v1/handoffs/prune', { cwd: process.cwd() }, 60_000);
+  if (!res) return 1;
+  if (res.status !== 200) return reportRefusal(res, json);
+  const body = res.body as { pruned: string[] };
   if (json) process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
   else process.stdout.write(body.pruned.length === 0 ? 'No expired hand-offs on the remote.\n' : `Removed ${body.pruned.length} expired hand-off(s): ${body.pruned.join(', ')}\n`);
   return 0;
@@ -38,15 +27,11 @@ async function runPrune(json: boolean): Promise<number> {
 /** `sleds handoffs [prune] [--json]`: what this seat sent and received, with state and expiry. */
 export async function runHandoffs(args: string[], json: boolean): Promise<number> {
   if (args[0] === 'prune') return runPrune(json);
-  const paths = resolvePaths(process.env, homedir());
-  let body: { now: number; handoffs: HandoffRow[] };
-  try {
-    const res = await requestMusher(paths.socketFile, 'GET', '/v1/handoffs', null, {}, 5000);
-    body = JSON.parse(res.body) as typeof body;
-  } catch {
-    process.stderr.write(`sleds: musher is not running — start it with 'sleds musher start' or let the next hook start it\n`);
-    return 1;
-  }
+  // Asking also checks the remote for pickups of what was sent: give it the time a fetch takes.
+  const res = await callMusher('GET', '/v1/handoffs', null, 30_000);
+  if (!res) return 1;
+  if (res.status !== 200) return reportRefusal(res, json);
+  const body = res.body as unknown as { now: number; handoffs: HandoffRow[] };
   if (json) {
     process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
     return 0;

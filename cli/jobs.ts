@@ -1,13 +1,9 @@
-import { homedir } from 'node:os';
-import { resolvePaths } from '../core/paths.js';
 import { formatAge, formatReset } from '../core/format.js';
 import type { Job } from '../musher/scheduler/job.js';
 import type { JobsList } from '../musher/scheduler/api.js';
-import { requestMusher } from '../hooks/musher-client.js';
+import { callMusher, reportRefusal } from './musher-call.js';
 
 /** `sleds jobs [--json]` and `sleds jobs cancel <id> [--json]`: what musher will do at a time, and what it did. */
-
-const AWAY = `sleds: musher is not running — start it with 'sleds musher start' or let the next hook start it\n`;
 
 /** One line: id, what, when, state, result. */
 export function jobLine(job: Job, now: number): string {
@@ -29,7 +25,6 @@ export function jobLine(job: Job, now: number): string {
 }
 
 export async function runJobs(args: string[], json: boolean): Promise<number> {
-  const paths = resolvePaths(process.env, homedir());
   const positional = args.filter((a) => !a.startsWith('--'));
   if (positional[0] === 'cancel') {
     const id = positional[1];
@@ -37,32 +32,20 @@ export async function runJobs(args: string[], json: boolean): Promise<number> {
       process.stderr.write(`sleds: which job? e.g. sleds jobs cancel k3m9x2qa ('sleds jobs' lists them)\n`);
       return 2;
     }
-    let res;
-    try {
-      res = await requestMusher(paths.socketFile, 'POST', `/v1/jobs/${encodeURIComponent(id)}/cancel`, null, {}, 5000);
-    } catch {
-      process.stderr.write(AWAY);
-      return 1;
-    }
-    const body = JSON.parse(res.body) as { ok?: boolean; job?: Job; error?: string };
-    if (json) process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
-    else if (res.status === 200) process.stdout.write(`Cancelled job ${id}: it will not run.\n`);
-    else process.stderr.write(`sleds: ${body.error ?? `musher answered HTTP ${res.status}`}\n`);
-    return res.status === 200 ? 0 : 1;
+    const res = await callMusher('POST', `/v1/jobs/${encodeURIComponent(id)}/cancel`);
+    if (!res) return 1;
+    if (res.status !== 200) return reportRefusal(res, json);
+    process.stdout.write(json ? `${JSON.stringify(res.body, null, 2)}\n` : `Cancelled job ${id}: it will not run.\n`);
+    return 0;
   }
   if (positional.length > 0) {
     process.stderr.write(`sleds: jobs takes no '${positional[0]}' — use 'sleds jobs' or 'sleds jobs cancel <id>'\n`);
     return 2;
   }
-  let list: JobsList;
-  try {
-    const res = await requestMusher(paths.socketFile, 'GET', '/v1/jobs', null, {}, 5000);
-    if (res.status !== 200) throw new Error(res.body);
-    list = JSON.parse(res.body) as JobsList;
-  } catch {
-    process.stderr.write(AWAY);
-    return 1;
-  }
+  const res = await callMusher('GET', '/v1/jobs');
+  if (!res) return 1;
+  if (res.status !== 200) return reportRefusal(res, json);
+  const list = res.body as unknown as JobsList;
   if (json) {
     process.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
     return 0;

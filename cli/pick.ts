@@ -1,25 +1,10 @@
 import { execFile } from 'node:child_process';
-import { homedir } from 'node:os';
-import { resolvePaths } from '../core/paths.js';
 import { DispatchAnswer, PickerAnswer, type HarnessCommand } from '../core/picker/row.js';
 import { rowSentence } from '../core/picker/words.js';
 import { tmuxArg } from '../core/resume-plan.js';
-import { requestMusher } from '../hooks/musher-client.js';
+import { callMusher, reportRefusal } from './musher-call.js';
 
 /** `sleds pick <task> [--json]`: the dispatcher's picker. The ink view is loaded only here, and only without --json. */
-
-const AWAY = `sleds: musher is not running — start it with 'sleds musher start' or let the next hook start it\n`;
-
-async function call(method: 'GET' | 'POST', path: string, body: unknown): Promise<{ status: number; body: Record<string, unknown> } | null> {
-  const paths = resolvePaths(process.env, homedir());
-  try {
-    const res = await requestMusher(paths.socketFile, method, path, body === null ? null : JSON.stringify(body), {}, 15_000);
-    return { status: res.status, body: JSON.parse(res.body) as Record<string, unknown> };
-  } catch {
-    process.stderr.write(AWAY);
-    return null;
-  }
-}
 
 /** In tmux, a Dispatch or Switch opens its command in a new window there (argv, no shell). One line on what happened. */
 function openInTmux(cmd: HarnessCommand): Promise<string | null> {
@@ -39,20 +24,16 @@ export async function runPick(args: string[], json: boolean): Promise<number> {
     process.stderr.write(`sleds: pick takes one task, e.g. sleds pick k3m9x2qa ('sleds tasks' lists them)\n`);
     return 2;
   }
-  const res = await call('GET', `/v1/tasks/${encodeURIComponent(id)}/picker`, null);
+  const res = await callMusher('GET', `/v1/tasks/${encodeURIComponent(id)}/picker`, null, 15_000);
   if (!res) return 1;
-  if (res.status >= 300) {
-    if (json) process.stdout.write(`${JSON.stringify(res.body, null, 2)}\n`);
-    else process.stderr.write(`sleds: ${String(res.body.error ?? `musher answered HTTP ${res.status}`)}\n`);
-    return 1;
-  }
+  if (res.status >= 300) return reportRefusal(res, json);
   if (json) {
     process.stdout.write(`${JSON.stringify(res.body, null, 2)}\n`);
     return 0;
   }
   const answer = PickerAnswer.parse(res.body);
   const take = async (row: { index: number }): Promise<DispatchAnswer> => {
-    const r = await call('POST', `/v1/tasks/${encodeURIComponent(answer.task.id)}/dispatch`, { row: row.index });
+    const r = await callMusher('POST', `/v1/tasks/${encodeURIComponent(answer.task.id)}/dispatch`, { row: row.index }, 15_000);
     if (!r) return { ok: false, line: 'musher is not running' };
     if (r.status >= 300) return { ok: false, line: String(r.body.error ?? `musher answered HTTP ${r.status}`) };
     const d = DispatchAnswer.parse(r.body);

@@ -1,8 +1,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { resolvePaths } from '../core/paths.js';
-import { requestMusher } from '../hooks/musher-client.js';
+import { callMusher, reportRefusal } from './musher-call.js';
 import { findClaude } from './install-claude.js';
 import { findBinary } from '../musher/find-binary.js';
 
@@ -39,20 +38,11 @@ export async function runPickup(args: string[], json: boolean): Promise<number> 
     process.stderr.write(`sleds: --harness takes claude or codex, not '${want}'\n`);
     return 2;
   }
-  const paths = resolvePaths(process.env, homedir());
-  let res;
-  try {
-    res = await requestMusher(paths.socketFile, 'POST', '/v1/handoffs/pickup', JSON.stringify({ id: id.toLowerCase(), cwd: process.cwd() }), { 'content-type': 'application/json' }, 120_000);
-  } catch {
-    process.stderr.write(`sleds: musher is not running — start it with 'sleds musher start'\n`);
-    return 1;
-  }
-  const body = JSON.parse(res.body) as { received?: Received; error?: string };
-  if (res.status !== 200 || !body.received) {
-    process.stderr.write(`sleds: ${body.error ?? `musher answered ${res.status}`}\n`);
-    return 1;
-  }
-  const r = body.received;
+  // A pickup fetches from the remote and checks out a worktree: give it time.
+  const res = await callMusher('POST', '/v1/handoffs/pickup', { id: id.toLowerCase(), cwd: process.cwd() }, 120_000);
+  if (!res) return 1;
+  if (res.status !== 200 || !res.body.received) return reportRefusal(res, json);
+  const r = res.body.received as Received;
   const note = JSON.parse(r.note ?? '{}') as { dir?: string; briefFile?: string };
   if (json) {
     process.stdout.write(`${JSON.stringify({ ...r, dir: note.dir ?? null }, null, 2)}\n`);

@@ -1,8 +1,6 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { resolvePaths } from '../core/paths.js';
 import type { SignedReceipt } from '../core/receipt/receipt.js';
-import { requestMusher } from '../hooks/musher-client.js';
+import { callMusher } from './musher-call.js';
 import { keyFingerprint } from '../musher/handoff/keys.js';
 import { verifyReceipt } from '../musher/receipts/sign.js';
 import { RosterReader } from '../musher/roster/reader.js';
@@ -15,25 +13,13 @@ const SILENT: Log = { info: () => undefined, warn: () => undefined, error: () =>
 
 /** `sleds receipts [--json]` and `sleds receipt show|verify <id|file> [--json]`. */
 
-const AWAY = `sleds: musher is not running — start it with 'sleds musher start' or let the next hook start it\n`;
-
-async function call(path: string): Promise<{ status: number; body: Record<string, unknown> } | null> {
-  try {
-    const res = await requestMusher(resolvePaths(process.env, homedir()).socketFile, 'GET', path, null, {}, 5000);
-    return { status: res.status, body: JSON.parse(res.body) as Record<string, unknown> };
-  } catch {
-    process.stderr.write(AWAY);
-    return null;
-  }
-}
-
 export async function runReceipts(args: string[], json: boolean): Promise<number> {
   const positional = args.filter((a) => !a.startsWith('--'));
   if (positional.length > 0) {
     process.stderr.write(`sleds: receipts takes no '${positional[0]}' — 'sleds receipt show <id>' shows one\n`);
     return 2;
   }
-  const res = await call('/v1/receipts');
+  const res = await callMusher('GET', '/v1/receipts');
   if (!res) return 1;
   const list = res.body as unknown as ReceiptList;
   if (json) {
@@ -61,7 +47,7 @@ async function load(ref: string): Promise<{ raw: unknown; from: string } | { err
     if (wrapped && typeof wrapped === 'object' && 'receipt' in wrapped) return { raw: wrapped.receipt, from: ref };
     return { raw: json, from: ref };
   }
-  const res = await call(`/v1/receipts/${encodeURIComponent(ref)}`);
+  const res = await callMusher('GET', `/v1/receipts/${encodeURIComponent(ref)}`);
   if (!res) return { error: '', code: 1 };
   if (res.status >= 300) return { error: String(res.body.error ?? `musher answered HTTP ${res.status}`), code: 1 };
   return { raw: res.body.receipt, from: 'musher' };

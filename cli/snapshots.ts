@@ -1,23 +1,9 @@
-import { homedir } from 'node:os';
-import { resolvePaths } from '../core/paths.js';
 import { formatAge, formatClock, formatReset } from '../core/format.js';
 import { shortSnapshotId, type SnapshotManifest, type SnapshotRow } from '../core/snapshot.js';
 import type { SnapshotListAnswer, SnapshotShowAnswer } from '../musher/snapshot/api.js';
-import { requestMusher } from '../hooks/musher-client.js';
+import { callMusher, reportRefusal } from './musher-call.js';
 
 /** `sleds snapshots [--json]` and `sleds snapshot show <id> [--json]`: the snapshots taken at walls, via musher. */
-
-const NOT_RUNNING = `sleds: musher is not running — start it with 'sleds musher start' or let the next hook start it\n`;
-
-async function get(path: string): Promise<{ status: number; body: unknown } | null> {
-  const paths = resolvePaths(process.env, homedir());
-  try {
-    const res = await requestMusher(paths.socketFile, 'GET', path, null, {}, 10_000);
-    return { status: res.status, body: JSON.parse(res.body) as unknown };
-  } catch {
-    return null;
-  }
-}
 
 export function formatBytes(n: number): string {
   if (n < 1024) return `${n} B`;
@@ -32,16 +18,10 @@ function when(ms: number, now: number): string {
 }
 
 export async function runSnapshots(json: boolean): Promise<number> {
-  const res = await get('/v1/snapshots');
-  if (res === null) {
-    process.stderr.write(NOT_RUNNING);
-    return 1;
-  }
-  if (res.status !== 200) {
-    process.stderr.write(`sleds: musher answered HTTP ${res.status} for the snapshot list — see 'sleds musher status' for its log\n`);
-    return 1;
-  }
-  const list = res.body as SnapshotListAnswer;
+  const res = await callMusher('GET', '/v1/snapshots', null, 10_000);
+  if (!res) return 1;
+  if (res.status !== 200) return reportRefusal(res, json);
+  const list = res.body as unknown as SnapshotListAnswer;
   if (json) {
     process.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
     return 0;
@@ -89,17 +69,10 @@ export async function runSnapshotCommand(args: string[], json: boolean): Promise
     process.stderr.write(`sleds: snapshot takes 'show <id>' — e.g. sleds snapshot show jd7k2m9qa41p (ids: sleds snapshots)\n`);
     return 2;
   }
-  const res = await get(`/v1/snapshots/${encodeURIComponent(id)}`);
-  if (res === null) {
-    process.stderr.write(NOT_RUNNING);
-    return 1;
-  }
-  if (res.status !== 200) {
-    const error = (res.body as { error?: string }).error ?? `musher answered HTTP ${res.status}`;
-    process.stderr.write(`sleds: ${error}\n`);
-    return 1;
-  }
-  const answer = res.body as SnapshotShowAnswer;
+  const res = await callMusher('GET', `/v1/snapshots/${encodeURIComponent(id)}`, null, 10_000);
+  if (!res) return 1;
+  if (res.status !== 200) return reportRefusal(res, json);
+  const answer = res.body as unknown as SnapshotShowAnswer;
   if (json) {
     process.stdout.write(`${JSON.stringify(answer, null, 2)}\n`);
     return 0;

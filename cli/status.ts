@@ -3,6 +3,7 @@ import { resolvePaths } from '../core/paths.js';
 import { renderStatusCard, type StatusSnapshot } from '../core/status.js';
 import { formatAge, formatUsd } from '../core/format.js';
 import { requestMusher } from '../hooks/musher-client.js';
+import { MUSHER_AWAY } from './musher-call.js';
 
 /** `sleds status [--json]`: the seat as musher sees it. */
 export async function fetchStatus(): Promise<StatusSnapshot> {
@@ -17,7 +18,7 @@ export async function runStatus(json: boolean): Promise<number> {
   try {
     status = await fetchStatus();
   } catch {
-    process.stderr.write(`sleds: musher is not running — start it with 'sleds musher start' or let the next hook start it\n`);
+    process.stderr.write(MUSHER_AWAY);
     return 1;
   }
   if (json) {

@@ -1,32 +1,17 @@
-import { homedir } from 'node:os';
-import { resolvePaths } from '../core/paths.js';
 import { formatAge } from '../core/format.js';
 import type { Task } from '../core/task/task.js';
 import type { Band } from '../core/estimate/band.js';
 import { formatBand } from '../core/estimate/format.js';
 import type { SignedReceipt } from '../core/receipt/receipt.js';
 import type { TaskList } from '../musher/tasks/api.js';
-import { requestMusher } from '../hooks/musher-client.js';
+import { callMusher, reportRefusal } from './musher-call.js';
 
 /** `sleds tasks [--json]` and `sleds task <id> [worth <level> | type <label> | done] [--json]`. */
-
-const AWAY = `sleds: musher is not running — start it with 'sleds musher start' or let the next hook start it\n`;
 
 /** One line: id, state, worth, type, age, title. */
 export function taskLine(t: Task, now: number): string {
   const worth = t.worth ?? 'no worth';
   return [t.id, t.state.padEnd(6), worth.padEnd(8), (t.type ?? '-').padEnd(10), `${formatAge(now - t.createdAt)} ago`.padEnd(9), t.title].join('  ');
-}
-
-async function call(method: 'GET' | 'POST', path: string, body: unknown): Promise<{ status: number; body: Record<string, unknown> } | null> {
-  const paths = resolvePaths(process.env, homedir());
-  try {
-    const res = await requestMusher(paths.socketFile, method, path, body === null ? null : JSON.stringify(body), {}, 5000);
-    return { status: res.status, body: JSON.parse(res.body) as Record<string, unknown> };
-  } catch {
-    process.stderr.write(AWAY);
-    return null;
-  }
 }
 
 export async function runTasks(args: string[], json: boolean): Promise<number> {
@@ -35,7 +20,7 @@ export async function runTasks(args: string[], json: boolean): Promise<number> {
     process.stderr.write(`sleds: tasks takes no '${positional[0]}' — 'sleds task <id>' shows one\n`);
     return 2;
   }
-  const res = await call('GET', '/v1/tasks', null);
+  const res = await callMusher('GET', '/v1/tasks');
   if (!res) return 1;
   const list = res.body as unknown as TaskList;
   if (json) {
@@ -57,44 +42,42 @@ export async function runTask(args: string[], json: boolean): Promise<number> {
     return 2;
   }
   let res;
-  if (field === undefined) res = await call('GET', `/v1/tasks/${encodeURIComponent(id)}`, null);
+  if (field === undefined) res = await callMusher('GET', `/v1/tasks/${encodeURIComponent(id)}`);
   else if (field === 'worth' || field === 'type') {
     const value = rest.join(' ').trim();
     if (!value) {
       process.stderr.write(`sleds: ${field} what? e.g. sleds task ${id} ${field === 'worth' ? 'worth high' : 'type bugfix'}\n`);
       return 2;
     }
-    res = await call('POST', `/v1/tasks/${encodeURIComponent(id)}`, { [field]: value === 'none' ? null : value });
-  } else if (field === 'done') res = await call('POST', `/v1/tasks/${encodeURIComponent(id)}/done`, {});
+    res = await callMusher('POST', `/v1/tasks/${encodeURIComponent(id)}`, { [field]: value === 'none' ? null : value });
+  } else if (field === 'done') res = await callMusher('POST', `/v1/tasks/${encodeURIComponent(id)}/done`, {});
   else {
     process.stderr.write(`sleds: task ${id} takes worth <level>, type <label> or done, not '${field}'\n`);
     return 2;
   }
   if (!res) return 1;
-  if (json) process.stdout.write(`${JSON.stringify(res.body, null, 2)}\n`);
-  if (res.status >= 300) {
-    if (!json) process.stderr.write(`sleds: ${String(res.body.error ?? `musher answered HTTP ${res.status}`)}\n`);
-    return 1;
+  if (res.status >= 300) return reportRefusal(res, json);
+  if (json) {
+    process.stdout.write(`${JSON.stringify(res.body, null, 2)}\n`);
+    return 0;
   }
-  if (!json && field === 'done') {
+  if (field === 'done') {
     const r = res.body as { receipt: SignedReceipt; line: string };
     process.stdout.write(`task ${r.receipt.body.taskId} done: receipt ${r.receipt.body.id}: ${r.line}\n`);
     return 0;
   }
-  if (!json) {
-    const t = res.body.task as Task;
-    const band = (res.body.band as Band | null | undefined) ?? null;
-    const receiptLine = (res.body.receiptLine as string | null | undefined) ?? null;
-    const sessions = (res.body.sessions as string[] | undefined) ?? [];
-    process.stdout.write(
-      [
-        `task ${t.id}: ${t.title}`,
-        `  state ${t.state} · worth ${t.worth ?? 'not set'} · type ${t.type ?? 'not set'} · from ${t.source}${t.sourceRef ? ` (${t.sourceRef})` : ''}`,
-        `  repository ${t.repo ?? 'unknown'} · ${t.turns} prompt(s)${sessions.length ? ` · sessions ${sessions.map((s) => s.slice(0, 8)).join(', ')}` : ''}`,
-        `  band ${band ? formatBand(band) : 'none yet'}`,
-        ...(receiptLine ? [`  receipt ${(res.body.receipt as SignedReceipt).body.id}: ${receiptLine}`] : []),
-      ].join('\n') + '\n',
-    );
-  }
+  const t = res.body.task as Task;
+  const band = (res.body.band as Band | null | undefined) ?? null;
+  const receiptLine = (res.body.receiptLine as string | null | undefined) ?? null;
+  const sessions = (res.body.sessions as string[] | undefined) ?? [];
+  process.stdout.write(
+    [
+      `task ${t.id}: ${t.title}`,
+      `  state ${t.state} · worth ${t.worth ?? 'not set'} · type ${t.type ?? 'not set'} · from ${t.source}${t.sourceRef ? ` (${t.sourceRef})` : ''}`,
+      `  repository ${t.repo ?? 'unknown'} · ${t.turns} prompt(s)${sessions.length ? ` · sessions ${sessions.map((s) => s.slice(0, 8)).join(', ')}` : ''}`,
+      `  band ${band ? formatBand(band) : 'none yet'}`,
+      ...(receiptLine ? [`  receipt ${(res.body.receipt as SignedReceipt).body.id}: ${receiptLine}`] : []),
+    ].join('\n') + '\n',
+  );
   return 0;
 }

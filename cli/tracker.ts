@@ -1,30 +1,8 @@
-import { homedir } from 'node:os';
-import { resolvePaths } from '../core/paths.js';
 import { formatAge } from '../core/format.js';
 import type { TrackerItemRow, TrackerRound } from '../musher/tracker/intake.js';
-import { MusherUnreachable, requestMusher } from '../hooks/musher-client.js';
+import { callMusher, reportRefusal } from './musher-call.js';
 
 /** `sleds tracker [--json]` (the items taken as tasks) and `sleds tracker poll [--json]` (one round now). */
-
-const AWAY = `sleds: musher is not running — start it with 'sleds musher start' or let the next hook start it\n`;
-
-async function call(method: 'GET' | 'POST', path: string, timeoutMs: number): Promise<{ status: number; body: Record<string, unknown> } | null> {
-  const paths = resolvePaths(process.env, homedir());
-  let res;
-  try {
-    res = await requestMusher(paths.socketFile, method, path, method === 'POST' ? '{}' : null, {}, timeoutMs);
-  } catch (e) {
-    const reason = e instanceof MusherUnreachable ? e.reason : (e as Error).message;
-    process.stderr.write(/^(ENOENT|ECONNREFUSED)$/.test(reason) ? AWAY : `sleds: musher did not answer (${reason}) — see its log (sleds doctor)\n`);
-    return null;
-  }
-  try {
-    return { status: res.status, body: JSON.parse(res.body) as Record<string, unknown> };
-  } catch {
-    process.stderr.write(`sleds: musher answered ${res.status} with something that is not JSON — see its log (sleds doctor)\n`);
-    return null;
-  }
-}
 
 /** What a round did, a line per tracker. */
 export function roundLines(round: TrackerRound): string[] {
@@ -46,23 +24,17 @@ export async function runTracker(args: string[], json: boolean): Promise<number>
   }
   if (sub === 'poll') {
     // A round is a search and a comment per new item: give it time.
-    const res = await call('POST', '/v1/tracker/poll', 120_000);
+    const res = await callMusher('POST', '/v1/tracker/poll', {}, 120_000);
     if (!res) return 1;
-    if (res.status !== 200) {
-      process.stderr.write(`sleds: ${String(res.body.error ?? `musher answered ${res.status}`)}\n`);
-      return 1;
-    }
+    if (res.status !== 200) return reportRefusal(res, json);
     const round = res.body as unknown as TrackerRound;
     if (json) process.stdout.write(`${JSON.stringify(round, null, 2)}\n`);
     else process.stdout.write(`${roundLines(round).join('\n')}\n`);
     return round.adapters.some((a) => a.errors.length > 0) ? 1 : 0;
   }
-  const res = await call('GET', '/v1/tracker', 5000);
+  const res = await callMusher('GET', '/v1/tracker');
   if (!res) return 1;
-  if (res.status !== 200) {
-    process.stderr.write(`sleds: ${String(res.body.error ?? `musher answered ${res.status}`)}\n`);
-    return 1;
-  }
+  if (res.status !== 200) return reportRefusal(res, json);
   const { now, items } = res.body as unknown as { now: number; items: TrackerItemRow[] };
   if (json) {
     process.stdout.write(`${JSON.stringify({ now, items }, null, 2)}\n`);

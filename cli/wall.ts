@@ -1,21 +1,7 @@
 import { spawn } from 'node:child_process';
-import { homedir } from 'node:os';
-import { resolvePaths } from '../core/paths.js';
-import { requestMusher } from '../hooks/musher-client.js';
+import { callMusher, reportRefusal } from './musher-call.js';
 
 /** `sleds wall show <id>`, `sleds go <wall>` and `sleds policy explain <wall>`: a wall, as musher keeps it. */
-
-const AWAY = `sleds: musher is not running — start it with 'sleds musher start' or let the next hook start it\n`;
-
-async function ask(method: 'GET' | 'POST', path: string): Promise<{ status: number; body: Record<string, unknown> } | null> {
-  const paths = resolvePaths(process.env, homedir());
-  try {
-    const res = await requestMusher(paths.socketFile, method, path, method === 'POST' ? '{}' : null, { 'content-type': 'application/json' }, 10_000);
-    return { status: res.status, body: JSON.parse(res.body) as Record<string, unknown> };
-  } catch {
-    return null;
-  }
-}
 
 function need(id: string | undefined, usage: string): id is string {
   if (id && !id.startsWith('-')) return true;
@@ -25,18 +11,18 @@ function need(id: string | undefined, usage: string): id is string {
 
 export async function runWallShow(id: string | undefined, json: boolean): Promise<number> {
   if (!need(id, 'sleds wall show jd7k2m9qa45p')) return 2;
-  const r = await ask('GET', `/v1/wall/${encodeURIComponent(id)}`);
-  if (!r) return (process.stderr.write(AWAY), 1);
-  if (r.status !== 200) return (process.stderr.write(`sleds: ${String(r.body.error)}\n`), 1);
+  const r = await callMusher('GET', `/v1/wall/${encodeURIComponent(id)}`, null, 10_000);
+  if (!r) return 1;
+  if (r.status !== 200) return reportRefusal(r, json);
   process.stdout.write(json ? `${JSON.stringify(r.body, null, 2)}\n` : `${String(r.body.card)}\n`);
   return 0;
 }
 
 export async function runPolicyExplain(id: string | undefined, json: boolean): Promise<number> {
   if (!need(id, 'sleds policy explain jd7k2m9qa45p')) return 2;
-  const r = await ask('GET', `/v1/wall/${encodeURIComponent(id)}/explain`);
-  if (!r) return (process.stderr.write(AWAY), 1);
-  if (r.status !== 200) return (process.stderr.write(`sleds: ${String(r.body.error)}\n`), 1);
+  const r = await callMusher('GET', `/v1/wall/${encodeURIComponent(id)}/explain`, null, 10_000);
+  if (!r) return 1;
+  if (r.status !== 200) return reportRefusal(r, json);
   process.stdout.write(json ? `${JSON.stringify(r.body, null, 2)}\n` : `${String(r.body.text)}\n`);
   return 0;
 }
@@ -44,9 +30,9 @@ export async function runPolicyExplain(id: string | undefined, json: boolean): P
 /** Runs the wall's session on the platform key in this terminal; exits with the harness's own code. */
 export async function runGo(id: string | undefined, json: boolean): Promise<number> {
   if (!need(id, 'sleds go jd7k2m9qa45p')) return 2;
-  const r = await ask('POST', `/v1/wall/${encodeURIComponent(id)}/go`);
-  if (!r) return (process.stderr.write(AWAY), 1);
-  if (r.status !== 200) return (process.stderr.write(`sleds: ${String(r.body.error)}\n`), 1);
+  const r = await callMusher('POST', `/v1/wall/${encodeURIComponent(id)}/go`, {}, 10_000);
+  if (!r) return 1;
+  if (r.status !== 200) return reportRefusal(r, json);
   const cmd = r.body.cmd as { file: string; args: string[]; env: Record<string, string>; cwd: string };
   if (json) {
     // The plan without the gateway token: a --json output never carries a secret.

@@ -1,8 +1,6 @@
-import { homedir } from 'node:os';
-import { resolvePaths } from '../core/paths.js';
 import { formatClock, formatReset, formatUsd } from '../core/format.js';
 import type { ForecastSnapshot, WallForecast } from '../musher/forecast/forecaster.js';
-import { requestMusher } from '../hooks/musher-client.js';
+import { callMusher, reportRefusal } from './musher-call.js';
 
 /** `sleds walls [--json] [--horizon 24h]`: when each bar is forecast to hit 100%, and how many dollars away that is. */
 
@@ -58,16 +56,10 @@ export async function runWalls(args: string[], json: boolean): Promise<number> {
     process.stderr.write(`sleds: --horizon takes a span like 90m, 24h or 7d\n`);
     return 2;
   }
-  const paths = resolvePaths(process.env, homedir());
-  let snapshot: ForecastSnapshot;
-  try {
-    const res = await requestMusher(paths.socketFile, 'GET', '/v1/walls', null, {}, 5000);
-    if (res.status !== 200) throw new Error(res.body);
-    snapshot = JSON.parse(res.body) as ForecastSnapshot;
-  } catch {
-    process.stderr.write(`sleds: musher is not running — start it with 'sleds musher start' or let the next hook start it\n`);
-    return 1;
-  }
+  const res = await callMusher('GET', '/v1/walls');
+  if (!res) return 1;
+  if (res.status !== 200) return reportRefusal(res, json);
+  const snapshot = res.body as unknown as ForecastSnapshot;
   const rows = wallRows(snapshot, horizonMs);
   if (json) {
     process.stdout.write(`${JSON.stringify({ now: snapshot.at, horizonMs, binding: snapshot.binding, walls: rows }, null, 2)}\n`);

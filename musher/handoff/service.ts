@@ -1,4 +1,4 @@
-import { handedOffLine } from '../../core/handoff/answer.js';
+import { handedOffLine, type PickedUp } from '../../core/handoff/answer.js';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { userInfo } from 'node:os';
@@ -39,14 +39,8 @@ export interface HandoffDeps {
   folderFor?(cwd: string): string | null;
 }
 
-export interface PickedUpSession {
-  id: string;
-  sender: string;
-  harness: 'claude-code' | 'codex';
-  sessionId: string;
-  /** The worktree holding the sender's work in progress. */
-  dir: string;
-  branch: string;
+/** A pickup done: what the answer needs (`dir` is the worktree holding the sender's work), and the brief. */
+export interface PickedUpSession extends PickedUp {
   brief: string;
 }
 
