@@ -59,7 +59,8 @@ import { estimatesPort, PickerService } from './picker/service.js';
 import { takeSnapshot, type SnapshotInput, type TakenSnapshot } from './snapshot/take.js';
 import { listSnapshots, showSnapshot, type ApiAnswer, type SnapshotListAnswer } from './snapshot/api.js';
 import { JobStore } from './store/jobs.js';
-import { Scheduler, type Precheck, type SchedulerTimer } from './scheduler/scheduler.js';
+import { Scheduler, type Precheck } from './scheduler/scheduler.js';
+import type { Timers } from './timers.js';
 import { RESUME_KINDS } from './scheduler/api.js';
 import { ResumeRunner } from './resume/runner.js';
 import { resumeJobHandler, type Binaries, type ResumeJobDeps } from './resume/resume-job.js';
@@ -80,7 +81,7 @@ export interface MusherOptions {
   wallWiring: (m: Musher) => WallWiring;
   onBackfillProgress?: (done: number, total: number) => void;
   /** The scheduler's timer (tests pass a fake one); default real timers. */
-  schedulerTimer?: SchedulerTimer;
+  schedulerTimer?: Timers;
   /** Where resumes find claude, codex and tmux; default SLEDS_*_BIN, PATH, the usual places. */
   binaries?: () => Binaries;
   /** The user's time zone, for times typed as "9am"; default the process's. */

@@ -5,7 +5,8 @@ import type { Log } from '../log.js';
 import type { CheckoutReader } from './checkout.js';
 import type { GithubClient, GithubResult } from './client.js';
 import type { FinishAnswer, SessionLookup, TaskLookup } from './ports.js';
-import { realRoundTimers, Rounds, type RoundTimers } from './rounds.js';
+import { Rounds } from './rounds.js';
+import { realTimers, type Timers } from '../timers.js';
 import { headLabel, taskBranch } from './task-checkout.js';
 import { PullRequests, type PullRequest } from './wire.js';
 
@@ -31,7 +32,7 @@ export interface PrWatcherDeps {
   finish: (taskId: string) => Promise<FinishAnswer>;
   clock: Clock;
   log: Log;
-  timers?: RoundTimers;
+  timers?: Timers;
   everyMs?: number;
 }
 
@@ -51,7 +52,7 @@ export class PrWatcher {
   private lastWarned = '';
 
   constructor(private readonly d: PrWatcherDeps) {
-    this.rounds = new Rounds('pr watcher', () => this.round(), () => d.everyMs ?? PR_WATCH_EVERY_MS, d.timers ?? realRoundTimers, d.log);
+    this.rounds = new Rounds('pr watcher', () => this.round(), () => d.everyMs ?? PR_WATCH_EVERY_MS, d.timers ?? realTimers, d.log);
   }
 
   start(firstInMs = 0): void {

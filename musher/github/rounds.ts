@@ -1,23 +1,10 @@
 import type { Log } from '../log.js';
+import type { Timers } from '../timers.js';
 
 /**
  * A slow poll: one round at a time (a round asked for while one runs waits for it, then runs), the next one
  * `interval()` after the last ended. Timers are injected so tests drive the schedule without waiting.
  */
-
-export interface RoundTimers {
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-export const realRoundTimers: RoundTimers = {
-  setTimeout: (fn, ms) => {
-    const t = setTimeout(fn, ms);
-    t.unref?.();
-    return t;
-  },
-  clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
-};
 
 /** With nothing to poll (no configuration yet), look again this often: the policy may have changed. */
 const IDLE_RECHECK_MS = 60_000;
@@ -32,7 +19,7 @@ export class Rounds<T> {
     private readonly round: () => Promise<T>,
     /** The wait between rounds; null when there is nothing to poll. */
     private readonly interval: () => number | null,
-    private readonly timers: RoundTimers,
+    private readonly timers: Timers,
     private readonly log: Log,
   ) {}
 

@@ -15,7 +15,7 @@ import { ghHostnameFor, GithubClient, githubApiUrl } from './client.js';
 import type { ReceiptsPort } from './ports.js';
 import { PrReceiptWriter } from './pr-receipt.js';
 import { PrWatcher } from './pr-watcher.js';
-import type { RoundTimers } from './rounds.js';
+import type { Timers } from '../timers.js';
 import { githubTokenSource } from './token.js';
 
 /**
@@ -39,7 +39,7 @@ export interface GithubWiringDeps {
   log: Log;
   env?: Record<string, string | undefined>;
   version: string;
-  timers?: RoundTimers;
+  timers?: Timers;
   sleep?: (ms: number) => Promise<void>;
 }
 

@@ -1,3 +1,4 @@
+import { realTimers, type Timers } from '../timers.js';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
@@ -31,19 +32,6 @@ const DEFAULT_MAX_BACKOFF_MS = 60 * 60_000;
 /** A Retry-After longer than this is treated as garbage and capped. */
 const RETRY_AFTER_SANITY_MS = 24 * 60 * 60_000;
 
-export interface PollerTimers {
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-const realTimers: PollerTimers = {
-  setTimeout: (fn, ms) => {
-    const t = setTimeout(fn, ms);
-    t.unref?.();
-    return t;
-  },
-  clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
-};
 
 export interface UsagePollerOptions {
   clock: Clock;
@@ -66,7 +54,7 @@ export interface UsagePollerOptions {
   lockFile?: string | null;
   /** `<runtimeDir>/usage-poller.json`: survives restarts (no request storm on a crash loop), shared with followers. */
   stateFile?: string | null;
-  timers?: PollerTimers;
+  timers?: Timers;
   userAgent?: string;
 }
 
@@ -127,7 +115,7 @@ function when(ms: number, now: number): string {
 export class UsagePoller {
   private readonly clock: Clock;
   private readonly log: Log;
-  private readonly timers: PollerTimers;
+  private readonly timers: Timers;
   private readonly fetchImpl: typeof fetch;
   private readonly url: string;
   private readonly minIntervalMs: number;

@@ -1,3 +1,4 @@
+import { realTimers, type Timers } from '../timers.js';
 import type { Clock } from '../clock.js';
 import type { Log } from '../log.js';
 import type { JobStore } from '../store/jobs.js';
@@ -15,19 +16,6 @@ import type { Job, JobResult, NewJob } from './job.js';
  * has a handle) or marked failed, never started again.
  */
 
-export interface SchedulerTimer {
-  set(fn: () => void, ms: number): unknown;
-  clear(handle: unknown): void;
-}
-
-export const realTimer: SchedulerTimer = {
-  set: (fn, ms) => {
-    const t = setTimeout(fn, ms);
-    t.unref?.();
-    return t;
-  },
-  clear: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
-};
 
 export type PrecheckAnswer = { go: true } | { go: false; retryAtMs: number; why: string };
 export type Precheck = (job: Job) => PrecheckAnswer | Promise<PrecheckAnswer>;
@@ -49,7 +37,7 @@ export interface SchedulerOptions {
   log: Log;
   /** One handler per job kind. */
   handlers: Record<string, JobHandler>;
-  timer?: SchedulerTimer;
+  timer?: Timers;
   precheck?: Precheck;
   /** Precheck refusals before the job fails; default 12. */
   maxChecks?: number;
@@ -70,7 +58,7 @@ export class Scheduler {
   private readonly store: JobStore;
   private readonly clock: Clock;
   private readonly log: Log;
-  private readonly timer: SchedulerTimer;
+  private readonly timer: Timers;
   private readonly inFlight = new Set<string>();
   private readonly running = new Set<Promise<void>>();
   private armed: unknown = null;
@@ -82,7 +70,7 @@ export class Scheduler {
     this.store = opts.store;
     this.clock = opts.clock;
     this.log = opts.log;
-    this.timer = opts.timer ?? realTimer;
+    this.timer = opts.timer ?? realTimers;
   }
 
   /** Follows the jobs a previous musher left running, then arms the timer (an overdue job runs at once). */
@@ -95,7 +83,7 @@ export class Scheduler {
   /** Stops the timer. Runs under way go on (a headless run is its own process); a later musher follows them. */
   stop(): void {
     this.stopped = true;
-    if (this.armed !== null) this.timer.clear(this.armed);
+    if (this.armed !== null) this.timer.clearTimeout(this.armed);
     this.armed = null;
     this.armedDelay = null;
   }
@@ -256,14 +244,14 @@ export class Scheduler {
 
   private arm(): void {
     if (this.stopped || !this.started) return;
-    if (this.armed !== null) this.timer.clear(this.armed);
+    if (this.armed !== null) this.timer.clearTimeout(this.armed);
     this.armed = null;
     this.armedDelay = null;
     const next = this.store.nextRunAt(this.inFlight);
     if (next === null) return;
     const delay = Math.min(Math.max(next - this.clock.now(), 0), this.opts.maxSleepMs ?? MAX_SLEEP_MS);
     this.armedDelay = delay;
-    this.armed = this.timer.set(() => {
+    this.armed = this.timer.setTimeout(() => {
       this.armed = null;
       this.armedDelay = null;
       void this.tick(this.clock.now());

@@ -2,7 +2,8 @@ import { taskIdOfComment, trackerComment, withReceiptLine } from '../../core/tra
 import { titleFromPrompt, type Task, type TaskIntake } from '../../core/task/task.js';
 import type { Clock } from '../clock.js';
 import type { Log } from '../log.js';
-import { realRoundTimers, Rounds, type RoundTimers } from '../github/rounds.js';
+import { Rounds } from '../github/rounds.js';
+import { realTimers, type Timers } from '../timers.js';
 import type { TrackerItemRow, TrackerItemStore } from '../store/tracker-items.js';
 
 export type { TrackerItemRow };
@@ -29,7 +30,7 @@ export interface TrackerIntakeDeps {
   localRepo?(repo: string): Promise<string | null>;
   clock: Clock;
   log: Log;
-  timers?: RoundTimers;
+  timers?: Timers;
 }
 
 export interface TrackerAdapterRound {
@@ -53,7 +54,7 @@ export class TrackerIntake {
   private readonly rounds: Rounds<TrackerRound>;
 
   constructor(private readonly d: TrackerIntakeDeps) {
-    this.rounds = new Rounds('tracker', () => this.round(), () => this.interval(), d.timers ?? realRoundTimers, d.log);
+    this.rounds = new Rounds('tracker', () => this.round(), () => this.interval(), d.timers ?? realTimers, d.log);
   }
 
   start(firstInMs = 0): void {

@@ -10,7 +10,7 @@ import { GithubClient } from '../../musher/github/client.js';
 import { PrReceiptWriter } from '../../musher/github/pr-receipt.js';
 import { PrWatcher, PR_WATCH_EVERY_MS } from '../../musher/github/pr-watcher.js';
 import type { FinishAnswer } from '../../musher/github/ports.js';
-import type { RoundTimers } from '../../musher/github/rounds.js';
+import type { Timers } from '../../musher/timers.js';
 import { openStore, type Db } from '../../musher/store/db.js';
 import { SessionStore } from '../../musher/store/sessions.js';
 import { TaskStore } from '../../musher/store/tasks.js';
@@ -54,7 +54,7 @@ interface Rig {
   /** A task started by a session working in `cwd`. */
   task(id: string, cwd: string, at?: number): string;
   /** A PR watcher whose finish records the task's id in `finished` (and, with `markDone`, marks the task done). */
-  watcher(finished: string[], o?: { markDone?: boolean; timers?: RoundTimers }): PrWatcher;
+  watcher(finished: string[], o?: { markDone?: boolean; timers?: Timers }): PrWatcher;
 }
 
 async function rig(): Promise<Rig> {
@@ -213,7 +213,7 @@ describe('work pushed to a fork (origin = the fork, upstream = the team reposito
 });
 
 describe('the PR watcher', () => {
-  function manualTimers(): RoundTimers & { pending: Array<{ fn: () => void; ms: number; id: number }>; fire(): void } {
+  function manualTimers(): Timers & { pending: Array<{ fn: () => void; ms: number; id: number }>; fire(): void } {
     let seq = 0;
     const pending: Array<{ fn: () => void; ms: number; id: number }> = [];
     return {

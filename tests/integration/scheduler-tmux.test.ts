@@ -174,7 +174,7 @@ describe('resume in its tmux pane (real tmux)', () => {
       binaries: () => ({ claude: recorder, codex: null, tmux: TMUX_BIN }),
       envFor: () => ({ RECORD_TO: record, GATEWAY_TOKEN: 'local-token' }),
     });
-    const scheduler = new Scheduler({ store: new JobStore(db), clock, log, handlers: { hold: handler }, timer: { set: () => null, clear: () => undefined } });
+    const scheduler = new Scheduler({ store: new JobStore(db), clock, log, handlers: { hold: handler }, timer: { setTimeout: () => null, clearTimeout: () => undefined } });
     scheduler.start();
     const job = scheduler.schedule({ kind: 'hold', sessionId: SID, runAt: Date.now(), payload: { harness: 'claude-code', sessionId: SID, cwd: root, prompt: 'continue where you stopped', model: 'sonnet' } });
     await scheduler.tick(Date.now());

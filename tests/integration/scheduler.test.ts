@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore, type Db } from '../../musher/store/db.js';
 import { JobStore } from '../../musher/store/jobs.js';
-import { Scheduler, type JobHandler, type Precheck, type SchedulerTimer } from '../../musher/scheduler/scheduler.js';
+import { Scheduler, type JobHandler, type Precheck } from '../../musher/scheduler/scheduler.js';
+import type { Timers } from '../../musher/timers.js';
 import type { Job, JobResult } from '../../musher/scheduler/job.js';
 import type { Log } from '../../musher/log.js';
 import { requestMusher } from '../../hooks/musher-client.js';
@@ -42,13 +43,13 @@ class TestClock {
 }
 
 /** Holds the one armed callback; `fire()` runs it as the real timer would. */
-class ManualTimer implements SchedulerTimer {
+class ManualTimer implements Timers {
   pending: { fn: () => void; ms: number } | null = null;
-  set(fn: () => void, ms: number): unknown {
+  setTimeout(fn: () => void, ms: number): unknown {
     this.pending = { fn, ms };
     return this.pending;
   }
-  clear(h: unknown): void {
+  clearTimeout(h: unknown): void {
     if (this.pending === h) this.pending = null;
   }
   fire(): void {
