@@ -4,16 +4,16 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CLI, disposeWorld, makeWorld, sleds, startMusher, waitFor, type RunResult, type SledsWorld } from '../support/sleds-env.js';
+import { CLI, sleds, startMusher, waitFor, type RunResult, type SledsWorld } from '../support/sleds-env.js';
+import { useWorlds } from '../support/worlds.js';
 import { canonicalReceipt } from '../../core/receipt/canonical.js';
 import type { ReceiptBody } from '../../core/receipt/receipt.js';
 import type { EstimateAnswer } from '../../musher/estimate/service.js';
 import { requestMusher } from '../../hooks/musher-client.js';
 
-const worlds: SledsWorld[] = [];
+const world = useWorlds();
 const dirs: string[] = [];
 afterEach(async () => {
-  await Promise.all(worlds.splice(0).map((w) => disposeWorld(w)));
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
@@ -56,8 +56,7 @@ async function prompt(w: SledsWorld, sessionId: string, text: string, cwd: strin
 
 describe('estimate', () => {
   it('sleds estimate: no band yet with a labelled prior, then a band once five similar receipts exist', async () => {
-    const w = makeWorld();
-    worlds.push(w);
+    const w = world();
     await startMusher(w);
     const repo = repoDir();
     seedReceipts(w, repo, [4, 6]);
@@ -85,8 +84,7 @@ describe('estimate', () => {
   });
 
   it('/sled estimate answers the band of the session\'s task; a task keeps the band it was given when created', async () => {
-    const w = makeWorld();
-    worlds.push(w);
+    const w = world();
     await startMusher(w);
     const repo = repoDir();
     seedReceipts(w, repo, [3, 4]);
@@ -117,8 +115,7 @@ describe('estimate', () => {
   });
 
   it('a first prompt\'s task gets its band once the answer has gone, with nobody asking for it', async () => {
-    const w = makeWorld();
-    worlds.push(w);
+    const w = world();
     await startMusher(w);
     const repo = repoDir();
     seedReceipts(w, repo, [3, 4, 5, 6, 7, 8]);
@@ -134,8 +131,7 @@ describe('estimate', () => {
   });
 
   it("the wall card's remaining work comes from the band of the session's task, less what it has spent", async () => {
-    const w = makeWorld({ SLEDS_NO_AUTOSTART: '1', SLEDS_SEAT: 'dana' });
-    worlds.push(w);
+    const w = world({ SLEDS_NO_AUTOSTART: '1', SLEDS_SEAT: 'dana' });
     await startMusher(w);
     const had = { lowMicros: 1, highMicros: 2, lowMinutes: 1, highMinutes: 2, fit: null, basis: 'receipts' as const, n: 5 };
     // Five past tasks in /tmp (no repository there: the folder stands for it); four of five landed in their band.

@@ -6,16 +6,16 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Task } from '../../core/task/task.js';
 import { RECEIPT_START, receiptLineIn } from '../../core/receipt/pr-block.js';
 import type { PrWatchRound } from '../../musher/github/pr-watcher.js';
-import { disposeWorld, makeWorld, sleds, startMusher, waitFor, type SledsWorld } from '../support/sleds-env.js';
+import { sleds, startMusher, waitFor, type SledsWorld } from '../support/sleds-env.js';
+import { useWorlds } from '../support/worlds.js';
 import { startFakeGithub, type FakeGithub } from '../support/fake-github.js';
 
 const TOKEN = 'ghp_musher_pr_token_never_printed';
 
-const worlds: SledsWorld[] = [];
+const world = useWorlds();
 const fakes: FakeGithub[] = [];
 const dirs: string[] = [];
 afterEach(async () => {
-  await Promise.all(worlds.splice(0).map((w) => disposeWorld(w)));
   await Promise.all(fakes.splice(0).map((f) => f.close()));
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
@@ -39,8 +39,7 @@ describe('the PR watcher and the receipt in the PR body (sleds musher against th
   it("a PR opened for the task's branch ends the task, and its receipt lands in the PR body once", async () => {
     const gh = await startFakeGithub({ token: TOKEN });
     fakes.push(gh);
-    const w = makeWorld({ SLEDS_GITHUB_API: gh.apiUrl, SLEDS_KEYRING: 'file', SLEDS_GH_BIN: '/nonexistent/gh' });
-    worlds.push(w);
+    const w = world({ SLEDS_GITHUB_API: gh.apiUrl, SLEDS_KEYRING: 'file', SLEDS_GH_BIN: '/nonexistent/gh' });
     expect((await sleds(w, ['github', 'set-token'], TOKEN)).code).toBe(0);
     await startMusher(w);
     const checkout = repo('feature/login', 'git@github.com:acme/shop.git');

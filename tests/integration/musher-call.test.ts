@@ -2,18 +2,11 @@
  * The commands that ask musher share one client (cli/musher-call.ts): when musher is away each says the same one
  * line and exits 1; when musher refuses, --json prints its answer and the plain form prints its error.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { disposeWorld, makeWorld, sleds, startMusher, type SledsWorld } from '../support/sleds-env.js';
+import { describe, expect, it } from 'vitest';
+import { sleds, startMusher } from '../support/sleds-env.js';
+import { useWorlds } from '../support/worlds.js';
 
-const worlds: SledsWorld[] = [];
-afterEach(async () => {
-  await Promise.all(worlds.splice(0).map((w) => disposeWorld(w)));
-});
-function world(): SledsWorld {
-  const w = makeWorld({ SLEDS_NO_AUTOSTART: '1' });
-  worlds.push(w);
-  return w;
-}
+const world = useWorlds({ SLEDS_NO_AUTOSTART: '1' });
 
 const AWAY = "sleds: musher is not running — start it with 'sleds musher start' or let the next hook start it\n";
 

@@ -5,12 +5,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { requestMusher } from '../../hooks/musher-client.js';
 import type { DispatchAnswer, PickerAnswer } from '../../core/picker/row.js';
 import type { Task } from '../../core/task/task.js';
-import { disposeWorld, makeWorld, sleds, startMusher, stopMusher, waitFor, type SledsWorld } from '../support/sleds-env.js';
+import { sleds, startMusher, stopMusher, waitFor, type SledsWorld } from '../support/sleds-env.js';
+import { useWorlds } from '../support/worlds.js';
 
-const worlds: SledsWorld[] = [];
+const world = useWorlds();
 const dirs: string[] = [];
 afterEach(async () => {
-  await Promise.all(worlds.splice(0).map((w) => disposeWorld(w)));
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
@@ -27,8 +27,7 @@ function repoDir(): string {
 
 /** A world whose session s1 started a task in `repo` on Opus 5.5, with the bars the statusline reported. */
 async function worldWithTask(): Promise<{ w: SledsWorld; repo: string; task: Task; resets: number }> {
-  const w = makeWorld({ SLEDS_KEYRING: 'file', SLEDS_SEAT: 'me' });
-  worlds.push(w);
+  const w = world({ SLEDS_KEYRING: 'file', SLEDS_SEAT: 'me' });
   await startMusher(w);
   const repo = repoDir();
   const hook = await sleds(w, ['hook', 'UserPromptSubmit'], JSON.stringify({ session_id: 's1', prompt: PROMPT, cwd: repo, hook_event_name: 'UserPromptSubmit' }));

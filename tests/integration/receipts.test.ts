@@ -3,24 +3,18 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { disposeWorld, makeWorld, sleds, startMusher, waitFor, type SledsWorld } from '../support/sleds-env.js';
+import { sleds, startMusher, waitFor, type SledsWorld } from '../support/sleds-env.js';
+import { useWorlds } from '../support/worlds.js';
 import type { SignedReceipt } from '../../core/receipt/receipt.js';
 import type { Band } from '../../core/estimate/band.js';
 
-const worlds: SledsWorld[] = [];
+const world = useWorlds({ SLEDS_KEYRING: 'file', SLEDS_SEAT: 'dana' });
 const dirs: string[] = [];
 afterEach(async () => {
-  await Promise.all(worlds.splice(0).map((w) => disposeWorld(w)));
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
 const MIN = 60_000;
-
-function world(env: NodeJS.ProcessEnv = {}): SledsWorld {
-  const w = makeWorld({ SLEDS_KEYRING: 'file', SLEDS_SEAT: 'dana', ...env });
-  worlds.push(w);
-  return w;
-}
 
 function repoDir(): string {
   const d = mkdtempSync(join(tmpdir(), 'sleds-rcpt-repo-'));

@@ -2,13 +2,13 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { disposeWorld, makeWorld, sleds, startMusher, type SledsWorld } from '../support/sleds-env.js';
+import { sleds, startMusher, type SledsWorld } from '../support/sleds-env.js';
+import { useWorlds } from '../support/worlds.js';
 import type { Task } from '../../core/task/task.js';
 
-const worlds: SledsWorld[] = [];
+const world = useWorlds();
 const dirs: string[] = [];
 afterEach(async () => {
-  await Promise.all(worlds.splice(0).map((w) => disposeWorld(w)));
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
@@ -35,8 +35,7 @@ function repoDir(): string {
 
 describe('tasks', () => {
   it("a session's first prompt starts its task in the repository; later prompts count as turns; sled verbs do not", async () => {
-    const w = makeWorld();
-    worlds.push(w);
+    const w = world();
     await startMusher(w);
     const repo = repoDir();
     const first = 'Fix the flaky login test\n\nIt fails one run in five on CI with a timeout in auth.spec.ts.';
@@ -51,8 +50,7 @@ describe('tasks', () => {
   });
 
   it('/sled task starts another task; /sled worth and /sled type set it; bad levels and labels are refused in one line', async () => {
-    const w = makeWorld();
-    worlds.push(w);
+    const w = world();
     await startMusher(w);
     const repo = repoDir();
     await prompt(w, 's1', 'first thing', repo);
