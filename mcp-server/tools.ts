@@ -223,7 +223,7 @@ const HANDLERS: Handlers = {
       if (!ctx.sessionId) throw new Refusal('sleds handoff: the client did not say which session calls — in a terminal, type /sled handoff <teammate> in the session instead');
       const sent = await expect2xx(ctx.api, 'POST', '/v1/handoffs', { sessionId: ctx.sessionId, ...(args.to ? { to: args.to } : {}) }, 'the hand-off');
       const r = read(z.object({ id: z.string().nullable(), line: z.string() }), sent, 'the hand-off');
-      return `${r.line.replace(/^\d \S[^.]*\. /, '')} This session's work is theirs now: stop here and tell the person.`;
+      return `${r.line} This session's work is theirs now: stop here and tell the person.`;
     }
     const reply = await expect2xx(ctx.api, 'GET', '/v1/handoffs', undefined, 'hand-offs');
     const HandoffRow = z.object({ id: z.string(), direction: z.string(), peer: z.string(), state: z.string(), pickedUpBy: z.string().nullable(), createdAt: z.number() });

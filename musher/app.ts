@@ -371,8 +371,10 @@ export class Musher {
         wallOf: (id) => this.wallKeeper.current(id),
         takeAtWall: async (wall, handle) => {
           const taken = await this.wallKeeper.take(wall, 'handoff', handle, 'user', null);
-          const sealed = taken.ok ? this.handoffs.list(20).find((h) => h.direction === 'sent' && h.wallId === wall.wallId) : undefined;
-          return { ...taken, ...(sealed ? { id: sealed.id } : {}) };
+          if (!taken.ok) return taken;
+          const sealed = this.handoffs.list(20).find((h) => h.direction === 'sent' && h.wallId === wall.wallId);
+          // The hand-off's own sentence: the wall's "5 Hand off to Dana." prefix is for the card's reader.
+          return { ok: true, line: `sled: ${taken.outcome ?? taken.line}`, after: taken.after, ...(sealed ? { id: sealed.id } : {}) };
         },
         snapshot: async (s) => {
           const bars = this.barsNow().bars.map((b) => ({ provider: b.provider, window: b.window, usedPct: b.usedPct, resetsAtMs: b.resetsAt, observedAtMs: b.observedAt, source: b.source }));

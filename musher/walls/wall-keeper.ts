@@ -291,7 +291,7 @@ export class WallKeeper {
   }
 
   /** Takes an exit, by the user's `/sled N` or the policy's choice. Unavailable exits say why and change nothing. */
-  async take(wall: WallRow, kind: ExitKind, arg: string | null, by: 'policy' | 'user', rule: string | null): Promise<{ ok: boolean; line: string; after?: () => Promise<void> }> {
+  async take(wall: WallRow, kind: ExitKind, arg: string | null, by: 'policy' | 'user', rule: string | null): Promise<{ ok: boolean; line: string; outcome?: string; after?: () => Promise<void> }> {
     const offer = wall.offers.find((o) => o.exit === kind);
     if (!offer || !offer.ok) {
       return { ok: false, line: `sled: ${exitNumber(kind)} ${offer?.title ?? kind} cannot be taken here: ${offer?.detail ?? 'not offered'}. /sled exits shows the others.` };
@@ -312,7 +312,7 @@ export class WallKeeper {
     }
     this.d.book.outcome(wall.wallId, this.d.clock.now(), result.line);
     const who = by === 'policy' ? `The policy chose ${offer.number} ${offer.title}${rule ? ` (rule: ${rule})` : ''}.` : `${offer.number} ${offer.title}.`;
-    return { ok: true, line: `${who} ${result.line}`, after: result.after };
+    return { ok: true, line: `${who} ${result.line}`, outcome: result.line, after: result.after };
   }
 
   private cancel(wall: WallRow): string {

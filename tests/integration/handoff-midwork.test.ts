@@ -54,6 +54,18 @@ async function handoffs(w: SledsWorld): Promise<Array<{ id: string; state: strin
   return JSON.parse((await sleds(w, ['handoffs', '--json'])).stdout).handoffs;
 }
 
+/** The MCP server's handoff tool, called as `sessionId` would call it (`sleds mcp` over stdio, the SDK's client). */
+async function handoffTool(w: SledsWorld, sessionId: string, cwd: string): Promise<(args: Record<string, unknown>) => Promise<{ text: string; isError: boolean }>> {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp'], env: { ...(w.env as Record<string, string>), CLAUDE_CODE_SESSION_ID: sessionId }, cwd, stderr: 'pipe' });
+  const client = new Client({ name: 'sleds-test', version: '0.0.0' });
+  await client.connect(transport);
+  cleanups.push(() => client.close());
+  return async (args) => {
+    const r = (await client.callTool({ name: 'handoff', arguments: args })) as { content: Array<{ text?: string }>; isError?: boolean };
+    return { text: r.content.map((c) => c.text ?? '').join('\n'), isError: r.isError === true };
+  };
+}
+
 /** Sam and dana: keys, a roster naming dana as the owner of *.ts, clones of one bare remote, a musher each. */
 async function team(danaEnv: NodeJS.ProcessEnv = {}) {
   const root = mkdtempSync(join(tmpdir(), 'sl-mid-'));
@@ -88,7 +100,7 @@ async function team(danaEnv: NodeJS.ProcessEnv = {}) {
   return { root, remote, a, b, sam: sam.w, dana: dana.w };
 }
 
-describe('a hand-off asked for mid-work (no wall)', { timeout: 120_000 }, () => {
+describe('a hand-off asked for from the session: /sled handoff and the MCP tool', { timeout: 120_000 }, () => {
   it('/sled handoff with no name goes to the owner of the changed files; dana picks up the uncommitted work and the conversation', async () => {
     const t = await team();
     const sessionId = '5a1d0c3e-7b2f-4e9a-8c61-0d2f3a4b5c6d';
@@ -124,14 +136,7 @@ describe('a hand-off asked for mid-work (no wall)', { timeout: 120_000 }, () => 
     await prompt(t.sam, sessionId, t.a, 'tidy the cart module', tx);
     writeFileSync(join(t.a, 'notes.md'), 'left: the discount\n');
 
-    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp'], env: { ...(t.sam.env as Record<string, string>), CLAUDE_CODE_SESSION_ID: sessionId }, cwd: t.a, stderr: 'pipe' });
-    const client = new Client({ name: 'sleds-test', version: '0.0.0' });
-    await client.connect(transport);
-    cleanups.push(() => client.close());
-    const call = async (args: Record<string, unknown>) => {
-      const r = (await client.callTool({ name: 'handoff', arguments: args })) as { content: Array<{ text?: string }>; isError?: boolean };
-      return { text: r.content.map((c) => c.text ?? '').join('\n'), isError: r.isError === true };
-    };
+    const call = await handoffTool(t.sam, sessionId, t.a);
 
     const unknown = await call({ to: 'zed' });
     expect(unknown).toEqual({ isError: true, text: "sleds: hand-off not sent: 'zed' is not in .sleds/roster.yml" });
@@ -146,6 +151,27 @@ describe('a hand-off asked for mid-work (no wall)', { timeout: 120_000 }, () => 
     expect(git(t.remote, 'for-each-ref', '--format=%(refname)')).toContain(`refs/heads/sleds/handoff/${id}`);
     const listed = await call({});
     expect(listed.text).toContain(`${id} to dana (sent)`);
+  });
+
+  it('at a wall the tool takes exit 5: the wall records the hand-off, and the tool says the hand-off\'s own sentence', async () => {
+    const t = await team();
+    const sessionId = '8d4f3a6b-0e5c-4b2d-9f94-3a5b6c7d8e9f';
+    const tx = join(t.sam.claudeDir, 'projects', t.a.replace(/[^A-Za-z0-9]/g, '-'), `${sessionId}.jsonl`);
+    transcript(tx, sessionId, t.a, 'speed up the cart');
+    await prompt(t.sam, sessionId, t.a, 'speed up the cart', tx);
+    writeFileSync(join(t.a, 'cart.ts'), 'export const total = 3;\n');
+    const stop = { session_id: sessionId, cwd: t.a, transcript_path: tx, hook_event_name: 'StopFailure', error: 'rate_limit', last_assistant_message: "You've hit your 5-hour limit · resets 11:55pm (UTC)" };
+    expect((await sleds(t.sam, ['hook', 'StopFailure'], JSON.stringify(stop))).code).toBe(0);
+    const wall = await waitFor('the wall and its snapshot', async () => (JSON.parse((await sleds(t.sam, ['status', '--json'])).stdout) as { wallBook: Array<{ wallId: string; sessionId: string; snapshotId: string | null }> }).wallBook.find((w) => w.sessionId === sessionId && w.snapshotId), 30_000);
+
+    const call = await handoffTool(t.sam, sessionId, t.a);
+    const done = await call({ to: 'dana' });
+    expect(done.isError, done.text).toBe(false);
+    expect(done.text).toMatch(/^Handed off to Dana\. Dana picks it up in Claude Code with \/sled pickup [2-9a-km-np-z]{12} — the session resumes there\./);
+    const id = /\/sled pickup ([2-9a-km-np-z]{12})/.exec(done.text)![1];
+    expect((await handoffs(t.sam)).find((h) => h.id === id)).toMatchObject({ state: 'sent', wallId: wall.wallId });
+    const after = (JSON.parse((await sleds(t.sam, ['status', '--json'])).stdout) as { wallBook: Array<{ wallId: string; choice: string | null; chosenBy: string | null }> }).wallBook.find((w) => w.wallId === wall.wallId);
+    expect(after).toMatchObject({ choice: 'handoff', chosenBy: 'user' });
   });
 });
 
