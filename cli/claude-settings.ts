@@ -28,7 +28,6 @@ export const PLUGIN_ID = 'sleds@sleds-local';
 /** The plugin's id before it took the product's name; sleds install removes it so its hooks never run twice. */
 export const LEGACY_PLUGIN_IDS = ['sled@sleds-local'];
 export const MARKETPLACE_NAME = 'sleds-local';
-export const PLUGIN_NAME = 'sleds';
 
 export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 export type JsonObject = { [k: string]: Json };
