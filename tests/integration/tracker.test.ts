@@ -94,7 +94,7 @@ describe('tracker intake (sleds musher against the fake GitHub API)', () => {
     const listed = await sleds(w, ['tracker']);
     expect(listed.code, listed.stderr).toBe(0);
     expect(listed.stdout).toContain(`${shopTask.id}  acme/shop#${checkout.number}`);
-    expect(listed.stdout).toContain('commented');
+    expect(listed.stdout).toMatch(new RegExp(`^${shopTask.id}  acme/shop#${checkout.number} +commented  receipted  taken \\d+[smhd] ago$`, 'm'));
   });
 
   it('no tracker in the policy: the poll says how to add one, and GitHub is not asked', async () => {
