@@ -2,6 +2,7 @@ import { homedir } from 'node:os';
 import { resolvePaths } from '../core/paths.js';
 import type { HookAnswer } from '../core/wire.js';
 import { MusherUnreachable, requestMusher } from './musher-client.js';
+import { budgetFor } from './budget.js';
 import { writeSpool, type SpoolEnvelope } from './spool.js';
 import { startMusherDetached } from './start-musher.js';
 import { newEventId, readStdinSync, writeStdoutSync } from './stdin.js';
@@ -11,18 +12,6 @@ import { newEventId, readStdinSync, writeStdoutSync } from './stdin.js';
  * Fails open: when musher is away the event is spooled, musher is started, and the harness carries on.
  */
 
-/** How long a hook waits for musher before carrying on. A typed /sled gets longer: the user is waiting for it. */
-const BUDGET_MS: Record<string, number> = { UserPromptSubmit: 2_000 };
-const DEFAULT_BUDGET_MS = 1_000;
-/** `/sled pickup` fetches and checks out a teammate's work, `/sled 5` seals a snapshot: the user waits for both. */
-const SLOW_VERB = /"prompt"\s*:\s*"\s*(?:\/(?:sleds?:)?)?sled\s+(?:pickup|5)\b/i;
-// Under the 10 s the plugin (and the Codex hooks) give a hook.
-const SLOW_VERB_BUDGET_MS = 9_000;
-
-function budgetFor(event: string, raw: string): number {
-  if (event === 'UserPromptSubmit' && SLOW_VERB.test(raw)) return SLOW_VERB_BUDGET_MS;
-  return BUDGET_MS[event] ?? DEFAULT_BUDGET_MS;
-}
 /** Events whose process the harness may kill as it exits: spool them before anything else (facts §3). */
 const SPOOL_FIRST = new Set(['StopFailure', 'SessionEnd']);
 
