@@ -15,6 +15,11 @@ import { z } from 'zod';
 
 export const Harness = z.enum(['claude-code', 'codex']);
 export type Harness = z.infer<typeof Harness>;
+
+/** A session's harness as stored (a free string from the hooks' --harness): Codex, else Claude Code. */
+export function harnessOf(name: string | null | undefined): Harness {
+  return name === 'codex' ? 'codex' : 'claude-code';
+}
 /** tmux: restarted in place in its pane. headless: `-p` / `exec`, output to a file. foreground: the interactive
  * command for a terminal (`sleds go`), the same argv as in a pane. */
 export const ResumeMode = z.enum(['tmux', 'headless', 'foreground']);

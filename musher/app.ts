@@ -1,3 +1,4 @@
+import { harnessOf } from '../core/resume-plan.js';
 import { HookPayload, StatuslinePayload, type HookAnswer } from '../core/wire.js';
 import { parseSledPrompt, sledUsage, SLED_HELP } from '../core/sled-command.js';
 import { barStatus, liveBars, renderStatusCard, type BarStatus, type StatusSnapshot } from '../core/status.js';
@@ -346,7 +347,7 @@ export class Musher {
     if (!cwd) return "sled: this session's folder is not known yet — run `sleds pickup " + id + '` in a checkout of the repository';
     const r = await this.pickupHandoff(id, cwd);
     if ('error' in r) return `sled: ${r.error}`;
-    const here = harness === 'codex' ? 'codex' : 'claude-code';
+    const here = harnessOf(harness);
     return pickedUpAnswer(r.picked, here, r.picked.harness === here ? await this.resumeBeside(r.picked, sessionId) : null);
   }
 
@@ -380,7 +381,7 @@ export class Musher {
           const bars = this.barsNow().bars.map((b) => ({ provider: b.provider, window: b.window, usedPct: b.usedPct, resetsAtMs: b.resetsAt, observedAtMs: b.observedAt, source: b.source }));
           const taken = await this.takeSnapshot({
             sessionId: s.sessionId,
-            harness: s.harness === 'codex' ? 'codex' : 'claude-code',
+            harness: harnessOf(s.harness),
             harnessVersion: null,
             model: s.model,
             cwd: s.cwd!,

@@ -137,7 +137,7 @@ export class HandoffService {
     };
     return {
       id: header.id,
-      line: handedOffLine(name, header.id, teammate.harnesses, wall.harness === 'codex' ? 'codex' : 'claude-code'),
+      line: handedOffLine(name, header.id, teammate.harnesses, wall.harness),
       after,
     };
   }

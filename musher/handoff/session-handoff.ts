@@ -1,3 +1,4 @@
+import { harnessOf } from '../../core/resume-plan.js';
 import type { Log } from '../log.js';
 import type { AreaOwner } from '../roster/reader.js';
 import type { SessionRow } from '../store/sessions.js';
@@ -41,7 +42,7 @@ export async function handOffSession(d: SessionHandoffDeps, sessionId: string, t
   if (!shot.id) return { ok: false, line: `sled: hand-off not sent: the session could not be snapshotted (${shot.note ?? 'the musher log says why'})` };
   const owner = to ? null : await d.ownerFor(session.cwd).catch(() => null);
   try {
-    const sent = await d.handoff.send({ sessionId, harness: session.harness === 'codex' ? 'codex' : 'claude-code', wallId: null, snapshotId: shot.id }, session.cwd, to, owner?.handle ?? null);
+    const sent = await d.handoff.send({ sessionId, harness: harnessOf(session.harness), wallId: null, snapshotId: shot.id }, session.cwd, to, owner?.handle ?? null);
     d.log.info(`session ${sessionId} handed off mid-work as ${sent.id}`);
     return { ok: true, id: sent.id, line: `sled: ${sent.line}`, after: sent.after };
   } catch (e) {

@@ -1,3 +1,4 @@
+import { harnessOf } from '../../core/resume-plan.js';
 import { priceExits } from '../../core/exits/offers.js';
 import { burnPerHourMicros } from '../../core/exits/burn.js';
 import { exitByNumber, exitNumber, type ExitContext, type ExitKind } from '../../core/exits/types.js';
@@ -107,7 +108,7 @@ export class WallKeeper {
   private async open(signal: WallRecord): Promise<WallRow> {
     const now = this.d.clock.now();
     const session = this.d.sessions.get(signal.sessionId);
-    const harness = session?.harness === 'codex' ? 'codex' : 'claude-code';
+    const harness = harnessOf(session?.harness);
     const policy = this.d.policy.forDirectory(session?.cwd ?? null);
     const context = await this.context(signal, harness, session?.model ?? null, policy, session?.cwd ?? null);
     const offers = priceExits(context);
@@ -347,7 +348,7 @@ export class WallKeeper {
     if (last && now - last.at < PREVIEW_MS) return;
     this.previews.set(sessionId, { at: now, amberAt: last?.amberAt ?? 90, hint: last?.hint ?? '' });
     const session = this.d.sessions.get(sessionId);
-    const harness = session?.harness === 'codex' ? 'codex' : 'claude-code';
+    const harness = harnessOf(session?.harness);
     const policy = this.d.policy.forDirectory(session?.cwd ?? null);
     const signal: WallRecord = { source: 'preview', dedupKey: '', sessionId, timestampMs: now, window: bar.window, resetsAtMs: bar.resetsAtMs, message: '' };
     const offers = priceExits(await this.context(signal, harness, session?.model ?? null, policy, session?.cwd ?? null));

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   CONTINUE_PROMPT,
   codexGatewayArgs,
+  harnessOf,
   planResume,
   readClaudeOutput,
   readCodexOutput,
@@ -182,5 +183,16 @@ describe('reading a headless run', () => {
     const died = '{"type":"turn.started"}\n{"type":"error","message":"stream disconnected"}\n';
     expect(readCodexOutput(died)).toMatchObject({ isError: true, error: 'stream disconnected' });
     expect(readCodexOutput('not json')).toBeNull();
+  });
+});
+
+describe("a stored session's harness", () => {
+  it.each([
+    ['codex', 'codex'],
+    ['claude-code', 'claude-code'],
+    [null, 'claude-code'],
+    ['something-new', 'claude-code'],
+  ] as const)('%s is %s', (stored, harness) => {
+    expect(harnessOf(stored)).toBe(harness);
   });
 });
