@@ -44,8 +44,15 @@ export async function runPickup(args: string[], json: boolean): Promise<number> 
   if (res.status !== 200 || !res.body.received) return reportRefusal(res, json);
   const r = res.body.received as Received;
   const note = JSON.parse(r.note ?? '{}') as { dir?: string; briefFile?: string };
+  const again = res.body.again === true;
   if (json) {
-    process.stdout.write(`${JSON.stringify({ ...r, dir: note.dir ?? null }, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify({ ...r, dir: note.dir ?? null, again }, null, 2)}\n`);
+    return 0;
+  }
+  if (again && note.dir && r.sessionId) {
+    // Picked up before: nothing is installed or started again (a second harness on one transcript would interleave it).
+    const resume = r.harness === 'codex' ? `codex resume -- ${r.sessionId}` : `claude --resume=${r.sessionId}`;
+    process.stderr.write(`sleds: you picked up ${r.id} from ${r.peer} before: the work is in ${note.dir} (branch ${r.branch ?? '?'}). To resume it: cd ${JSON.stringify(note.dir)} && ${resume}\n`);
     return 0;
   }
   if (!note.dir || !r.sessionId) {

@@ -310,6 +310,8 @@ export class Musher {
     if (drained > 0) this.opts.log.info(`drained ${drained} spooled hook event(s)`);
     await Promise.all([this.transcripts.start(), this.codex.start()]);
     this.scheduler.start();
+    // Hand-offs a stopped musher left half-sent or half-picked-up: sent again or undone, in the background.
+    this.handoff?.recover().catch((e: Error) => this.opts.log.error(`hand-off recovery: ${e.message}`));
   }
 
   /**
@@ -348,7 +350,8 @@ export class Musher {
     const r = await this.pickupHandoff(id, cwd);
     if ('error' in r) return `sled: ${r.error}`;
     const here = harnessOf(harness);
-    return pickedUpAnswer(r.picked, here, r.picked.harness === here ? await this.resumeBeside(r.picked, sessionId) : null);
+    // A second pickup opens no second window: two harnesses on one transcript would interleave it.
+    return pickedUpAnswer(r.picked, here, r.picked.harness === here && !r.picked.again ? await this.resumeBeside(r.picked, sessionId) : null);
   }
 
   /** In tmux, the picked-up session resumes in a new window beside the session the pickup was typed in; its name, or null. */

@@ -290,10 +290,9 @@ export function startServer(musher: Musher, socketPath: string, log: Log, onShut
           return send(res, 400, JSON.stringify({ error: 'body is not JSON — send {id, cwd}' }));
         }
         if (typeof body.id !== 'string' || typeof body.cwd !== 'string') return send(res, 400, JSON.stringify({ error: 'send {id, cwd}' }));
-        const known = musher.handoffs.get(body.id);
-        if (known?.direction === 'received') return send(res, 200, JSON.stringify({ received: known }));
+        // The one pickup rule is the service's, the same for `/sled pickup`: a second try says where the work is.
         const r = await musher.pickupHandoff(body.id, body.cwd);
-        return send(res, 'error' in r ? 409 : 200, JSON.stringify('error' in r ? r : { received: musher.handoffs.get(body.id) }));
+        return send(res, 'error' in r ? 409 : 200, JSON.stringify('error' in r ? r : { received: musher.handoffs.get(r.picked.id), again: r.picked.again }));
       }
       if (req.method === 'GET' && url.pathname === '/v1/health') {
         return send(res, 200, JSON.stringify({ ok: true, pid: process.pid, startedAt: musher.startedAt }));

@@ -6,11 +6,15 @@ export interface PickedUp {
   sessionId: string;
   dir: string;
   branch: string;
+  /** Picked up by this seat before: nothing was installed again. */
+  again?: boolean;
 }
 
 /** What the teammate is told after a pickup: where the work is, and the one command that resumes it (or the tmux window it resumed in). */
 export function pickedUpAnswer(p: PickedUp, here: 'claude-code' | 'codex', tmuxWindow: string | null = null): string {
-  const where = `Picked up ${p.id} from ${p.sender}: the work is in ${p.dir} (branch ${p.branch}).`;
+  const where = p.again
+    ? `You picked up ${p.id} from ${p.sender} before: the work is in ${p.dir} (branch ${p.branch}); nothing was installed again.`
+    : `Picked up ${p.id} from ${p.sender}: the work is in ${p.dir} (branch ${p.branch}).`;
   if (p.harness === here) {
     const resume = here === 'codex' ? `codex resume ${p.sessionId}` : `claude --resume ${p.sessionId}`;
     if (tmuxWindow) return `${where}\n${p.sender}'s session resumed in a new tmux window, ${tmuxWindow}, next to this one (this session stays as it was). Elsewhere: cd ${JSON.stringify(p.dir)} && ${resume}`;

@@ -8,6 +8,8 @@ export type HandoffErrorKind =
   | 'bad-signature'
   | 'wrong-recipient'
   | 'expired'
+  | 'id-mismatch'
+  | 'from-the-future'
   | 'undecryptable'
   | 'content-mismatch';
 
@@ -48,6 +50,13 @@ export const refusal = {
     ),
   expired: (id: string, expiresAtIso: string) =>
     new HandoffError('expired', `hand-off ${id} expired at ${expiresAtIso} — ask the sender to hand it off again`),
+  idMismatch: (asked: string, inHeader: string) =>
+    new HandoffError(
+      'id-mismatch',
+      `the bundle stored as hand-off ${asked} is hand-off ${inHeader} — someone moved it; nothing was written, ask the sender for the id again`,
+    ),
+  fromTheFuture: (id: string, createdAtIso: string, nowIso: string) =>
+    new HandoffError('from-the-future', `hand-off ${id} says it was made at ${createdAtIso}, after now (${nowIso}) — check this machine's clock, or ask the sender to hand it off again`),
   undecryptable: (id: string, sender: string) =>
     new HandoffError('undecryptable', `hand-off ${id} could not be decrypted with this seat's key — ask ${sender} to hand it off again`),
   contentMismatch: (id: string, sender: string) =>

@@ -45,6 +45,14 @@ export function isExpired(header: Pick<HandoffHeader, 'expiresAt'>, nowMs: numbe
   return nowMs >= header.expiresAt;
 }
 
+/** How far ahead of the recipient's clock a bundle's `createdAt` may be: clocks drift, bundles do not come from tomorrow. */
+export const MAX_CLOCK_SKEW_MS = 5 * 60 * 1000;
+
+/** Made later than the recipient's clock allows (beyond the skew): a bundle dated ahead to outlive its week. */
+export function isFromTheFuture(header: Pick<HandoffHeader, 'createdAt'>, nowMs: number): boolean {
+  return header.createdAt > nowMs + MAX_CLOCK_SKEW_MS;
+}
+
 export function expiresAtFor(createdAt: number): number {
   return createdAt + HANDOFF_TTL_MS;
 }

@@ -2,30 +2,39 @@ import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { z } from 'zod';
 import type { SledsPaths } from '../../core/paths.js';
+import { manifestProblem } from '../../core/handoff/confine.js';
 import { manifestBlobs, renderSnapshotBrief, SnapshotManifestSchema, type SnapshotManifest } from '../../core/snapshot.js';
 import { readSnapshot } from '../snapshot/files.js';
 
 /**
- * What a hand-off bundle carries: one snapshot — its manifest, every blob it names (each once), and the brief
- * rendered from it — in one gzip'd container. Read back with bounded sizes and checked throughout (zod for the
- * index, sha256 for every blob, nothing the manifest names missing, nothing it does not name), because a bundle
- * comes from another machine.
+ * What a hand-off bundle carries: one snapshot — its manifest and every blob it names (each once), the work in
+ * progress among them (the base commit, the binary patch, the untracked files) — and, when the sender's base commit
+ * is not on their remote, the commits it needs as a `git bundle` (`history`). One gzip'd container, sealed and signed
+ * as a whole: nothing of the work travels beside it. Read back with bounded sizes and checked throughout (zod for
+ * the index, sha256 for every blob, nothing the manifest names missing, nothing it does not name, and every path
+ * and id in the manifest in its harness's own shape: core/handoff/confine.ts), because a bundle comes from another
+ * machine. The brief is rendered by the reader from the manifest, not taken from the sender.
  *
  * Container, before gzip (integers big-endian):
- *   "SLEDSBC" 0x01 | u32 I | index: I bytes of UTF-8 JSON | the blobs' bytes, one after another in index order
+ *   "SLEDSBC" 0x02 | u32 I | index: I bytes of UTF-8 JSON | the blobs' bytes, one after another in index order
  */
-const MAGIC = Buffer.from('SLEDSBC\x01', 'latin1');
+const MAGIC = Buffer.from('SLEDSBC\x02', 'latin1');
+const OLD_MAGIC = Buffer.from('SLEDSBC\x01', 'latin1');
 /** The whole container unzipped; a zip bomb stops here. */
 export const MAX_CONTENT_BYTES = 512 * 1024 * 1024;
 const MAX_INDEX_BYTES = 16 * 1024 * 1024;
-const MAX_BRIEF_CHARS = 1024 * 1024;
+
+const BlobRef = z.object({ hash: z.string().regex(/^[0-9a-f]{64}$/), bytes: z.number().int().nonnegative() });
 
 const ContentIndexSchema = z.looseObject({
-  v: z.literal(1),
-  snapshotId: z.string().min(1).max(128),
+  v: z.literal(2),
+  snapshotId: z.string().regex(/^[0-9a-z]{1,128}$/),
   manifest: SnapshotManifestSchema,
-  brief: z.string().max(MAX_BRIEF_CHARS),
-  blobs: z.array(z.object({ hash: z.string().regex(/^[0-9a-f]{64}$/), bytes: z.number().int().nonnegative() })),
+  /** A `git bundle` of the commits up to the base commit that the sender's remote lacked; null: it has them all. */
+  history: BlobRef.nullable(),
+  /** Why no history came although the remote may lack the base (too large, git failed); null otherwise. */
+  historyNote: z.string().max(1000).nullable(),
+  blobs: z.array(BlobRef),
 });
 
 export interface SnapshotContent {
@@ -33,6 +42,10 @@ export interface SnapshotContent {
   manifest: SnapshotManifest;
   /** Every blob the manifest names, by sha256, each checked against its hash. */
   blobs: Map<string, Buffer>;
+  /** The commits the base needs beyond the remote's, as a git bundle; null when none travelled. */
+  history: Buffer | null;
+  historyNote: string | null;
+  /** Rendered here from the manifest. */
   brief: string;
 }
 
@@ -46,28 +59,34 @@ function sha256Hex(b: Buffer): string {
   return createHash('sha256').update(b).digest('hex');
 }
 
-/** The snapshot `snapshotId` (or an unambiguous prefix) as one gzip'd container. */
-export async function packSnapshotContent(paths: SledsPaths, snapshotId: string): Promise<Buffer> {
+/** The snapshot `snapshotId` (or an unambiguous prefix) as one gzip'd container, with the history its base needs. */
+export async function packSnapshotContent(paths: SledsPaths, snapshotId: string, extra: { history?: Buffer | null; historyNote?: string | null } = {}): Promise<Buffer> {
   const snap = await readSnapshot(paths, snapshotId);
   const hashes = [...new Set(manifestBlobs(snap.manifest).map((b) => b.hash))].sort();
   const blobs: Buffer[] = [];
   for (const hash of hashes) blobs.push(await snap.readBlob(hash));
+  const history = extra.history ?? null;
   const index = {
-    v: 1 as const,
+    v: 2 as const,
     snapshotId: snap.id,
     manifest: snap.manifest,
-    brief: renderSnapshotBrief(snap.manifest),
+    history: history !== null ? { hash: sha256Hex(history), bytes: history.length } : null,
+    historyNote: extra.historyNote ?? null,
     blobs: hashes.map((hash, i) => ({ hash, bytes: blobs[i]!.length })),
   };
   const indexBytes = Buffer.from(JSON.stringify(index), 'utf8');
-  const total = MAGIC.length + 4 + indexBytes.length + blobs.reduce((n, b) => n + b.length, 0);
+  const parts = history !== null ? [...blobs, history] : blobs;
+  const total = MAGIC.length + 4 + indexBytes.length + parts.reduce((n, b) => n + b.length, 0);
   if (total > MAX_CONTENT_BYTES) throw new Error(`snapshot ${snap.id.slice(0, 12)} is ${total} bytes, over the ${MAX_CONTENT_BYTES}-byte hand-off limit`);
   const len = Buffer.alloc(4);
   len.writeUInt32BE(indexBytes.length);
-  return gzipSync(Buffer.concat([MAGIC, len, indexBytes, ...blobs]));
+  return gzipSync(Buffer.concat([MAGIC, len, indexBytes, ...parts]));
 }
 
-/** `maxBytes`: the most the container may unzip to (default MAX_CONTENT_BYTES). */
+/**
+ * The container read back and checked; throws BundleContentError with one line. `maxBytes`: the most it may unzip
+ * to (default MAX_CONTENT_BYTES).
+ */
 export function unpackSnapshotContent(buf: Buffer, opts: { maxBytes?: number } = {}): SnapshotContent {
   const maxBytes = opts.maxBytes ?? MAX_CONTENT_BYTES;
   let raw: Buffer;
@@ -76,6 +95,9 @@ export function unpackSnapshotContent(buf: Buffer, opts: { maxBytes?: number } =
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     throw bad(code === 'ERR_BUFFER_TOO_LARGE' ? `over ${maxBytes} bytes unzipped` : 'not gzip');
+  }
+  if (raw.length >= OLD_MAGIC.length && raw.subarray(0, OLD_MAGIC.length).equals(OLD_MAGIC)) {
+    throw new BundleContentError("the hand-off was made by an older sleds, whose work in progress travelled outside the seal — ask the sender to update sleds and hand it off again");
   }
   if (raw.length < MAGIC.length + 4 || !raw.subarray(0, MAGIC.length).equals(MAGIC)) throw bad('no container magic');
   const indexLen = raw.readUInt32BE(MAGIC.length);
@@ -95,16 +117,20 @@ export function unpackSnapshotContent(buf: Buffer, opts: { maxBytes?: number } =
   const index = parsed.data;
   const blobs = new Map<string, Buffer>();
   let at = indexAt + indexLen;
-  for (const ref of index.blobs) {
+  const take = (ref: { hash: string; bytes: number }): Buffer => {
     if (at + ref.bytes > raw.length) throw bad('a blob is cut short');
     const bytes = raw.subarray(at, at + ref.bytes);
     at += ref.bytes;
     if (sha256Hex(bytes) !== ref.hash) throw bad(`blob ${ref.hash.slice(0, 12)} does not match its hash`);
-    blobs.set(ref.hash, Buffer.from(bytes));
-  }
+    return Buffer.from(bytes);
+  };
+  for (const ref of index.blobs) blobs.set(ref.hash, take(ref));
+  const history = index.history !== null ? take(index.history) : null;
   if (at !== raw.length) throw bad('bytes after its last blob');
   const named = new Set(manifestBlobs(index.manifest).map((b) => b.hash));
   for (const hash of named) if (!blobs.has(hash)) throw bad(`blob ${hash.slice(0, 12)} the manifest names is missing`);
   for (const hash of blobs.keys()) if (!named.has(hash)) throw bad(`blob ${hash.slice(0, 12)} is not named by the manifest`);
-  return { snapshotId: index.snapshotId, manifest: index.manifest, blobs, brief: index.brief };
+  const problem = manifestProblem(index.manifest, (hash) => blobs.get(hash)?.toString('utf8') ?? null);
+  if (problem !== null) throw new BundleContentError(`hand-off refused: ${problem} — nothing was written; a bundle may only hold a worktree and a transcript in the harness's own places`);
+  return { snapshotId: index.snapshotId, manifest: index.manifest, blobs, history, historyNote: index.historyNote, brief: renderSnapshotBrief(index.manifest) };
 }

@@ -1,36 +1,63 @@
-import { pathExists, writeFileAtomic } from '../fs-atomic.js';
-import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, open, readdir, readFile, rename, unlink } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { mkdir, open, readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { z } from 'zod';
 import type { Clock } from '../clock.js';
-import { firstLine, gitExec, gitOk } from './git-exec.js';
-import { assertHandoffId, isExpired, type HandoffTransport, type ListedHandoff, type PickedUp, type ReadExpiry, type SentHandoff, type WipSource } from './transport.js';
-import { buildWipCommit, localWipRef, repoTopLevel } from './wip-branch.js';
+import { pathExists, writeFileAtomic } from '../fs-atomic.js';
+import {
+  assertHandoffId,
+  BUNDLE_HEADER_PREFIX_BYTES,
+  isExpired,
+  MAX_BUNDLE_BYTES,
+  readPickedMark,
+  type HandoffTransport,
+  type ListedHandoff,
+  type PickedUp,
+  type ReadExpiry,
+  type SentHandoff,
+} from './transport.js';
 
 /**
  * The shared-folder transport, for teams without a common remote (a synced or mounted folder named in the policy).
- * Each hand-off is up to three files, all 0600: `<id>.sleds` (the bundle), `<id>.wip.bundle` (a `git bundle` of
- * the WIP commit with its whole history, since the teammate may have none of it) and `<id>.picked` (the pickup
- * mark, created exclusively so a second pickup finds it there).
+ * Each hand-off is two files, both 0600: `<id>.sleds` (the sealed bundle, the work in progress inside it) and
+ * `<id>.picked` (the pickup mark, created exclusively so a second pickup finds it there). Anyone who can write the
+ * folder is a stranger: files are opened without following symlinks, must be regular files, and are refused over
+ * their size cap before they are read.
  */
-
-const PickedSchema = z.object({ by: z.string(), atMs: z.number().nullable().optional() });
 
 export interface FolderTransportOptions {
   dir: string;
-  /** The repository the WIP is built from (sender) or fetched into (teammate); null to carry bundles only. */
-  repoDir: string | null;
   readExpiry: ReadExpiry;
   clock: Clock;
-  /** Where the temporary index is made (the state dir); the system temp dir otherwise. */
-  scratchDir?: string;
+  /** The largest bundle read (default MAX_BUNDLE_BYTES). */
+  maxBundleBytes?: number;
 }
+
+const MAX_PICKED_BYTES = 4096;
 
 function code(e: unknown): string | undefined {
   return (e as NodeJS.ErrnoException).code;
 }
 
+/** Reads a regular file without following a symlink: at most `maxBytes` (`prefix`: only the first bytes of it). */
+async function readConfined(path: string, maxBytes: number, prefix = false): Promise<{ bytes: Buffer } | { tooLarge: number } | { notFile: true }> {
+  const fh = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  try {
+    const st = await fh.stat();
+    if (!st.isFile()) return { notFile: true };
+    if (st.size > maxBytes) return { tooLarge: st.size };
+    const want = prefix ? Math.min(st.size, BUNDLE_HEADER_PREFIX_BYTES) : st.size;
+    const buf = Buffer.alloc(want);
+    let at = 0;
+    while (at < want) {
+      const { bytesRead } = await fh.read(buf, at, want - at, at);
+      if (bytesRead === 0) break;
+      at += bytesRead;
+    }
+    return { bytes: buf.subarray(0, at) };
+  } finally {
+    await fh.close();
+  }
+}
 
 export class FolderTransport implements HandoffTransport {
   constructor(private readonly opts: FolderTransportOptions) {}
@@ -46,51 +73,43 @@ export class FolderTransport implements HandoffTransport {
   bundlePath(id: string): string {
     return join(this.opts.dir, `${id}.sleds`);
   }
-  wipPath(id: string): string {
-    return join(this.opts.dir, `${id}.wip.bundle`);
-  }
   private pickedPath(id: string): string {
     return join(this.opts.dir, `${id}.picked`);
   }
+  private get maxBundleBytes(): number {
+    return this.opts.maxBundleBytes ?? MAX_BUNDLE_BYTES;
+  }
 
-  async send(b: { id: string; bundle: Buffer; wip: WipSource | null }): Promise<SentHandoff> {
+  async send(b: { id: string; bundle: Buffer }): Promise<SentHandoff> {
     const id = assertHandoffId(b.id);
     try {
       await mkdir(this.opts.dir, { recursive: true, mode: 0o700 });
     } catch (e) {
       throw new Error(`cannot use the shared folder ${this.opts.dir} (${code(e) ?? (e as Error).message}) — check the policy's handoff.folder`);
     }
-    if (await pathExists(this.bundlePath(id))) throw new Error(`a hand-off ${id} is already in ${this.opts.dir} — send it under a new id`);
-    let branch: string | null = null;
-    if (b.wip !== null) {
-      if (this.opts.repoDir === null) throw new Error(`hand-off ${id} has work in progress but no repository to build it from`);
-      await this.writeWip(id, b.wip, this.opts.repoDir);
-      branch = this.wipPath(id);
+    if (await pathExists(this.bundlePath(id))) {
+      // A retried send (musher stopped before it recorded the write) finds its own bundle there already.
+      const there = await readConfined(this.bundlePath(id), this.maxBundleBytes).catch(() => null);
+      if (there !== null && 'bytes' in there && there.bytes.equals(b.bundle)) return { ref: this.bundlePath(id) };
+      throw new Error(`a hand-off ${id} is already in ${this.opts.dir} — send it under a new id`);
     }
-    // The bundle last: a hand-off is listed once its bundle is there, and its WIP is complete by then.
     await writeFileAtomic(this.bundlePath(id), b.bundle);
-    return { ref: this.bundlePath(id), branch };
+    return { ref: this.bundlePath(id) };
   }
 
   async fetch(id: string): Promise<Buffer> {
     assertHandoffId(id);
-    let bundle: Buffer;
+    let got;
     try {
-      bundle = await readFile(this.bundlePath(id));
+      got = await readConfined(this.bundlePath(id), this.maxBundleBytes);
     } catch (e) {
       if (code(e) === 'ENOENT') throw new Error(`no hand-off ${id} in ${this.describe()} — check the id; an expired one is pruned`);
+      if (code(e) === 'ELOOP') throw new Error(`hand-off ${id} in ${this.describe()} is a symlink — it was not made by sleds; nothing was read`);
       throw new Error(`cannot read hand-off ${id} in ${this.describe()}: ${code(e) ?? (e as Error).message}`);
     }
-    return bundle;
-  }
-
-  async bringWip(id: string): Promise<void> {
-    assertHandoffId(id);
-    if (this.opts.repoDir !== null && (await pathExists(this.wipPath(id)))) {
-      const top = await repoTopLevel(this.opts.repoDir);
-      const r = await gitExec(['fetch', '-q', '--no-tags', '--no-write-fetch-head', this.wipPath(id), `+${localWipRef(id)}:${localWipRef(id)}`], { cwd: top });
-      if (r.code !== 0) throw new Error(`the work in progress of hand-off ${id} in ${this.describe()} could not be read: ${firstLine(r.stderr)}`);
-    }
+    if ('notFile' in got) throw new Error(`hand-off ${id} in ${this.describe()} is not a file — it was not made by sleds; nothing was read`);
+    if ('tooLarge' in got) throw new Error(`hand-off ${id} in ${this.describe()} is ${got.tooLarge} bytes, over the ${this.maxBundleBytes}-byte limit of a bundle — it was not made by sleds; nothing was read`);
+    return got.bytes;
   }
 
   async list(): Promise<ListedHandoff[]> {
@@ -107,7 +126,8 @@ export class FolderTransport implements HandoffTransport {
       if (m === null) continue;
       let expiresAt: number | null = null;
       try {
-        expiresAt = this.opts.readExpiry(await readFile(join(this.opts.dir, name)));
+        const got = await readConfined(join(this.opts.dir, name), this.maxBundleBytes, true);
+        if ('bytes' in got) expiresAt = this.opts.readExpiry(got.bytes);
       } catch {
         // unreadable: listed without an expiry, never pruned on a guess
       }
@@ -119,8 +139,9 @@ export class FolderTransport implements HandoffTransport {
   async prune(nowMs: number): Promise<string[]> {
     const expired = (await this.list()).filter((h) => isExpired(h.expiresAt, nowMs)).map((h) => h.id);
     for (const id of expired) {
-      // The bundle first: once it is gone the hand-off is gone, whatever else a failure leaves.
-      for (const path of [this.bundlePath(id), this.wipPath(id), this.pickedPath(id)]) await unlink(path).catch(() => undefined);
+      // The bundle first: once it is gone the hand-off is gone, whatever else a failure leaves. `.wip.bundle`: what
+      // sleds before the sealed work in progress left beside it.
+      for (const path of [this.bundlePath(id), join(this.opts.dir, `${id}.wip.bundle`), this.pickedPath(id)]) await unlink(path).catch(() => undefined);
     }
     return expired;
   }
@@ -134,6 +155,7 @@ export class FolderTransport implements HandoffTransport {
     } catch (e) {
       if (code(e) !== 'EEXIST') throw new Error(`could not mark hand-off ${id} picked up in ${this.describe()}: ${code(e) ?? (e as Error).message}`);
       const prior = await this.isPickedUp(id);
+      if (prior?.by === by) return;
       const at = prior?.atMs != null ? ` at ${new Date(prior.atMs).toISOString()}` : '';
       throw new Error(`hand-off ${id} was already picked up by ${prior?.by ?? 'someone'}${at} — one pickup per hand-off`);
     }
@@ -146,39 +168,14 @@ export class FolderTransport implements HandoffTransport {
 
   async isPickedUp(id: string): Promise<PickedUp | null> {
     assertHandoffId(id);
-    let text: string;
+    let got;
     try {
-      text = await readFile(this.pickedPath(id), 'utf8');
+      got = await readConfined(this.pickedPath(id), MAX_PICKED_BYTES);
     } catch (e) {
       if (code(e) === 'ENOENT') return null;
-      throw new Error(`cannot read the pickup mark of ${id} in ${this.describe()}: ${code(e) ?? (e as Error).message}`);
+      // A mark we cannot read (a symlink, unreadable) still means someone picked it up.
+      return { by: 'someone', atMs: null };
     }
-    try {
-      const r = PickedSchema.safeParse(JSON.parse(text));
-      if (r.success) return { by: r.data.by, atMs: r.data.atMs ?? null };
-    } catch {
-      // fall through: a mark being written, or not ours; it still means picked up
-    }
-    return { by: 'someone', atMs: null };
+    return 'bytes' in got ? readPickedMark(got.bytes.toString('utf8')) : { by: 'someone', atMs: null };
   }
-
-  /** The WIP commit as a git bundle with its whole history, through a short-lived ref (bundles name refs). */
-  private async writeWip(id: string, wip: WipSource, repoDir: string): Promise<void> {
-    const top = await repoTopLevel(repoDir);
-    const commit = await buildWipCommit(top, id, wip, this.opts.scratchDir);
-    const temp = join(this.opts.dir, `.tmp-${process.pid}-${randomBytes(6).toString('hex')}.bundle`);
-    await gitOk(['update-ref', localWipRef(id), commit], { cwd: top }, `could not name the work in progress of ${id}`);
-    try {
-      await gitOk(['bundle', 'create', temp, localWipRef(id)], { cwd: top }, `could not bundle the work in progress of ${id}`);
-      await chmod(temp, 0o600);
-      await rename(temp, this.wipPath(id));
-    } catch (e) {
-      await unlink(temp).catch(() => undefined);
-      throw e;
-    } finally {
-      await gitExec(['update-ref', '-d', localWipRef(id)], { cwd: top });
-    }
-  }
-
-
 }

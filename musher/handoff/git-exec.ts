@@ -9,6 +9,8 @@ export interface GitExecResult {
   code: number;
   stdout: Buffer;
   stderr: string;
+  /** True when stdout was cut at `maxStdoutBytes` (git was stopped there). */
+  truncated?: boolean;
 }
 
 export interface GitExecOptions {
@@ -16,6 +18,8 @@ export interface GitExecOptions {
   input?: Buffer | string;
   env?: Record<string, string>;
   timeoutMs?: number;
+  /** Keep at most this much of stdout and stop git once it has written more (reading a header, not a whole blob). */
+  maxStdoutBytes?: number;
 }
 
 function env(extra: Record<string, string> | undefined): NodeJS.ProcessEnv {
@@ -31,9 +35,23 @@ export function gitExec(args: string[], opts: GitExecOptions): Promise<GitExecRe
   return new Promise((resolve, reject) => {
     const child = spawn('git', args, { cwd: opts.cwd, env: env(opts.env), stdio: ['pipe', 'pipe', 'pipe'] });
     const chunks: Buffer[] = [];
+    let kept = 0;
+    let truncated = false;
     let stderr = '';
     const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 120_000);
-    child.stdout.on('data', (c: Buffer) => chunks.push(c));
+    child.stdout.on('data', (c: Buffer) => {
+      if (truncated) return;
+      const max = opts.maxStdoutBytes ?? Number.POSITIVE_INFINITY;
+      if (kept + c.length > max) {
+        chunks.push(c.subarray(0, max - kept));
+        kept = max;
+        truncated = true;
+        child.kill('SIGKILL');
+        return;
+      }
+      chunks.push(c);
+      kept += c.length;
+    });
     child.stderr.on('data', (c: Buffer) => {
       if (stderr.length < 8192) stderr += c.toString('utf8');
     });
@@ -44,7 +62,7 @@ export function gitExec(args: string[], opts: GitExecOptions): Promise<GitExecRe
     });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      resolve({ code: code ?? (signal ? 128 : 1), stdout: Buffer.concat(chunks), stderr: stderr.trim() });
+      resolve({ code: truncated ? 0 : (code ?? (signal ? 128 : 1)), stdout: Buffer.concat(chunks), stderr: stderr.trim(), truncated });
     });
     child.stdin.end(opts.input ?? '');
   });

@@ -1,27 +1,37 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
-import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { redactRemote } from '../snapshot/git-state.js';
 import { firstLine, gitExec, gitOk } from './git-exec.js';
-import { assertHandoffId, isExpired, type HandoffTransport, type ListedHandoff, type PickedUp, type ReadExpiry, type SentHandoff, type WipSource } from './transport.js';
-import { buildWipCommit, commitOneFile, localWipRef, repoTopLevel, wipBranchName } from './wip-branch.js';
-
-export { checkoutWip } from './wip-branch.js';
+import { commitOneFile, repoTopLevel } from './git-plumbing.js';
+import {
+  assertHandoffId,
+  BUNDLE_HEADER_PREFIX_BYTES,
+  isExpired,
+  MAX_BUNDLE_BYTES,
+  readPickedMark,
+  type HandoffTransport,
+  type ListedHandoff,
+  type PickedUp,
+  type ReadExpiry,
+  type SentHandoff,
+} from './transport.js';
 
 /**
- * The default transport: the repository's own remote (origin, else the first). The bundle travels as a ref
+ * The default transport: the repository's own remote (origin, else the first). The sealed bundle travels as a ref
  * `refs/sleds/handoffs/<id>` to a parentless commit holding one file `bundle.sleds` (a commit, not a bare blob or
- * tag, because every host accepts commits under any ref); the WIP as the branch `sleds/handoff/<id>`, whose push
- * carries the sender's HEAD along when the remote lacks it; a pickup as `refs/sleds/picked/<id>`, pushed without
- * force so the second pickup of a bundle is rejected by the remote itself. Nothing here touches the user's index,
- * worktree or HEAD. On the receiving side the bundle and the pickup mark are read through a scratch repository (nothing
- * written before the bundle is verified); the verified WIP is then kept under refs/sleds/ (out of the branch list).
+ * tag, because every host accepts commits under any ref), and a pickup as `refs/sleds/picked/<id>`, pushed without
+ * force so the second pickup of a bundle is rejected by the remote itself. Nothing else of a hand-off travels: the
+ * work in progress is inside the seal. Nothing here touches the user's index, worktree or HEAD, and nothing read
+ * from the remote lands in the user's repository: bundles and marks are read through a scratch bare repository that
+ * is removed afterwards, each refused over its size cap before it is read.
  */
 
 export const BUNDLE_FILE = 'bundle.sleds';
 const PICKED_FILE = 'picked-up.json';
+/** A pickup mark is a line of JSON. */
+const MAX_PICKED_BYTES = 4096;
 
 export function handoffRef(id: string): string {
   return `refs/sleds/handoffs/${id}`;
@@ -29,20 +39,22 @@ export function handoffRef(id: string): string {
 export function pickedRef(id: string): string {
   return `refs/sleds/picked/${id}`;
 }
+/** Where sleds before the sealed work in progress pushed it in the clear; prune removes what is left of them. */
+function legacyWipBranch(id: string): string {
+  return `refs/heads/sleds/handoff/${id}`;
+}
 
 export const NO_REMOTE = 'this repository has no remote — set one, or a shared folder in the policy: handoff: {folder: …}';
-
-const PickedSchema = z.object({ by: z.string(), atMs: z.number().nullable().optional() });
 
 export interface GitTransportOptions {
   /** A folder inside the session's repository (the sender's, or the teammate's clone on pickup). */
   repoDir: string;
   readExpiry: ReadExpiry;
   clock: Clock;
-  /** Where the temporary index is made (the state dir); the system temp dir otherwise. */
-  scratchDir?: string;
   /** A remote name to use instead of origin / the first. */
   remote?: string;
+  /** The largest bundle read (default MAX_BUNDLE_BYTES). */
+  maxBundleBytes?: number;
 }
 
 const MISSING_REF = /couldn't find remote ref|no such remote ref|not our ref/i;
@@ -56,6 +68,16 @@ export async function openGitTransport(opts: GitTransportOptions): Promise<GitTr
   if (!names.includes(name)) throw new Error(`this repository has no remote '${name}' — its remotes: ${names.join(', ') || 'none'}`);
   const url = (await gitOk(['remote', 'get-url', name], { cwd: top }, `could not read remote ${name}`)).toString('utf8').trim();
   return new GitTransport(top, name, redactRemote(url), url, opts);
+}
+
+/** A bare repository in the system's temp folder for reading what the remote holds; removed by `done`. */
+interface Scratch {
+  dir: string;
+  /** Fetches remote refs into the scratch repository; false when the remote has none of them. */
+  fetch(specs: string[]): Promise<boolean>;
+  /** A file of a fetched ref: its bytes (at most `maxBytes`: bigger is null with its size), or null when absent. */
+  read(ref: string, file: string, maxBytes: number, prefixOnly?: boolean): Promise<{ bytes: Buffer; size: number } | { tooLarge: number } | null>;
+  done(): Promise<void>;
 }
 
 export class GitTransport implements HandoffTransport {
@@ -73,49 +95,58 @@ export class GitTransport implements HandoffTransport {
     return `git remote ${this.remote} (${this.remoteUrl})`;
   }
 
-  async send(b: { id: string; bundle: Buffer; wip: WipSource | null }): Promise<SentHandoff> {
+  private get maxBundleBytes(): number {
+    return this.opts.maxBundleBytes ?? MAX_BUNDLE_BYTES;
+  }
+
+  async send(b: { id: string; bundle: Buffer }): Promise<SentHandoff> {
     const id = assertHandoffId(b.id);
     const bundleCommit = await commitOneFile(this.top, BUNDLE_FILE, b.bundle, `sleds hand-off ${id}`);
-    const specs = [`${bundleCommit}:${handoffRef(id)}`];
-    let branch: string | null = null;
-    if (b.wip !== null) {
-      const wipCommit = await buildWipCommit(this.top, id, b.wip, this.opts.scratchDir);
-      branch = wipBranchName(id);
-      specs.push(`${wipCommit}:refs/heads/${branch}`);
+    const r = await this.pushRaw([`${bundleCommit}:${handoffRef(id)}`]);
+    if (!r.ok) {
+      // A retried send (musher stopped before it recorded the push) finds its own bundle there already.
+      const there = await this.lsRemote();
+      if (!there.has(handoffRef(id))) throw new Error(`push of hand-off ${id} to ${this.describe()} was rejected: ${r.why} — check that you may push there, or use a shared folder (handoff: {folder: …})`);
     }
-    await this.push(specs, `hand-off ${id}`);
-    return { ref: handoffRef(id), branch };
+    return { ref: handoffRef(id) };
   }
 
   async fetch(id: string): Promise<Buffer> {
     assertHandoffId(id);
-    const bundle = await this.readUnverified(handoffRef(id), BUNDLE_FILE, `hand-off ${id}`);
-    if (bundle === null) throw new Error(`no hand-off ${id} on ${this.describe()} — check the id; an expired one is pruned`);
-    return bundle;
-  }
-
-  async bringWip(id: string): Promise<void> {
-    assertHandoffId(id);
-    // A hand-off sent from outside a repository has no WIP: checkoutWip says so.
-    await this.fetchRef(`refs/heads/${wipBranchName(id)}`, localWipRef(id));
+    const scratch = await this.scratch();
+    try {
+      if (!(await scratch.fetch([`+${handoffRef(id)}:${handoffRef(id)}`]))) throw new Error(`no hand-off ${id} on ${this.describe()} — check the id; an expired one is pruned`);
+      const got = await scratch.read(handoffRef(id), BUNDLE_FILE, this.maxBundleBytes);
+      if (got === null) throw new Error(`hand-off ${id} on ${this.describe()} holds no ${BUNDLE_FILE} — it was not made by sleds`);
+      if ('tooLarge' in got) throw new Error(`hand-off ${id} on ${this.describe()} is ${got.tooLarge} bytes, over the ${this.maxBundleBytes}-byte limit of a bundle — it was not made by sleds; nothing was read`);
+      return got.bytes;
+    } finally {
+      await scratch.done();
+    }
   }
 
   async list(): Promise<ListedHandoff[]> {
     const remote = await this.lsRemote();
-    const ids = [...remote.keys()].map((ref) => /^refs\/sleds\/handoffs\/([^/]+)$/.exec(ref)?.[1]).filter((x): x is string => x !== undefined);
+    const ids = [...remote.keys()].map((ref) => /^refs\/sleds\/handoffs\/([0-9a-z]{4,64})$/.exec(ref)?.[1]).filter((x): x is string => x !== undefined);
     if (ids.length === 0) return [];
-    await this.runFetch([`+refs/sleds/handoffs/*:refs/sleds/handoffs/*`]);
-    const out: ListedHandoff[] = [];
-    for (const id of ids.sort()) {
-      let expiresAt: number | null = null;
-      try {
-        expiresAt = this.opts.readExpiry(await this.readFile(handoffRef(id), BUNDLE_FILE, `hand-off ${id}`));
-      } catch {
-        // unreadable bundle: listed without an expiry, never pruned on a guess
+    const scratch = await this.scratch();
+    try {
+      await scratch.fetch(['+refs/sleds/handoffs/*:refs/sleds/handoffs/*']);
+      const out: ListedHandoff[] = [];
+      for (const id of ids.sort()) {
+        let expiresAt: number | null = null;
+        try {
+          const got = await scratch.read(handoffRef(id), BUNDLE_FILE, this.maxBundleBytes, true);
+          if (got !== null && 'bytes' in got) expiresAt = this.opts.readExpiry(got.bytes);
+        } catch {
+          // unreadable bundle: listed without an expiry, never pruned on a guess
+        }
+        out.push({ id, expiresAt });
       }
-      out.push({ id, expiresAt });
+      return out;
+    } finally {
+      await scratch.done();
     }
-    return out;
   }
 
   async prune(nowMs: number): Promise<string[]> {
@@ -124,11 +155,12 @@ export class GitTransport implements HandoffTransport {
     const remote = await this.lsRemote();
     const deletes: string[] = [];
     for (const id of expired) {
-      for (const ref of [handoffRef(id), `refs/heads/${wipBranchName(id)}`, pickedRef(id)]) if (remote.has(ref)) deletes.push(`:${ref}`);
+      for (const ref of [handoffRef(id), legacyWipBranch(id), pickedRef(id)]) if (remote.has(ref)) deletes.push(`:${ref}`);
     }
     await this.push(deletes, `pruning ${expired.length} expired hand-off${expired.length === 1 ? '' : 's'}`);
+    // What sleds before the scratch reads kept locally of them.
     for (const id of expired) {
-      for (const ref of [handoffRef(id), localWipRef(id), pickedRef(id)]) await gitExec(['update-ref', '-d', ref], { cwd: this.top });
+      for (const ref of [handoffRef(id), `refs/sleds/wip/${id}`, pickedRef(id)]) await gitExec(['update-ref', '-d', ref], { cwd: this.top });
     }
     return expired;
   }
@@ -140,45 +172,52 @@ export class GitTransport implements HandoffTransport {
     const r = await this.pushRaw([`${commit}:${pickedRef(id)}`]);
     if (r.ok) return;
     const prior = await this.isPickedUp(id);
-    if (prior !== null) throw new Error(`hand-off ${id} was already picked up by ${prior.by}${prior.atMs !== null ? ` at ${new Date(prior.atMs).toISOString()}` : ''} — one pickup per hand-off`);
+    if (prior !== null) {
+      if (prior.by === by) return;
+      throw new Error(`hand-off ${id} was already picked up by ${prior.by}${prior.atMs !== null ? ` at ${new Date(prior.atMs).toISOString()}` : ''} — one pickup per hand-off`);
+    }
     throw new Error(`could not mark hand-off ${id} picked up on ${this.describe()}: ${r.why}`);
   }
 
   async isPickedUp(id: string): Promise<PickedUp | null> {
     assertHandoffId(id);
-    const bytes = await this.readUnverified(pickedRef(id), PICKED_FILE, `the pickup mark of ${id}`);
-    if (bytes === null) return null;
-    let parsed: z.infer<typeof PickedSchema> | null = null;
+    const scratch = await this.scratch();
     try {
-      const r = PickedSchema.safeParse(JSON.parse(bytes.toString('utf8')));
-      parsed = r.success ? r.data : null;
-    } catch {
-      parsed = null;
+      if (!(await scratch.fetch([`+${pickedRef(id)}:${pickedRef(id)}`]))) return null;
+      const got = await scratch.read(pickedRef(id), PICKED_FILE, MAX_PICKED_BYTES, true);
+      // A mark that cannot be read still means someone picked it up.
+      return got !== null && 'bytes' in got ? readPickedMark(got.bytes.toString('utf8')) : { by: 'someone', atMs: null };
+    } finally {
+      await scratch.done();
     }
-    // A mark that does not parse still means someone picked it up.
-    return parsed !== null ? { by: parsed.by, atMs: parsed.atMs ?? null } : { by: 'someone', atMs: null };
   }
 
-  /**
-   * One file of a remote ref, read through a scratch bare repository that is removed afterwards, so nothing of a
-   * bundle not yet verified lands in the user's repository (not even unreferenced objects). Null: no such ref.
-   */
-  private async readUnverified(ref: string, file: string, what: string): Promise<Buffer | null> {
-    // The system's temp folder, not sleds' state: it exists on a machine that has never run sleds before.
-    const scratch = await mkdtemp(join(tmpdir(), 'sleds-fetch-'));
-    try {
-      await gitOk(['init', '-q', '--bare', scratch], { cwd: scratch }, 'could not make a scratch repository');
-      const r = await gitExec(['fetch', '-q', '--no-tags', '--no-write-fetch-head', this.fetchUrl, `+${ref}:${ref}`], { cwd: scratch });
-      if (r.code !== 0) {
-        if (MISSING_REF.test(r.stderr)) return null;
-        throw new Error(`could not fetch from ${this.describe()}: ${firstLine(r.stderr)}`);
-      }
-      const blob = await gitExec(['cat-file', 'blob', `${ref}:${file}`], { cwd: scratch });
-      if (blob.code !== 0) throw new Error(`${what} on ${this.describe()} holds no ${file} — it was not made by sleds`);
-      return blob.stdout;
-    } finally {
-      await rm(scratch, { recursive: true, force: true });
-    }
+  /** A scratch bare repository (the system's temp folder: it exists on a machine that never ran sleds). */
+  private async scratch(): Promise<Scratch> {
+    const dir = await mkdtemp(join(tmpdir(), 'sleds-fetch-'));
+    await gitOk(['init', '-q', '--bare', dir], { cwd: dir }, 'could not make a scratch repository');
+    const describe = this.describe();
+    const url = this.fetchUrl;
+    return {
+      dir,
+      fetch: async (specs) => {
+        const r = await gitExec(['fetch', '-q', '--no-tags', '--no-write-fetch-head', url, ...specs], { cwd: dir });
+        if (r.code === 0) return true;
+        if (MISSING_REF.test(r.stderr)) return false;
+        throw new Error(`could not fetch from ${describe}: ${firstLine(r.stderr)}`);
+      },
+      read: async (ref, file, maxBytes, prefixOnly = false) => {
+        const spec = `${ref}:${file}`;
+        const size = await gitExec(['cat-file', '-s', spec], { cwd: dir });
+        if (size.code !== 0) return null;
+        const n = Number(size.stdout.toString('utf8').trim());
+        if (!Number.isSafeInteger(n) || n > maxBytes) return { tooLarge: n };
+        const blob = await gitExec(['cat-file', 'blob', spec], { cwd: dir, ...(prefixOnly ? { maxStdoutBytes: BUNDLE_HEADER_PREFIX_BYTES } : {}) });
+        if (blob.code !== 0) return null;
+        return { bytes: blob.stdout, size: n };
+      },
+      done: () => rm(dir, { recursive: true, force: true }),
+    };
   }
 
   /** The remote's URL as git fetches it from a scratch repository: a relative local path is made absolute. */
@@ -197,24 +236,6 @@ export class GitTransport implements HandoffTransport {
       if (sha !== undefined && ref !== undefined && ref.length > 0) out.set(ref, sha);
     }
     return out;
-  }
-
-  private runFetch(specs: string[]) {
-    return gitExec(['fetch', '-q', '--no-tags', '--no-write-fetch-head', this.remote, ...specs], { cwd: this.top });
-  }
-
-  /** Fetches one remote ref into a local one; false when the remote has no such ref. */
-  private async fetchRef(remoteRef: string, localRef: string): Promise<boolean> {
-    const r = await this.runFetch([`+${remoteRef}:${localRef}`]);
-    if (r.code === 0) return true;
-    if (MISSING_REF.test(r.stderr)) return false;
-    throw new Error(`could not fetch from ${this.describe()}: ${firstLine(r.stderr)}`);
-  }
-
-  private async readFile(ref: string, file: string, what: string): Promise<Buffer> {
-    const r = await gitExec(['cat-file', 'blob', `${ref}:${file}`], { cwd: this.top });
-    if (r.code !== 0) throw new Error(`${what} on ${this.describe()} holds no ${file} — it was not made by sleds`);
-    return r.stdout;
   }
 
   private async pushRaw(specs: string[]): Promise<{ ok: true } | { ok: false; why: string }> {

@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, createHash, diffieHellman, generateKeyPairSync, hkdfSync, randomBytes, sign, verify, type KeyObject } from 'node:crypto';
 import { refusal } from '../../core/handoff/errors.js';
-import { expiresAtFor, HandoffHeaderSchema, isExpired, sameHandle, type HandoffHeader } from '../../core/handoff/header.js';
+import { expiresAtFor, HandoffHeaderSchema, isExpired, isFromTheFuture, sameHandle, type HandoffHeader } from '../../core/handoff/header.js';
 import { teammateByHandle, type RosterFile } from '../../core/roster.js';
 import { wallIdFrom } from '../../core/wall/wall-id.js';
 import { publicKeyFromRaw, rawPublicKey } from './keys.js';
@@ -85,6 +85,18 @@ export function readHeader(bundle: Buffer): HandoffHeader {
   return parseHeader(decodeBundle(bundle).headerBytes);
 }
 
+/**
+ * The header from a bundle's first bytes (a listing reads no more than the magic, the length and the largest
+ * header), unverified like `readHeader`. Throws `malformed`.
+ */
+export function readHeaderFromPrefix(prefix: Buffer): HandoffHeader {
+  if (prefix.length < 12 || !prefix.subarray(0, BUNDLE_MAGIC.length).equals(BUNDLE_MAGIC)) throw refusal.malformed('it does not start with the bundle magic');
+  const h = prefix.readUInt32BE(8);
+  if (h === 0 || h > MAX_HEADER_BYTES) throw refusal.malformed(`a header of ${h} bytes`);
+  if (prefix.length < 12 + h) throw refusal.malformed('it is cut short inside its header');
+  return parseHeader(prefix.subarray(12, 12 + h));
+}
+
 function keyAndNonce(shared: Buffer, headerBytes: Buffer): { key: Buffer; nonce: Buffer } {
   const salt = createHash('sha256').update(headerBytes).digest();
   const okm = Buffer.from(hkdfSync('sha256', shared, salt, HKDF_INFO, 44));
@@ -140,6 +152,8 @@ export interface OpenOptions {
   /** This seat: its handle and its X25519 private key. */
   me: { handle: string; x25519PrivateKey: KeyObject };
   nowMs: number;
+  /** The id the bundle was asked for by (its ref or file name): the signed header must name the same. */
+  expectId?: string;
 }
 
 export interface OpenedBundle {
@@ -148,8 +162,9 @@ export interface OpenedBundle {
 }
 
 /**
- * Checks, in order — malformed, unknown sender, bad signature or tampered bytes, wrong recipient, expired, then
- * (decrypting) undecryptable and content hash — and throws the first refusal as a HandoffError. Writes nothing.
+ * Checks, in order — malformed, unknown sender, bad signature or tampered bytes, wrong recipient, another id than
+ * the one asked for, made in the future, expired, then (decrypting) undecryptable and content hash — and throws the
+ * first refusal as a HandoffError. Writes nothing.
  */
 export function open(bundle: Buffer, opts: OpenOptions): OpenedBundle {
   const parts = decodeBundle(bundle);
@@ -163,6 +178,8 @@ export function open(bundle: Buffer, opts: OpenOptions): OpenedBundle {
   if (!sameHandle(header.recipient, opts.me.handle)) throw refusal.wrongRecipient(header.id, header.recipient, opts.me.handle, 'handle');
   if (header.recipientPublicKey !== rawPublicKey(opts.me.x25519PrivateKey)) throw refusal.wrongRecipient(header.id, header.recipient, opts.me.handle, 'key');
 
+  if (opts.expectId !== undefined && header.id !== opts.expectId) throw refusal.idMismatch(opts.expectId, header.id);
+  if (isFromTheFuture(header, opts.nowMs)) throw refusal.fromTheFuture(header.id, new Date(header.createdAt).toISOString(), new Date(opts.nowMs).toISOString());
   if (isExpired(header, opts.nowMs)) throw refusal.expired(header.id, new Date(header.expiresAt).toISOString());
 
   let content: Buffer;

@@ -1,11 +1,13 @@
 import { handedOffLine, type PickedUp } from '../../core/handoff/answer.js';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { mkdir, readFile, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
 import { userInfo } from 'node:os';
 import { teammateByHandle, type RosterFile } from '../../core/roster.js';
 import { isHandoffError } from '../../core/handoff/errors.js';
+import { BundleIdSchema } from '../../core/handoff/header.js';
 import type { SledsPaths } from '../../core/paths.js';
 import type { Clock } from '../clock.js';
+import { writeFileAtomic } from '../fs-atomic.js';
 import type { Log } from '../log.js';
 import type { SecretStore } from '../secrets/store.js';
 import { readSnapshot } from '../snapshot/files.js';
@@ -13,13 +15,16 @@ import type { HandoffRow, HandoffStore } from '../store/handoffs.js';
 import type { WallRow } from '../store/wall-book.js';
 import { notifyDesktop, notifyHandoff, notifyPickedUp } from '../notify/index.js';
 import { pickedUpDesktopWords } from '../../core/notify/messages.js';
-import { packSnapshotContent, unpackSnapshotContent } from './bundle-content.js';
-import { openGitTransport, checkoutWip } from './git-transport.js';
+import { packSnapshotContent, unpackSnapshotContent, type SnapshotContent } from './bundle-content.js';
+import { openGitTransport } from './git-transport.js';
 import { FolderTransport } from './folder-transport.js';
+import { repoTopLevel } from './git-plumbing.js';
 import type { HandoffTransport } from './transport.js';
+import { assertHandoffId } from './transport.js';
 import { loadSeatKeys, seatHandle } from './keys.js';
-import { open, readHeader, seal } from './seal.js';
-import { wipFromSnapshot } from './wip-branch.js';
+import { newBundleId, open, readHeader, readHeaderFromPrefix, seal } from './seal.js';
+import { historyFor } from './work-in-progress.js';
+import { installPickup, parseJournal, undoPickup, type PickupStep } from './pickup.js';
 
 /** What a hand-off carries: a session's snapshot, taken at its wall or (a hand-off asked for mid-work) just now. */
 export type HandoffSource = Pick<WallRow, 'sessionId' | 'harness' | 'snapshotId'> & { wallId: string | null };
@@ -37,16 +42,21 @@ export interface HandoffDeps {
   rosterFor(cwd: string): RosterFile | null;
   /** The shared folder the policy of a folder's repository names for hand-offs (`handoff.folder`); null: its remote. */
   folderFor?(cwd: string): string | null;
+  /** Called as a pickup completes each step (tests stop the process there, to prove a retry mends it). */
+  onPickupStep?(step: PickupStep): void | Promise<void>;
 }
 
 /** A pickup done: what the answer needs (`dir` is the worktree holding the sender's work), and the brief. */
 export interface PickedUpSession extends PickedUp {
   brief: string;
+  /** True when this seat had picked it up before: nothing was installed again, the answer says where it is. */
+  again: boolean;
 }
 
-const readExpiry = (bundle: Buffer): number | null => {
+/** A listing reads only the bundle's first bytes: its header. */
+const readExpiry = (prefix: Buffer): number | null => {
   try {
-    return readHeader(bundle).expiresAt;
+    return readHeaderFromPrefix(prefix).expiresAt;
   } catch {
     return null;
   }
@@ -62,10 +72,23 @@ function me(): string | null {
   return seatHandle(process.env, osUser);
 }
 
+/** What a received row's note holds once its pickup completed. */
+interface ReceivedNote {
+  dir?: string;
+  briefFile?: string;
+}
+
+/** What a sent row's note holds while it is being sent: where it was sent from (a retry after a restart needs it). */
+interface SendingNote {
+  cwd?: string;
+}
+
 /**
- * Hand-offs between seats: at a wall `/sled 5` seals the session's snapshot to a teammate and sends it over the
- * repository's remote; on their machine `/sled pickup <id>` verifies, decrypts and checks it out. Nothing is written
- * on the teammate's side before the bundle's signature, recipient and expiry have been checked.
+ * Hand-offs between seats: at a wall `/sled 5` seals the session's snapshot — its transcript and its work in
+ * progress — to a teammate and sends the sealed bundle over the repository's remote (or the policy's shared folder);
+ * on their machine `/sled pickup <id>` verifies, decrypts, rebuilds the worktree and installs the transcript.
+ * Nothing is written on the teammate's side before the bundle's signature, recipient, id, dates and every path in it
+ * have been checked; a pickup is one journal, undone as a whole when it does not complete.
  */
 export class HandoffService {
   constructor(private readonly d: HandoffDeps) {}
@@ -79,10 +102,14 @@ export class HandoffService {
     }
   }
 
+  private outboxFile(id: string): string {
+    return join(this.d.paths.stateDir, 'handoffs', 'outbox', `${id}.sleds`);
+  }
+
   /**
-   * `/sled 5 [handle]`: sealed now (the hook's answer must come within its budget, and it names the id), pushed and
-   * announced in `after`, once the answer has gone. A failed push marks the hand-off failed with its reason, shown in
-   * `sleds handoffs` and at the next prompt.
+   * `/sled 5 [handle]`: sealed now (the hook's answer must come within its budget, and it names the id) and kept in
+   * the outbox; pushed and announced in `after`, once the answer has gone. A failed push marks the hand-off failed
+   * with its reason, shown in `sleds handoffs`; a musher stopped before the push retries it at its next start.
    */
   async send(wall: HandoffSource, cwd: string | null, recipientArg: string | null, fallback: string | null): Promise<{ id: string; line: string; after: () => Promise<void> }> {
     const self = me();
@@ -98,12 +125,20 @@ export class HandoffService {
     if (!teammate.keys) throw new Error(`${handle} has no keys in the roster — they run \`sleds keys init\` and commit the entry it prints`);
     const keys = await loadSeatKeys(this.d.secrets);
     if (!keys) throw new Error('this seat has no hand-off keys — run `sleds keys init` and commit the roster entry it prints');
-    const content = await packSnapshotContent(this.d.paths, wall.snapshotId);
-    const bundle = seal(content, { sender: { handle: self, signingKey: keys.ed25519.privateKey }, recipient: { handle, x25519: teammate.keys.x25519 }, nowMs: this.d.clock.now() });
+    const id = newBundleId();
+    // The commits the base needs that the remote lacks travel sealed with the rest (no branch is pushed).
+    const snap = await readSnapshot(this.d.paths, wall.snapshotId);
+    const top = snap.manifest.git !== null ? await repoTopLevel(cwd).catch(() => null) : null;
+    const history = top !== null ? await historyFor(top, id, snap.manifest.git?.head ?? null, { scratchDir: this.d.paths.stateDir }) : { history: null, note: null };
+    if (history.note !== null) this.d.log.warn(`hand-off ${id}: ${history.note}`);
+    const content = await packSnapshotContent(this.d.paths, snap.id, { history: history.history, historyNote: history.note });
+    const bundle = seal(content, { sender: { handle: self, signingKey: keys.ed25519.privateKey }, recipient: { handle, x25519: teammate.keys.x25519 }, nowMs: this.d.clock.now(), id });
     const header = readHeader(bundle);
     const name = teammate.name ?? handle;
+    await mkdir(join(this.d.paths.stateDir, 'handoffs', 'outbox'), { recursive: true, mode: 0o700 });
+    await writeFileAtomic(this.outboxFile(id), bundle);
     this.d.handoffs.record({
-      id: header.id,
+      id,
       direction: 'sent',
       wallId: wall.wallId,
       sessionId: wall.sessionId,
@@ -115,92 +150,171 @@ export class HandoffService {
       ref: null,
       branch: null,
       state: 'sending',
-      note: null,
+      note: JSON.stringify({ cwd } satisfies SendingNote),
     });
-    const snapshotId = wall.snapshotId;
-    const after = async (): Promise<void> => {
-      try {
-        const transport = await this.transportFor(cwd);
-        const wip = await wipFromSnapshot(await readSnapshot(this.d.paths, snapshotId));
-        const sent = await transport.send({ id: header.id, bundle, wip });
-        const slack = await notifyHandoff(
-          { sender: self, title: `session ${wall.sessionId.slice(0, 8)}`, handoffId: header.id, expiresAt: header.expiresAt, timeZone: this.d.timeZone, to: { handle, slackId: teammate.slack ?? null } },
-          { slack: { secrets: this.d.secrets, log: this.d.log } },
-        );
-        const note = slack.slack.ok ? { slack: { channel: slack.slack.channel, ts: slack.slack.ts } } : { slack: { error: slack.slack.error } };
-        this.d.handoffs.sent(header.id, sent.ref, sent.branch, JSON.stringify({ ...note, transport: transport.describe() }));
-        this.d.log.info(`hand-off ${header.id} of session ${wall.sessionId} sent to ${handle} over ${transport.describe()}`);
-      } catch (e) {
-        this.d.handoffs.setState(header.id, 'failed', JSON.stringify({ error: (e as Error).message }));
-        this.d.log.error(`hand-off ${header.id} to ${handle} failed: ${(e as Error).message}`);
-      }
-    };
     return {
-      id: header.id,
-      line: handedOffLine(name, header.id, teammate.harnesses, wall.harness),
-      after,
+      id,
+      line: handedOffLine(name, id, teammate.harnesses, wall.harness),
+      after: async () => {
+        await this.push(id, cwd, bundle);
+      },
     };
   }
 
+  /** Sends a sealed bundle from the outbox and announces it; the row says how it went. Never throws. */
+  private async push(id: string, cwd: string, bundle: Buffer): Promise<boolean> {
+    const row = this.d.handoffs.get(id);
+    if (!row) return false;
+    try {
+      const transport = await this.transportFor(cwd);
+      const sent = await transport.send({ id, bundle });
+      const roster = this.d.rosterFor(cwd);
+      const slackId = roster ? (teammateByHandle(roster, row.peer)?.slack ?? null) : null;
+      const slack = await notifyHandoff(
+        { sender: me() ?? 'someone', title: `session ${(row.sessionId ?? '').slice(0, 8)}`, handoffId: id, expiresAt: row.expiresAt, timeZone: this.d.timeZone, to: { handle: row.peer, slackId } },
+        { slack: { secrets: this.d.secrets, log: this.d.log } },
+      );
+      const note = slack.slack.ok ? { slack: { channel: slack.slack.channel, ts: slack.slack.ts } } : { slack: { error: slack.slack.error } };
+      this.d.handoffs.sent(id, sent.ref, null, JSON.stringify({ ...note, transport: transport.describe() }));
+      this.d.log.info(`hand-off ${id} of session ${row.sessionId} sent to ${row.peer} over ${transport.describe()}`);
+      await unlink(this.outboxFile(id)).catch(() => undefined);
+      return true;
+    } catch (e) {
+      this.d.handoffs.setState(id, 'failed', JSON.stringify({ error: (e as Error).message }));
+      this.d.log.error(`hand-off ${id} to ${row.peer} failed: ${(e as Error).message}`);
+      await unlink(this.outboxFile(id)).catch(() => undefined);
+      return false;
+    }
+  }
+
   /**
-   * `/sled pickup <id>` (or `sleds pickup <id>`) in `cwd`, a checkout of the same repository. Verifies before it
-   * writes anything of the sender's: the bundle is read through a scratch repository and opened; only then is the
-   * pickup marked, the work fetched and checked out into a new worktree, and the transcript installed where the
-   * harness resumes it.
+   * At musher's start: a hand-off left in `sending` by a musher that stopped is sent again from the outbox (or
+   * marked failed when its bundle is gone or expired), and the sender is told on the desktop when it failed; a
+   * pickup left half-done is undone, so the next try starts clean.
    */
-  async pickup(id: string, cwd: string): Promise<PickedUpSession> {
+  async recover(): Promise<void> {
+    for (const row of this.d.handoffs.inState('picking')) {
+      try {
+        await undoPickup(parseJournal(row.note), this.d.log);
+        this.d.handoffs.dropPickup(row.id);
+        this.d.log.warn(`hand-off ${row.id}: a pickup that did not finish was undone — pick it up again`);
+      } catch (e) {
+        this.d.log.error(`hand-off ${row.id}: a pickup that did not finish could not be undone: ${(e as Error).message}`);
+      }
+    }
+    for (const row of this.d.handoffs.inState('sending')) {
+      const cwd = (JSON.parse(row.note ?? '{}') as SendingNote).cwd;
+      const bundle = await readFile(this.outboxFile(row.id)).catch(() => null);
+      let ok = false;
+      if (bundle === null || !cwd) this.d.handoffs.setState(row.id, 'failed', JSON.stringify({ error: 'musher stopped while sending it, and its sealed bundle is gone — hand it off again' }));
+      else if (row.expiresAt <= this.d.clock.now()) this.d.handoffs.setState(row.id, 'failed', JSON.stringify({ error: 'musher stopped while sending it, and it has expired since — hand it off again' }));
+      else ok = await this.push(row.id, cwd, bundle);
+      if (ok) continue;
+      await unlink(this.outboxFile(row.id)).catch(() => undefined);
+      const why = (JSON.parse(this.d.handoffs.get(row.id)?.note ?? '{}') as { error?: string }).error ?? 'it could not be sent';
+      this.d.log.error(`hand-off ${row.id} to ${row.peer} was not sent: ${why}`);
+      await notifyDesktop(`Hand-off to ${row.peer} not sent`, `${row.id}: ${why}`).catch(() => undefined);
+    }
+  }
+
+  /**
+   * `/sled pickup <id>` or `sleds pickup <id>` in `cwd`, a checkout of the same repository — one rule for every
+   * path. Verifies before it writes anything of the sender's: the bundle is read through a scratch place, opened
+   * (signature, recipient, id, dates) and unpacked (every path and id in its shape); only then is the pickup
+   * journalled and installed — base commit, worktree, transcript, brief — then recorded, then marked on the remote.
+   * A second try by this seat after it completed installs nothing and says where the work is; a try after one that
+   * died midway first undoes what that one left; anyone else's pickup before is a refusal.
+   */
+  async pickup(idArg: string, cwd: string): Promise<PickedUpSession> {
+    const idOk = BundleIdSchema.safeParse(idArg);
+    if (!idOk.success) throw new Error(`${JSON.stringify(idArg.slice(0, 40))} is not a hand-off id — copy the 12 characters from the hand-off message`);
+    const id = assertHandoffId(idOk.data);
     const self = me();
     if (!self) throw new Error('this seat has no handle — set SLEDS_SEAT, or run `sleds keys init`');
+    const prior = this.d.handoffs.get(id);
+    if (prior?.direction === 'sent') throw new Error(`hand-off ${id} was sent from this seat, to ${prior.peer} — it is picked up on their machine`);
     const keys = await loadSeatKeys(this.d.secrets);
     if (!keys) throw new Error('this seat has no hand-off keys — run `sleds keys init` and commit the roster entry it prints');
     const roster = this.d.rosterFor(cwd);
     if (!roster) throw new Error('no roster in this repository — pull the one your team committed (.sleds/roster.yml)');
     const transport = await this.transportFor(cwd);
+
+    if (prior?.direction === 'received' && (prior.state === 'received' || prior.state === 'resumed')) {
+      // Done before: the mark may be all that a crash left out.
+      await transport.markPickedUp(id, self);
+      return this.pickedUpFrom(prior, true);
+    }
+    if (prior?.direction === 'received' && prior.state === 'picking') {
+      await undoPickup(parseJournal(prior.note), this.d.log);
+      this.d.handoffs.dropPickup(id);
+    }
     const picked = await transport.isPickedUp(id);
-    if (picked) throw new Error(`hand-off ${id} was already picked up by ${picked.by} — one pickup per hand-off`);
+    if (picked && picked.by !== self) throw new Error(`hand-off ${id} was already picked up by ${picked.by} — one pickup per hand-off`);
+
     const bundle = await transport.fetch(id);
     let opened;
     try {
-      opened = open(bundle, { roster, me: { handle: self, x25519PrivateKey: keys.x25519.privateKey }, nowMs: this.d.clock.now() });
+      opened = open(bundle, { roster, me: { handle: self, x25519PrivateKey: keys.x25519.privateKey }, nowMs: this.d.clock.now(), expectId: id });
     } catch (e) {
       if (isHandoffError(e)) throw new Error(e.message);
       throw e;
     }
-    const content = unpackSnapshotContent(opened.content);
-    await transport.markPickedUp(id, self);
-    await transport.bringWip(id);
-    const wip = await checkoutWip(cwd, id, 'worktree');
+    const content: SnapshotContent = unpackSnapshotContent(opened.content);
+    const step = async (s: PickupStep): Promise<void> => {
+      await this.d.onPickupStep?.(s);
+    };
+    await step('opened');
+    const installed = await installPickup(
+      {
+        id,
+        cwd,
+        sender: opened.header.sender,
+        content,
+        harnessHome: content.manifest.harness === 'codex' ? this.d.codexHome : this.d.claudeConfigDir,
+        briefFile: join(this.d.paths.stateDir, 'handoffs', `${id}.md`),
+        scratchDir: this.d.paths.stateDir,
+      },
+      {
+        log: this.d.log,
+        step,
+        begin: (journal) =>
+          this.d.handoffs.beginPickup({
+            id,
+            wallId: null,
+            sessionId: content.manifest.sessionId,
+            harness: content.manifest.harness,
+            peer: opened.header.sender,
+            createdAt: opened.header.createdAt,
+            expiresAt: opened.header.expiresAt,
+            transport: transport.describe(),
+            ref: null,
+            branch: journal.branch,
+            note: JSON.stringify(journal),
+          }),
+        journal: (journal) => this.d.handoffs.journal(id, JSON.stringify(journal)),
+        finish: (note) => this.d.handoffs.finishPickup(id, JSON.stringify(note)),
+        mark: () => transport.markPickedUp(id, self),
+        drop: () => this.d.handoffs.dropPickup(id),
+      },
+    );
+    this.d.log.info(`hand-off ${id} from ${opened.header.sender} picked up into ${installed.dir}`);
     const m = content.manifest;
-    // The transcript where the harness finds it by id (Claude Code searches every projects/*/; Codex its sessions/).
-    const base = m.harness === 'codex' ? this.d.codexHome : this.d.claudeConfigDir;
-    for (const t of m.transcript) {
-      const target = join(base, t.path);
-      const bytes = content.blobs.get(t.hash);
-      if (!bytes || existsSync(target)) continue;
-      mkdirSync(dirname(target), { recursive: true });
-      writeFileSync(target, bytes, { mode: 0o600, flag: 'wx' });
-    }
-    // The brief, for a harness other than the sender's: started with it as the first prompt.
-    const briefFile = join(this.d.paths.stateDir, 'handoffs', `${id}.md`);
-    mkdirSync(dirname(briefFile), { recursive: true, mode: 0o700 });
-    writeFileSync(briefFile, content.brief, { mode: 0o600 });
-    this.d.handoffs.record({
-      id,
-      direction: 'received',
-      wallId: null,
-      sessionId: m.sessionId,
-      harness: m.harness,
-      peer: opened.header.sender,
-      createdAt: opened.header.createdAt,
-      expiresAt: opened.header.expiresAt,
-      transport: transport.describe(),
-      ref: null,
-      branch: wip.branch,
-      state: 'received',
-      note: JSON.stringify({ dir: wip.dir, briefFile }),
-    });
-    this.d.log.info(`hand-off ${id} from ${opened.header.sender} picked up into ${wip.dir}`);
-    return { id, sender: opened.header.sender, harness: m.harness, sessionId: m.sessionId, dir: wip.dir, branch: wip.branch, brief: content.brief };
+    return { id, sender: opened.header.sender, harness: m.harness, sessionId: m.sessionId, dir: installed.dir, branch: installed.branch, brief: content.brief, again: false };
+  }
+
+  private async pickedUpFrom(row: HandoffRow, again: boolean): Promise<PickedUpSession> {
+    const note = JSON.parse(row.note ?? '{}') as ReceivedNote;
+    const brief = note.briefFile ? await readFile(note.briefFile, 'utf8').catch(() => '') : '';
+    return {
+      id: row.id,
+      sender: row.peer,
+      harness: row.harness === 'codex' ? 'codex' : 'claude-code',
+      sessionId: row.sessionId ?? '',
+      dir: note.dir ?? '',
+      branch: row.branch ?? '',
+      brief,
+      again,
+    };
   }
 
   /**
@@ -220,10 +334,10 @@ export class HandoffService {
   }
 
   /** The policy's shared folder when it names one, else the repository's own remote. */
-  private async transportFor(cwd: string): Promise<HandoffTransport & Required<Pick<HandoffTransport, 'markPickedUp' | 'isPickedUp'>>> {
+  private async transportFor(cwd: string): Promise<HandoffTransport> {
     const folder = this.d.folderFor?.(cwd) ?? null;
-    if (folder !== null) return new FolderTransport({ dir: folder, repoDir: cwd, readExpiry, clock: this.d.clock, scratchDir: this.d.paths.stateDir });
-    return openGitTransport({ repoDir: cwd, readExpiry, clock: this.d.clock, scratchDir: this.d.paths.stateDir });
+    if (folder !== null) return new FolderTransport({ dir: folder, readExpiry, clock: this.d.clock });
+    return openGitTransport({ repoDir: cwd, readExpiry, clock: this.d.clock });
   }
 
   /** `sleds handoffs prune`: removes the expired hand-offs from the remote of the repository `cwd` is in. */

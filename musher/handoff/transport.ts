@@ -4,9 +4,13 @@
  * its adapters; the team hub planned later plugs in beside them. Bundles are opaque bytes here (the seal module
  * makes and reads them); their expiry is read through an injected `readExpiry`, the seal's header reader.
  */
+import { HandleSchema } from '../../core/handoff/header.js';
 import type { UntrackedFile } from '../../core/snapshot.js';
 
-/** The session's work in progress, as the snapshot kept it: the WIP branch is built from this. */
+/**
+ * The session's work in progress, as the snapshot kept it. It travels inside the sealed bundle only; the pickup
+ * rebuilds the worktree from it (work-in-progress.ts).
+ */
 export interface WipSource {
   /** The commit the changes are against; null before the first commit. */
   head: string | null;
@@ -21,13 +25,11 @@ export interface WipSource {
 export interface SentHandoff {
   /** Where the bundle went: `refs/sleds/handoffs/<id>` on the remote, or the bundle file's path. */
   ref: string;
-  /** The WIP branch (`sleds/handoff/<id>`) or WIP file; null when there was no work in progress to send. */
-  branch: string | null;
 }
 
 export interface ListedHandoff {
   id: string;
-  /** From the bundle's header; null when the header could not be read. */
+  /** From the bundle's header; null when the header could not be read (or the bundle is over the size cap). */
   expiresAt: number | null;
 }
 
@@ -36,26 +38,48 @@ export interface PickedUp {
   atMs: number | null;
 }
 
+/**
+ * The largest bundle a transport reads: the sealed content's limit plus its header and framing. Anything bigger is
+ * not ours and is refused before it is read into memory.
+ */
+export const MAX_BUNDLE_BYTES = 512 * 1024 * 1024 + 16 * 1024;
+
+/** How much of a bundle is read to list it: the magic, the header's length and the largest header. */
+export const BUNDLE_HEADER_PREFIX_BYTES = 12 + 8192;
+
 export interface HandoffTransport {
   /** One line naming where hand-offs go: "git remote origin (git@github.com:acme/shop.git)". */
   describe(): string;
-  send(b: { id: string; bundle: Buffer; wip: WipSource | null }): Promise<SentHandoff>;
+  /** Sends the sealed bundle: the only thing of a hand-off that travels. */
+  send(b: { id: string; bundle: Buffer }): Promise<SentHandoff>;
   /**
-   * The bundle's bytes, read without writing anything into the local repository or home (it is not verified yet).
-   * Throws "no hand-off <id> on …".
+   * The bundle's bytes, read without writing anything into the local repository or home (it is not verified yet),
+   * refused over MAX_BUNDLE_BYTES before being read. Throws "no hand-off <id> on …".
    */
   fetch(id: string): Promise<Buffer>;
-  /** Once the bundle is verified: brings the WIP into the local repository for `checkoutWip` (no-op without one). */
-  bringWip(id: string): Promise<void>;
+  /** The hand-offs there with their expiry, read from the first bytes of each bundle, in a scratch place. */
   list(): Promise<ListedHandoff[]>;
-  /** Removes the hand-offs whose bundle expired at or before `nowMs` (bundle, WIP and pickup mark); returns their ids. */
+  /** Removes the hand-offs whose bundle expired at or before `nowMs` (bundle and pickup mark); returns their ids. */
   prune(nowMs: number): Promise<string[]>;
   /** One pickup per bundle: throws "hand-off <id> was already picked up by …" when another got there first. */
-  markPickedUp?(id: string, by: string): Promise<void>;
-  isPickedUp?(id: string): Promise<PickedUp | null>;
+  markPickedUp(id: string, by: string): Promise<void>;
+  isPickedUp(id: string): Promise<PickedUp | null>;
 }
 
-/** The seal module's header reader: the bundle's expiry in epoch ms, or null when it cannot be read. */
+/** A pickup mark as a teammate's machine writes it; `by` must be a handle, or the mark says only "someone". */
+export function readPickedMark(text: string): PickedUp {
+  try {
+    const v = JSON.parse(text) as { by?: unknown; atMs?: unknown };
+    const by = HandleSchema.safeParse(v.by);
+    const atMs = typeof v.atMs === 'number' && Number.isSafeInteger(v.atMs) && v.atMs >= 0 ? v.atMs : null;
+    if (by.success) return { by: by.data, atMs };
+  } catch {
+    // not JSON: still a mark
+  }
+  return { by: 'someone', atMs: null };
+}
+
+/** The seal module's header reader, given a bundle's first bytes: its expiry in epoch ms, or null when unreadable. */
 export type ReadExpiry = (bundle: Buffer) => number | null;
 
 /**
@@ -65,7 +89,7 @@ export type ReadExpiry = (bundle: Buffer) => number | null;
 const HANDOFF_ID = /^[0-9a-z]{4,64}$/;
 
 export function assertHandoffId(id: string): string {
-  if (!HANDOFF_ID.test(id)) throw new Error(`'${id}' is not a hand-off id (lower-case letters and digits) — copy it from the hand-off message`);
+  if (!HANDOFF_ID.test(id)) throw new Error(`${JSON.stringify(id.slice(0, 64))} is not a hand-off id (lower-case letters and digits) — copy it from the hand-off message`);
   return id;
 }
 

@@ -2,9 +2,10 @@ import type { Db } from './db.js';
 
 /**
  * A hand-off this seat sent or received. States: sending → sent → picked_up | expired, or sending → failed;
- * received → resumed | refused.
+ * picking → received → resumed | refused (picking: a pickup under way, its note the journal of what it wrote, so a
+ * pickup that died midway is undone before anything else happens to the hand-off).
  */
-export type HandoffState = 'sending' | 'sent' | 'failed' | 'picked_up' | 'expired' | 'received' | 'resumed' | 'refused';
+export type HandoffState = 'sending' | 'sent' | 'failed' | 'picked_up' | 'expired' | 'picking' | 'received' | 'resumed' | 'refused';
 
 export interface HandoffRow {
   id: string;
@@ -42,6 +43,38 @@ export class HandoffStore {
 
   setState(id: string, state: HandoffState, note: string | null = null): void {
     this.db.prepare(`UPDATE handoffs SET state = ?, note = COALESCE(?, note) WHERE id = ?`).run(state, note, id);
+  }
+
+  /** A pickup begins: its journal row, replacing the row of an earlier attempt that was undone. */
+  beginPickup(h: Omit<HandoffRow, 'pickedUpBy' | 'pickedUpAt' | 'state' | 'direction'>): void {
+    this.db.transaction(() => {
+      this.db.prepare(`DELETE FROM handoffs WHERE id = ? AND direction = 'received' AND state = 'picking'`).run(h.id);
+      this.db
+        .prepare(
+          `INSERT INTO handoffs (id, direction, wall_id, session_id, harness, peer, created_at, expires_at, transport, ref, branch, state, note)
+           VALUES (@id, 'received', @wallId, @sessionId, @harness, @peer, @createdAt, @expiresAt, @transport, @ref, @branch, 'picking', @note)`,
+        )
+        .run(h);
+    })();
+  }
+
+  /** The journal of a pickup under way, as it grows. */
+  journal(id: string, note: string): void {
+    this.db.prepare(`UPDATE handoffs SET note = ? WHERE id = ? AND state = 'picking'`).run(note, id);
+  }
+
+  /** The pickup is complete: false when the row was not a pickup under way. */
+  finishPickup(id: string, note: string): boolean {
+    return this.db.prepare(`UPDATE handoffs SET state = 'received', note = ? WHERE id = ? AND state = 'picking'`).run(note, id).changes > 0;
+  }
+
+  /** A pickup undone: its row goes (it is as if it never began). */
+  dropPickup(id: string): void {
+    this.db.prepare(`DELETE FROM handoffs WHERE id = ? AND direction = 'received' AND state = 'picking'`).run(id);
+  }
+
+  inState(state: HandoffState): HandoffRow[] {
+    return (this.db.prepare(`SELECT * FROM handoffs WHERE state = ? ORDER BY created_at`).all(state) as Array<Record<string, unknown>>).map(toRow);
   }
 
   sent(id: string, ref: string, branch: string | null, note: string | null): void {
