@@ -7,9 +7,11 @@ import { openSecretStore, type SecretStore } from '../musher/secrets/store.js';
 /**
  * `sleds keys init|show`: the seat's hand-off keys. The private halves go to the secret store and are never
  * printed; what is printed is the roster entry (handle, name, public keys) to commit to `.sleds/roster.yml`.
+ * `sleds keys trust|trusted|untrust`: the teammates' keys this seat pins (keys-trust.ts).
  */
-function fail(message: string, code = 1): number {
-  process.stderr.write(`sleds: ${message}\n`);
+function fail(json: boolean, message: string, code = 1): number {
+  if (json) process.stdout.write(`${JSON.stringify({ error: message })}\n`);
+  else process.stderr.write(`sleds: ${message}\n`);
   return code;
 }
 
@@ -48,20 +50,20 @@ function report(store: SecretStore, handle: string, name: string, keys: SeatKeys
 
 async function init(args: string[], json: boolean): Promise<number> {
   const handle = seatHandle(process.env, osUser());
-  if (!handle) return fail(`no usable handle for this seat — set SLEDS_SEAT to your roster handle (letters, digits, '.', '_' or '-') and run again`, 2);
+  if (!handle) return fail(json, `no usable handle for this seat — set SLEDS_SEAT to your roster handle (letters, digits, '.', '_' or '-') and run again`, 2);
   const name = flagValue(args, '--name') ?? handle;
   const store = openSecretStore(resolvePaths(process.env, homedir()));
   try {
     const present = await seatKeysPresent(store);
     if (present.length > 0 && !args.includes('--force')) {
-      return fail(`this seat already has hand-off keys — 'sleds keys show' prints them; 'sleds keys init --force' replaces them (bundles sealed to the old key can no longer be opened)`);
+      return fail(json, `this seat already has hand-off keys — 'sleds keys show' prints them; 'sleds keys init --force' replaces them (bundles sealed to the old key can no longer be opened)`);
     }
     const keys = generateSeatKeys();
     await saveSeatKeys(store, keys);
     report(store, handle, name, keys, json, true);
     return 0;
   } catch (e) {
-    return fail(`could not make the keys: ${(e as Error).message}`);
+    return fail(json, `could not make the keys: ${(e as Error).message}`);
   }
 }
 
@@ -70,11 +72,11 @@ async function show(args: string[], json: boolean): Promise<number> {
   const store = openSecretStore(resolvePaths(process.env, homedir()));
   try {
     const keys = await loadSeatKeys(store);
-    if (!keys) return fail(`this seat has no hand-off keys yet — run 'sleds keys init'`);
+    if (!keys) return fail(json, `this seat has no hand-off keys yet — run 'sleds keys init'`);
     report(store, handle, flagValue(args, '--name') ?? handle, keys, json, false);
     return 0;
   } catch (e) {
-    return fail((e as Error).message);
+    return fail(json, (e as Error).message);
   }
 }
 
@@ -85,7 +87,13 @@ export async function runKeys(args: string[], json: boolean): Promise<number> {
       return init(rest, json);
     case 'show':
       return show(rest, json);
+    case 'trust':
+    case 'trusted':
+    case 'untrust': {
+      const { runKeysTrust } = await import('./keys-trust.js');
+      return runKeysTrust(sub, rest, json, seatHandle(process.env, osUser()));
+    }
     default:
-      return fail(`keys takes init or show — e.g. sleds keys init`, 2);
+      return fail(json, `keys takes init, show, trust, trusted or untrust — e.g. sleds keys init`, 2);
   }
 }

@@ -51,6 +51,9 @@ Usage:
   sleds tracker [poll] [--json] issues labelled sleds taken as tasks; poll runs one round now
   sleds keys init [--force] [--name N] [--json] | show [--json]
                                 this seat's hand-off keys; prints the roster entry to commit
+  sleds keys trust <handle> [--yes] [--json] | trusted [--json] | untrust <handle> [--json]
+                                pin a teammate's keys from this checkout's roster (shows the fingerprints, asks);
+                                list the pinned keys; remove a pin
   sleds musher [run]            run the daemon in the foreground
   sleds musher start|stop|status
   sleds hook <Event>            (called by the harness) forward a hook event

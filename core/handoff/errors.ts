@@ -11,7 +11,29 @@ export type HandoffErrorKind =
   | 'id-mismatch'
   | 'from-the-future'
   | 'undecryptable'
-  | 'content-mismatch';
+  | 'content-mismatch'
+  | 'untrusted-sender'
+  | 'key-changed'
+  | 'self-key-mismatch'
+  | 'ambiguous-roster'
+  | 'unknown-recipient';
+
+/** A key's fingerprint as shown to compare by eye, one per key type. */
+export interface KeyFingerprints {
+  x25519: string;
+  ed25519: string;
+}
+
+/** One key that differs between what this seat pinned (or holds) and what the roster says. */
+export interface KeyDifference {
+  type: 'x25519' | 'ed25519';
+  /** The fingerprint this seat pinned (or, for its own entry, the seat's own key). */
+  expected: string;
+  roster: string;
+}
+
+const differences = (diffs: readonly KeyDifference[], expectedWord: string): string =>
+  diffs.map((d) => `${d.type} ${expectedWord} ${d.expected} → roster ${d.roster}`).join('; ');
 
 export class HandoffError extends Error {
   constructor(
@@ -61,4 +83,32 @@ export const refusal = {
     new HandoffError('undecryptable', `hand-off ${id} could not be decrypted with this seat's key — ask ${sender} to hand it off again`),
   contentMismatch: (id: string, sender: string) =>
     new HandoffError('content-mismatch', `hand-off ${id}: its content does not match the hash in its header — nothing was written; ask ${sender} to hand it off again`),
+  /** A roster whose key for a pinned teammate is not the pinned one: a branch may have swapped it. */
+  keyChanged: (handle: string, diffs: readonly KeyDifference[]) =>
+    new HandoffError(
+      'key-changed',
+      `.sleds/roster.yml has keys for '${handle}' other than the ones pinned on this seat (${differences(diffs, 'pinned')}) — confirm the new keys with ${handle} out of band (they run 'sleds keys show'), then run 'sleds keys trust ${handle}' to pin them`,
+    ),
+  untrustedSender: (id: string, sender: string, roster: KeyFingerprints) =>
+    new HandoffError(
+      'untrusted-sender',
+      `hand-off ${id} comes from '${sender}', whose keys are not pinned on this seat (roster ed25519 ${roster.ed25519}, x25519 ${roster.x25519}) — nothing was written; compare them with ${sender} out of band (they run 'sleds keys show'), then run 'sleds keys trust ${sender}' and pick it up again`,
+    ),
+  selfKeyMismatch: (handle: string, diffs: readonly KeyDifference[]) =>
+    new HandoffError(
+      'self-key-mismatch',
+      `.sleds/roster.yml has keys for you ('${handle}') that are not this seat's (${differences(diffs, 'seat')}) — if you ran 'sleds keys init --force', commit the entry 'sleds keys show' prints; if not, someone changed your entry: restore it`,
+    ),
+  ambiguousRoster: (handle: string) =>
+    new HandoffError(
+      'ambiguous-roster',
+      `.sleds/roster.yml names '${handle}' more than once with different keys — keep the one entry ${handle} committed and remove the others`,
+    ),
+  unknownRecipient: (handle: string, why: 'absent' | 'no-keys') =>
+    new HandoffError(
+      'unknown-recipient',
+      why === 'absent'
+        ? `'${handle}' is not in .sleds/roster.yml — pull the latest roster, or hand off to a teammate it names`
+        : `${handle} has no keys in the roster — they run 'sleds keys init' and commit the entry it prints`,
+    ),
 };
