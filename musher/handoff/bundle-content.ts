@@ -62,22 +62,26 @@ function sha256Hex(b: Buffer): string {
 /** The snapshot `snapshotId` (or an unambiguous prefix) as one gzip'd container, with the history its base needs. */
 export async function packSnapshotContent(paths: SledsPaths, snapshotId: string, extra: { history?: Buffer | null; historyNote?: string | null } = {}): Promise<Buffer> {
   const snap = await readSnapshot(paths, snapshotId);
-  const hashes = [...new Set(manifestBlobs(snap.manifest).map((b) => b.hash))].sort();
-  const blobs: Buffer[] = [];
-  for (const hash of hashes) blobs.push(await snap.readBlob(hash));
-  const history = extra.history ?? null;
+  const blobs = new Map<string, Buffer>();
+  for (const { hash } of manifestBlobs(snap.manifest)) if (!blobs.has(hash)) blobs.set(hash, await snap.readBlob(hash));
+  return encodeSnapshotContent({ snapshotId: snap.id, manifest: snap.manifest, blobs, history: extra.history ?? null, historyNote: extra.historyNote ?? null });
+}
+
+/** The container's bytes for a manifest and its blobs (by hash). Checks nothing: what is read back is checked. */
+export function encodeSnapshotContent(c: { snapshotId: string; manifest: SnapshotManifest; blobs: ReadonlyMap<string, Buffer>; history: Buffer | null; historyNote: string | null }): Buffer {
+  const hashes = [...c.blobs.keys()].sort();
   const index = {
     v: 2 as const,
-    snapshotId: snap.id,
-    manifest: snap.manifest,
-    history: history !== null ? { hash: sha256Hex(history), bytes: history.length } : null,
-    historyNote: extra.historyNote ?? null,
-    blobs: hashes.map((hash, i) => ({ hash, bytes: blobs[i]!.length })),
+    snapshotId: c.snapshotId,
+    manifest: c.manifest,
+    history: c.history !== null ? { hash: sha256Hex(c.history), bytes: c.history.length } : null,
+    historyNote: c.historyNote,
+    blobs: hashes.map((hash) => ({ hash, bytes: c.blobs.get(hash)!.length })),
   };
   const indexBytes = Buffer.from(JSON.stringify(index), 'utf8');
-  const parts = history !== null ? [...blobs, history] : blobs;
+  const parts = [...hashes.map((h) => c.blobs.get(h)!), ...(c.history !== null ? [c.history] : [])];
   const total = MAGIC.length + 4 + indexBytes.length + parts.reduce((n, b) => n + b.length, 0);
-  if (total > MAX_CONTENT_BYTES) throw new Error(`snapshot ${snap.id.slice(0, 12)} is ${total} bytes, over the ${MAX_CONTENT_BYTES}-byte hand-off limit`);
+  if (total > MAX_CONTENT_BYTES) throw new Error(`snapshot ${c.snapshotId.slice(0, 12)} is ${total} bytes, over the ${MAX_CONTENT_BYTES}-byte hand-off limit`);
   const len = Buffer.alloc(4);
   len.writeUInt32BE(indexBytes.length);
   return gzipSync(Buffer.concat([MAGIC, len, indexBytes, ...parts]));

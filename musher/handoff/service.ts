@@ -22,6 +22,7 @@ import { repoTopLevel } from './git-plumbing.js';
 import type { HandoffTransport } from './transport.js';
 import { assertHandoffId } from './transport.js';
 import { loadSeatKeys, seatHandle } from './keys.js';
+import { seatPublicKeys, type HandoffTrust } from './trust-gate.js';
 import { newBundleId, open, readHeader, readHeaderFromPrefix, seal } from './seal.js';
 import { historyFor } from './work-in-progress.js';
 import { installPickup, parseJournal, undoPickup, type PickupStep } from './pickup.js';
@@ -42,6 +43,8 @@ export interface HandoffDeps {
   rosterFor(cwd: string): RosterFile | null;
   /** The shared folder the policy of a folder's repository names for hand-offs (`handoff.folder`); null: its remote. */
   folderFor?(cwd: string): string | null;
+  /** The teammates' keys pinned on this seat: the roster of a working tree is checked against them both ways. */
+  trust: HandoffTrust;
   /** Called as a pickup completes each step (tests stop the process there, to prove a retry mends it). */
   onPickupStep?(step: PickupStep): void | Promise<void>;
 }
@@ -120,11 +123,11 @@ export class HandoffService {
     if (!roster) throw new Error('no roster in this repository — add .sleds/roster.yml with your teammates');
     const handle = (recipientArg ?? fallback ?? '').toLowerCase();
     if (!handle) throw new Error('to whom? /sled 5 <handle> (the roster names nobody who owns these files)');
-    const teammate = teammateByHandle(roster, handle);
-    if (!teammate) throw new Error(`'${handle}' is not in .sleds/roster.yml`);
-    if (!teammate.keys) throw new Error(`${handle} has no keys in the roster — they run \`sleds keys init\` and commit the entry it prints`);
     const keys = await loadSeatKeys(this.d.secrets);
     if (!keys) throw new Error('this seat has no hand-off keys — run `sleds keys init` and commit the roster entry it prints');
+    // The key sealed to is the one pinned for them (pinned now when first used; a changed one is refused).
+    const recipient = this.d.trust.recipientForSealing(roster, seatPublicKeys(self, keys), handle);
+    if (!recipient.ok) throw new Error(recipient.error.message);
     const id = newBundleId();
     // The commits the base needs that the remote lacks travel sealed with the rest (no branch is pushed).
     const snap = await readSnapshot(this.d.paths, wall.snapshotId);
@@ -132,9 +135,9 @@ export class HandoffService {
     const history = top !== null ? await historyFor(top, id, snap.manifest.git?.head ?? null, { scratchDir: this.d.paths.stateDir }) : { history: null, note: null };
     if (history.note !== null) this.d.log.warn(`hand-off ${id}: ${history.note}`);
     const content = await packSnapshotContent(this.d.paths, snap.id, { history: history.history, historyNote: history.note });
-    const bundle = seal(content, { sender: { handle: self, signingKey: keys.ed25519.privateKey }, recipient: { handle, x25519: teammate.keys.x25519 }, nowMs: this.d.clock.now(), id });
+    const bundle = seal(content, { sender: { handle: self, signingKey: keys.ed25519.privateKey }, recipient: { handle, x25519: recipient.x25519 }, nowMs: this.d.clock.now(), id });
     const header = readHeader(bundle);
-    const name = teammate.name ?? handle;
+    const name = recipient.name ?? handle;
     await mkdir(join(this.d.paths.stateDir, 'handoffs', 'outbox'), { recursive: true, mode: 0o700 });
     await writeFileAtomic(this.outboxFile(id), bundle);
     this.d.handoffs.record({
@@ -154,7 +157,7 @@ export class HandoffService {
     });
     return {
       id,
-      line: handedOffLine(name, id, teammate.harnesses, wall.harness),
+      line: [handedOffLine(name, id, teammateByHandle(roster, handle)?.harnesses ?? [], wall.harness), recipient.note].filter((l) => l !== null).join(' '),
       after: async () => {
         await this.push(id, cwd, bundle);
       },
@@ -254,6 +257,9 @@ export class HandoffService {
     const bundle = await transport.fetch(id);
     let opened;
     try {
+      // The sender's key must be the one pinned on this seat before it is trusted to verify anything.
+      const verdict = this.d.trust.checkSender(roster, seatPublicKeys(self, keys), readHeader(bundle).sender, id);
+      if (!verdict.ok) throw verdict.error;
       opened = open(bundle, { roster, me: { handle: self, x25519PrivateKey: keys.x25519.privateKey }, nowMs: this.d.clock.now(), expectId: id });
     } catch (e) {
       if (isHandoffError(e)) throw new Error(e.message);

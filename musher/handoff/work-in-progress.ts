@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SnapshotGit } from '../../core/snapshot.js';
@@ -16,6 +16,13 @@ import type { WipSource } from './transport.js';
  * git itself refuses a patch or an index entry that reaches outside the worktree or into .git; the manifest's paths
  * were checked before this (core/handoff/confine.ts).
  */
+
+/** A private temp folder under `dir` (made when missing), else under the system's temp folder. */
+async function makeScratch(dir: string | undefined, prefix: string): Promise<string> {
+  const base = dir ?? tmpdir();
+  await mkdir(base, { recursive: true, mode: 0o700 });
+  return mkdtemp(join(base, prefix));
+}
 
 /** The largest history a bundle carries; beyond it the teammate's repository must have the base from the remote. */
 export const MAX_HISTORY_BYTES = 64 * 1024 * 1024;
@@ -51,7 +58,7 @@ export async function historyFor(top: string, id: string, head: string | null, o
   const maxBytes = opts.maxBytes ?? MAX_HISTORY_BYTES;
   const remote = await ordinaryRemote(top);
   const ref = `refs/sleds/send/${id}`;
-  const scratch = await mkdtemp(join(opts.scratchDir ?? tmpdir(), `sleds-history-${id}-`));
+  const scratch = await makeScratch(opts.scratchDir, `sleds-history-${id}-`);
   try {
     await gitOk(['update-ref', ref, head], { cwd: top }, `could not name the base commit ${head.slice(0, 12)}`);
     const file = join(scratch, 'history.bundle');
@@ -85,7 +92,7 @@ export async function ensureBase(top: string, head: string, history: Buffer | nu
     if (await hasCommit(top, head)) return;
   }
   if (history !== null) {
-    const scratch = await mkdtemp(join(opts.scratchDir ?? tmpdir(), 'sleds-history-'));
+    const scratch = await makeScratch(opts.scratchDir, 'sleds-history-');
     try {
       const file = join(scratch, 'history.bundle');
       await writeFile(file, history, { mode: 0o600 });
@@ -108,7 +115,7 @@ export async function ensureBase(top: string, head: string, history: Buffer | nu
  * added, in a temporary index under `scratchDir`. Returns its sha. Throws when the patch does not apply.
  */
 export async function buildWipCommit(top: string, id: string, wip: WipSource, scratchDir?: string): Promise<string> {
-  const scratch = await mkdtemp(join(scratchDir ?? tmpdir(), `sleds-wip-${id}-`));
+  const scratch = await makeScratch(scratchDir, `sleds-wip-${id}-`);
   try {
     const env = { ...(await identityEnv(top)), GIT_INDEX_FILE: join(scratch, 'index') };
     if (wip.head !== null) {

@@ -5,6 +5,8 @@ import type { SecretStore } from '../secrets/store.js';
 import type { PolicyPort } from './ports.js';
 import type { WallWiring } from './wiring.js';
 import { HandoffService } from '../handoff/service.js';
+import { HandoffTrust } from '../handoff/trust-gate.js';
+import { TrustStore, trustFilePath } from '../handoff/trust-store.js';
 import type { SledsPaths } from '../../core/paths.js';
 import type { Log } from '../log.js';
 
@@ -21,6 +23,7 @@ export function daemonWallWiring(m: Musher, policy: PolicyPort, secrets: SecretS
     codexHome: o.codexHome,
     rosterFor: (cwd) => m.roster.rosterAt(cwd),
     folderFor: (cwd) => policy.forDirectory(cwd).handoffFolder,
+    trust: new HandoffTrust(new TrustStore(trustFilePath(o.paths), m.clock)),
   });
   m.handoff = handoff;
   return {

@@ -76,6 +76,9 @@ describe('hand-off between two machines', { timeout: 240_000 }, () => {
     git(a, 'commit', '-q', '-m', 'roster');
     git(a, 'push', '-q', 'origin', 'HEAD:main');
     git(b, 'pull', '-q', 'origin', 'main');
+    // Dana compared sam's fingerprints with him and pinned his keys: a roster on a branch cannot change them now.
+    const trusted = await sleds(dana.world, ['keys', 'trust', 'sam', '--yes'], undefined, {}, b);
+    expect(trusted.code, trusted.stderr).toBe(0);
     await startMusher(sam.world);
     await startMusher(dana.world);
 
@@ -100,6 +103,8 @@ describe('hand-off between two machines', { timeout: 240_000 }, () => {
       return r.handoffs.find((h) => h.id === id && h.state === 'sent');
     }, 30_000);
     expect(git(a, 'status', '--porcelain')).toMatch(/ M cart\.ts/); // sam's checkout untouched
+    // The work travels sealed: the remote holds the bundle's ref, and no branch of sam's work.
+    expect(git(root, 'ls-remote', remote).split('\n').filter((l) => l.includes(id)).map((l) => l.split('\t')[1])).toEqual([`refs/sleds/handoffs/${id}`]);
     // Dana hears of it on Slack, with the command that picks it up.
     const dm = slack.messages.find((x) => x.channel === 'D0DANA');
     expect(dm?.text).toContain(`/sled pickup ${id}`);
@@ -129,11 +134,17 @@ describe('hand-off between two machines', { timeout: 240_000 }, () => {
     expect(conversationText(req)).toContain('remember the word PELICAN');
     expect(lastUserPrompt(req)).toContain('carry on from here');
 
-    // A second pickup is refused; sam sees who picked it up.
-    const again = await sleds(dana.world, ['pickup', id, '--json'], undefined, {});
-    expect(again.code).toBe(0); // already received here: the record, not a second pickup
+    // The worktree was rebuilt from the sealed content: sam's HEAD and his change uncommitted on it.
+    expect(git(dir, 'rev-parse', 'HEAD').trim()).toBe(git(a, 'rev-parse', 'HEAD').trim());
+    expect(git(dir, 'status', '--porcelain')).toMatch(/ M cart\.ts/);
+    // A second pickup by dana — the CLI or the slash command, one rule — installs nothing and says where the work is.
+    const again = await sleds(dana.world, ['pickup', id, '--json'], undefined, {}, b);
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ again: true, dir, sessionId });
+    const againSlash = await runClaudePrint(fx.claudeBin, ['-p', `/sled pickup ${id}`, '--plugin-dir', PLUGIN_DIR], { env: dana.home.env, cwd: b, timeoutMs: 60_000 });
+    expect(againSlash.stdout).toContain(`You picked up ${id} from sam before: the work is in ${dir}`);
     const other = await runClaudePrint(fx.claudeBin, ['-p', `/sled pickup ${id}`, '--plugin-dir', PLUGIN_DIR], { env: sam.home.env, cwd: a, timeoutMs: 60_000 });
-    expect(other.stdout).toMatch(/^sled: hand-off [2-9a-km-np-z]{12} was already picked up by dana/m);
+    expect(other.stdout).toMatch(/^sled: hand-off [2-9a-km-np-z]{12} was sent from this seat, to dana — it is picked up on their machine/m);
     const seen = await waitFor('the pickup on sam\'s side', async () => {
       const r = JSON.parse((await sleds(sam.world, ['handoffs', '--json'])).stdout) as { handoffs: Array<{ id: string; state: string; pickedUpBy: string | null }> };
       return r.handoffs.find((h) => h.id === id && h.state === 'picked_up');

@@ -95,6 +95,9 @@ async function team(danaEnv: NodeJS.ProcessEnv = {}) {
   git(a, 'commit', '-q', '-m', 'roster');
   git(a, 'push', '-q', 'origin', 'HEAD:main');
   git(root, 'clone', '-q', remote, b);
+  // Dana checked sam's fingerprints with him and pinned his keys (her first hand-off from him).
+  const trusted = await sleds(dana.w, ['keys', 'trust', 'sam', '--yes', '--json'], undefined, {}, b);
+  expect(trusted.code, trusted.stderr).toBe(0);
   await startMusher(sam.w);
   await startMusher(dana.w);
   return { root, remote, a, b, sam: sam.w, dana: dana.w };
@@ -139,7 +142,7 @@ describe('a hand-off asked for from the session: /sled handoff and the MCP tool'
     const call = await handoffTool(t.sam, sessionId, t.a);
 
     const unknown = await call({ to: 'zed' });
-    expect(unknown).toEqual({ isError: true, text: "sleds: hand-off not sent: 'zed' is not in .sleds/roster.yml" });
+    expect(unknown).toEqual({ isError: true, text: "sleds: hand-off not sent: 'zed' is not in .sleds/roster.yml — pull the latest roster, or hand off to a teammate it names" });
     expect(await handoffs(t.sam)).toEqual([]);
 
     const done = await call({ to: '@Dana' });
@@ -148,7 +151,8 @@ describe('a hand-off asked for from the session: /sled handoff and the MCP tool'
     expect(done.text).toMatch(/^Handed off to Dana\. .* This session's work is theirs now: stop here and tell the person\.$/);
     // The tool answers after the push: the hand-off is on the remote already.
     expect((await handoffs(t.sam)).find((h) => h.id === id)).toMatchObject({ state: 'sent', peer: 'dana', sessionId });
-    expect(git(t.remote, 'for-each-ref', '--format=%(refname)')).toContain(`refs/heads/sleds/handoff/${id}`);
+    // Only the sealed bundle is on the remote: no branch carries the work in the clear.
+    expect(git(t.remote, 'for-each-ref', '--format=%(refname)').split('\n').filter((r) => r.includes(id!))).toEqual([`refs/sleds/handoffs/${id}`]);
     const listed = await call({});
     expect(listed.text).toContain(`${id} to dana (sent)`);
   });

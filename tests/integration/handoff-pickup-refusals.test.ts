@@ -10,6 +10,7 @@ import { RosterFile } from '../../core/roster.js';
 import { openGitTransport } from '../../musher/handoff/git-transport.js';
 import { FolderTransport } from '../../musher/handoff/folder-transport.js';
 import { packSnapshotContent } from '../../musher/handoff/bundle-content.js';
+import { historyFor } from '../../musher/handoff/work-in-progress.js';
 import { PolicyLoader } from '../../musher/policy/loader.js';
 import { policyPort } from '../../musher/policy/port.js';
 import { generateSeatKeys, saveSeatKeys, type SeatKeys } from '../../musher/handoff/keys.js';
@@ -18,7 +19,8 @@ import { HandoffService } from '../../musher/handoff/service.js';
 import type { Log } from '../../musher/log.js';
 import { FileSecretStore } from '../../musher/secrets/store.js';
 import { HandoffStore } from '../../musher/store/handoffs.js';
-import { DAY, disposeWorlds, git, makeWorld, NOW, type World } from './handoff-transport-world.js';
+import { DAY, disposeWorlds, git, makeWorld, NOW, SESSION, type World } from './handoff-transport-world.js';
+import { pinnedTrust } from '../support/trust-pins.js';
 
 const log: Log = { info: () => undefined, warn: () => undefined, error: () => undefined };
 const seat = process.env.SLEDS_SEAT;
@@ -36,9 +38,10 @@ function entry(handle: string, keys: SeatKeys) {
  * Dana's side in `w`: a home, her seat keys in her secret store, SLEDS_SEAT=dana, and the hand-off service that picks
  * up at `nowMs` (with the policy's shared folder when `folderFor` is given).
  */
-async function danasMachine(w: World, danaKeys: SeatKeys, roster: RosterFile, opts: { nowMs: number; folderFor?: (cwd: string) => string | null }) {
+async function danasMachine(w: World, danaKeys: SeatKeys, roster: RosterFile, opts: { nowMs: number; folderFor?: (cwd: string) => string | null; trusts: Record<string, SeatKeys> }) {
   const home = join(w.root, 'dana-home');
   mkdirSync(home);
+  mkdirSync(join(w.root, 'dana-data'));
   const secrets = new FileSecretStore(join(w.root, 'dana-config'));
   await saveSeatKeys(secrets, danaKeys);
   process.env.SLEDS_SEAT = 'dana';
@@ -52,6 +55,7 @@ async function danasMachine(w: World, danaKeys: SeatKeys, roster: RosterFile, op
     claudeConfigDir: join(home, '.claude'),
     codexHome: join(home, '.codex'),
     rosterFor: () => roster,
+    trust: pinnedTrust(join(w.root, 'dana-data'), opts.trusts),
     ...(opts.folderFor ? { folderFor: opts.folderFor } : {}),
   });
   return { home, service };
@@ -100,9 +104,9 @@ describe('a refused pickup writes nothing on the teammate\'s machine', () => {
     const keys = { sam: generateSeatKeys(), dana: generateSeatKeys(), mallory: generateSeatKeys() };
     const roster = RosterFile.parse({ teammates: [entry('sam', keys.sam), entry('dana', keys.dana)] });
     const sender = await openGitTransport({ repoDir: w.a, readExpiry: () => NOW + 7 * DAY, clock: { now: () => NOW } });
-    await sender.send({ id: 'bad2k2m9qa4p', bundle: c.make(keys), wip: w.wip });
+    await sender.send({ id: 'bad2k2m9qa4p', bundle: c.make(keys) });
 
-    const { home, service } = await danasMachine(w, keys.dana, roster, { nowMs: c.clockMs ?? NOW + DAY });
+    const { home, service } = await danasMachine(w, keys.dana, roster, { nowMs: c.clockMs ?? NOW + DAY, trusts: { sam: keys.sam } });
     const before = footprint(w, home);
     await expect(service.pickup('bad2k2m9qa4p', w.b)).rejects.toThrow(c.refusal);
     expect(footprint(w, home)).toBe(before);
@@ -124,22 +128,25 @@ describe("the policy's shared folder carries the hand-off instead of the remote"
     const policy = policyPort(new PolicyLoader({ configDir: join(w.root, 'dana-config') }), w.root);
     expect(policy.forDirectory(w.b).handoffFolder).toBe(shared);
 
-    const bundle = seal(await packSnapshotContent(w.paths, w.snapshotId), {
+    // Sam's HEAD is not on the remote: the commits it needs travel sealed with the rest.
+    const { history } = await historyFor(w.a, 'fxd2k2m9qa4p', w.aHead);
+    const bundle = seal(await packSnapshotContent(w.paths, w.snapshotId, { history }), {
       sender: { handle: 'sam', signingKey: keys.sam.ed25519.privateKey },
       recipient: { handle: 'dana', x25519: keys.dana.x25519.publicKey },
       nowMs: NOW,
       id: 'fxd2k2m9qa4p',
     });
-    await new FolderTransport({ dir: shared, repoDir: w.a, readExpiry: () => NOW + 7 * DAY, clock: { now: () => NOW } }).send({ id: 'fxd2k2m9qa4p', bundle, wip: w.wip });
+    await new FolderTransport({ dir: shared, readExpiry: () => NOW + 7 * DAY, clock: { now: () => NOW } }).send({ id: 'fxd2k2m9qa4p', bundle });
 
-    const { service } = await danasMachine(w, keys.dana, roster, { nowMs: NOW + DAY, folderFor: (cwd) => policy.forDirectory(cwd).handoffFolder });
+    const { service } = await danasMachine(w, keys.dana, roster, { nowMs: NOW + DAY, folderFor: (cwd) => policy.forDirectory(cwd).handoffFolder, trusts: { sam: keys.sam } });
     const picked = await service.pickup('fxd2k2m9qa4p', w.b);
-    expect(picked).toMatchObject({ id: 'fxd2k2m9qa4p', sender: 'sam', sessionId: 's-1', branch: 'sleds/handoff/fxd2k2m9qa4p' });
+    expect(picked).toMatchObject({ id: 'fxd2k2m9qa4p', sender: 'sam', sessionId: SESSION, branch: 'sleds/handoff/fxd2k2m9qa4p' });
     expect(readFileSync(join(picked.dir, 'a.txt'), 'utf8')).toBe('one\nTWO\nthree\nfour\n');
     expect(readFileSync(join(picked.dir, 'notes.md'), 'utf8')).toBe('# notes\nuntracked\n');
     expect(existsSync(join(shared, 'fxd2k2m9qa4p.picked'))).toBe(true);
     expect(git(w.shared, 'for-each-ref', 'refs/sleds/', 'refs/heads/sleds/')).toBe('');
     expect(new HandoffStore(w.db).get('fxd2k2m9qa4p')).toMatchObject({ direction: 'received', peer: 'sam', transport: `shared folder ${shared}` });
-    await expect(service.pickup('fxd2k2m9qa4p', w.b)).rejects.toThrow('hand-off fxd2k2m9qa4p was already picked up by dana');
+    // A second pickup by dana installs nothing and says where the work is.
+    expect(await service.pickup('fxd2k2m9qa4p', w.b)).toMatchObject({ again: true, dir: picked.dir, sessionId: SESSION });
   });
 });

@@ -43,8 +43,8 @@ describe('sleds handoffs prune', () => {
     const old = sealAt(Date.now() - 8 * DAY);
     const fresh = sealAt(Date.now());
     const transport = await openGitTransport({ repoDir: repo, readExpiry: (b) => readHeader(b).expiresAt, clock: { now: () => Date.now() } });
-    await transport.send({ id: readHeader(old).id, bundle: old, wip: null });
-    await transport.send({ id: readHeader(fresh).id, bundle: fresh, wip: null });
+    await transport.send({ id: readHeader(old).id, bundle: old });
+    await transport.send({ id: readHeader(fresh).id, bundle: fresh });
 
     await startMusher(w);
     const r = await runIn(w, repo, ['handoffs', 'prune', '--json']);

@@ -14,9 +14,12 @@ import { takeSnapshot } from '../../musher/snapshot/take.js';
 import { openStore, type Db } from '../../musher/store/db.js';
 import { SnapshotStore } from '../../musher/store/snapshots.js';
 import type { WipSource } from '../../musher/handoff/transport.js';
-import { wipFromSnapshot } from '../../musher/handoff/wip-branch.js';
+import { wipFromGit } from '../../musher/handoff/work-in-progress.js';
+import { manifestBlobs } from '../../core/snapshot.js';
 
 export const NOW = Date.parse('2026-11-30T15:00:00Z');
+/** The session the world's snapshot is of (a harness session id is a UUID). */
+export const SESSION = '5e55a0de-0000-4000-8000-000000000001';
 export const DAY = 24 * 60 * 60 * 1000;
 
 export function git(cwd: string, ...args: string[]): string {
@@ -57,7 +60,7 @@ export interface World {
   db: Db;
   /** A's HEAD: a commit the remote does not have yet. */
   aHead: string;
-  /** The snapshot of A (its session 's-1'). */
+  /** The snapshot of A (its session SESSION). */
   snapshotId: string;
   wip: WipSource;
 }
@@ -108,10 +111,13 @@ export async function makeWorld(opts: { bClonesShared?: boolean } = {}): Promise
   const db = openStore(paths.dbFile);
   const log: Log = { info: () => undefined, warn: () => undefined, error: () => undefined };
   const taken = await takeSnapshot(
-    { sessionId: 's-1', harness: 'claude-code', harnessVersion: null, model: null, cwd: a, transcriptPath: null, wallId: null, bars: [], bindingWindow: null },
+    { sessionId: SESSION, harness: 'claude-code', harnessVersion: null, model: null, cwd: a, transcriptPath: null, wallId: null, bars: [], bindingWindow: null },
     { paths, store: new SnapshotStore(db), clock: { now: () => NOW }, log },
   );
-  const wip = await wipFromSnapshot(await readSnapshot(paths, taken.id));
+  const snap = await readSnapshot(paths, taken.id);
+  const blobs = new Map<string, Buffer>();
+  for (const b of manifestBlobs(snap.manifest)) blobs.set(b.hash, await snap.readBlob(b.hash));
+  const wip = wipFromGit(snap.manifest.git, (h) => blobs.get(h));
   if (wip === null) throw new Error('the snapshot of A kept no git state');
   const w: World = { root, shared, a, b, paths, db, aHead: git(a, 'rev-parse', 'HEAD'), snapshotId: taken.id, wip };
   worlds.push(w);
