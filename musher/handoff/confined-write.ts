@@ -38,10 +38,10 @@ export async function confinedTarget(base: string, rel: string): Promise<string>
 }
 
 /**
- * Writes `bytes` as the new file `rel` under `base` (0600). 'same': the file was there with these very bytes (a
+ * Writes `bytes` as the new file `rel` under `base` (0600); each folder it makes is told to `onMadeDir` first. 'same': the file was there with these very bytes (a
  * pickup tried before); a file with other bytes is an error, never overwritten. Returns the path when written.
  */
-export async function writeConfinedNew(base: string, rel: string, bytes: Buffer): Promise<{ path: string; wrote: boolean }> {
+export async function writeConfinedNew(base: string, rel: string, bytes: Buffer, onMadeDir: (dir: string) => void = () => undefined): Promise<{ path: string; wrote: boolean }> {
   const target = await confinedTarget(base, rel);
   const root = await realpath(base).catch(() => base);
   await mkdir(root, { recursive: true, mode: 0o700 });
@@ -49,6 +49,8 @@ export async function writeConfinedNew(base: string, rel: string, bytes: Buffer)
   for (const part of relative(root, target).split(sep).slice(0, -1)) {
     at = join(at, part);
     try {
+      // Told before it is made: a kill between the two leaves a name to remove, never a folder no one knows of.
+      if ((await lstat(at).catch(() => null)) === null) onMadeDir(at);
       await mkdir(at, { mode: 0o700 });
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;

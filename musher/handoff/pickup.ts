@@ -1,4 +1,4 @@
-import { lstat, mkdir, unlink } from 'node:fs/promises';
+import { lstat, mkdir, rmdir, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import { pathExists, writeFileAtomic } from '../fs-atomic.js';
@@ -29,6 +29,8 @@ const JournalSchema = z.object({
   wrote: z.array(z.string()),
   /** Files it is writing now: their partial temp files are removed on undo. */
   writing: z.array(z.string()).default([]),
+  /** Folders it made for them, outermost first (removed on undo when empty). */
+  madeDirs: z.array(z.string()).default([]),
 });
 export type PickupJournal = z.infer<typeof JournalSchema>;
 
@@ -52,6 +54,7 @@ export async function undoPickup(j: PickupJournal | null, log: Log): Promise<voi
     }
   }
   await unlink(j.briefFile).catch(() => undefined);
+  for (const dir of [...j.madeDirs].reverse()) await rmdir(dir).catch(() => undefined);
   if (await pathExists(j.top)) await removePickupWorktree(j.top, j.id, j.dir);
 }
 
@@ -104,7 +107,7 @@ export async function installPickup(p: PickupInput, d: PickupDeps): Promise<{ di
       throw new Error(`hand-off ${p.id} refused: ${(e as Error).message} — nothing was written`);
     }
   }
-  const journal: PickupJournal = { id: p.id, top, dir, branch, briefFile: p.briefFile, wrote: [], writing: [] };
+  const journal: PickupJournal = { id: p.id, top, dir, branch, briefFile: p.briefFile, wrote: [], writing: [], madeDirs: [] };
   d.begin(journal);
   try {
     if (m.git.head !== null) await ensureBase(top, m.git.head, p.content.history, p.sender, { scratchDir: p.scratchDir });
@@ -116,7 +119,10 @@ export async function installPickup(p: PickupInput, d: PickupDeps): Promise<{ di
     for (const t of targets) {
       journal.writing = [t.path];
       d.journal(journal);
-      const written = await writeConfinedNew(p.harnessHome, t.rel, t.bytes);
+      const written = await writeConfinedNew(p.harnessHome, t.rel, t.bytes, (made) => {
+        journal.madeDirs.push(made);
+        d.journal(journal);
+      });
       journal.writing = [];
       if (written.wrote) journal.wrote.push(written.path);
       d.journal(journal);

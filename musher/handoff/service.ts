@@ -243,8 +243,8 @@ export class HandoffService {
     const transport = await this.transportFor(cwd);
 
     if (prior?.direction === 'received' && (prior.state === 'received' || prior.state === 'resumed')) {
-      // Done before: the mark may be all that a crash left out.
-      await transport.markPickedUp(id, self);
+      // Done before: the mark may be all that a crash left out (asked first, so a second try writes nothing).
+      if ((await transport.isPickedUp(id)) === null) await transport.markPickedUp(id, self);
       return this.pickedUpFrom(prior, true);
     }
     if (prior?.direction === 'received' && prior.state === 'picking') {

@@ -88,7 +88,7 @@ export async function ensureBase(top: string, head: string, history: Buffer | nu
   if (remote !== null) {
     // By id first (only what is needed, no ref moved); then the ordinary fetch of the remote's branches.
     const byId = await gitExec(['fetch', '-q', '--no-tags', '--no-write-fetch-head', remote, head], { cwd: top });
-    if (byId.code !== 0 || !(await hasCommit(top, head))) await gitExec(['fetch', '-q', '--no-tags', remote], { cwd: top });
+    if (byId.code !== 0 || !(await hasCommit(top, head))) await gitExec(['fetch', '-q', '--no-tags', '--no-write-fetch-head', remote], { cwd: top });
     if (await hasCommit(top, head)) return;
   }
   if (history !== null) {
