@@ -59,6 +59,8 @@ Usage:
   sleds hook <Event>            (called by the harness) forward a hook event
   sleds mcp                     (called by the harness) the sleds MCP server on stdio: intake, estimate, dispatch, status, handoff, pickup, park, answer
   sleds statusline [--then CMD] (called by the harness) print the status line
+  sleds exec-env <file> -- <cmd>
+                                (called by musher) start a resumed session with the environment in <file>
   sleds --version
 `;
 
@@ -88,6 +90,11 @@ async function main(argv: string[]): Promise<number> {
       const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
       const { runMcp } = await import('../mcp-server/server.js');
       return runMcp(self, pkg.version);
+    }
+    case 'exec-env': {
+      // A pane musher restarts: node builtins only, nothing else loaded.
+      const { runExecEnv } = await import('./exec-env.js');
+      return runExecEnv(rest);
     }
     case 'statusline': {
       const { runStatusline } = await import('../statusline/client.js');

@@ -4,6 +4,8 @@ import { homedir } from 'node:os';
 import { callMusher, reportRefusal } from './musher-call.js';
 import { findClaude } from './install-claude.js';
 import { findBinary } from '../musher/find-binary.js';
+import { resumeArgv } from '../core/resume-plan.js';
+import { cdAndRun } from '../core/shell-quote.js';
 
 /** A received hand-off as musher's API sends it. */
 interface Received {
@@ -51,8 +53,9 @@ export async function runPickup(args: string[], json: boolean): Promise<number> 
   }
   if (again && note.dir && r.sessionId) {
     // Picked up before: nothing is installed or started again (a second harness on one transcript would interleave it).
-    const resume = r.harness === 'codex' ? `codex resume -- ${r.sessionId}` : `claude --resume=${r.sessionId}`;
-    process.stderr.write(`sleds: you picked up ${r.id} from ${r.peer} before: the work is in ${note.dir} (branch ${r.branch ?? '?'}). To resume it: cd ${JSON.stringify(note.dir)} && ${resume}\n`);
+    const harness = r.harness === 'codex' ? 'codex' : 'claude-code';
+    const resume = cdAndRun(note.dir, resumeArgv({ harness, bin: harness === 'codex' ? 'codex' : 'claude', sessionId: r.sessionId, headless: false, structured: false, prompt: null }));
+    process.stderr.write(`sleds: you picked up ${r.id} from ${r.peer} before: the work is in ${note.dir} (branch ${r.branch ?? '?'}). To resume it: ${resume}\n`);
     return 0;
   }
   if (!note.dir || !r.sessionId) {
@@ -62,13 +65,17 @@ export async function runPickup(args: string[], json: boolean): Promise<number> 
   const from = r.harness === 'codex' ? 'codex' : 'claude';
   const to = want ?? from;
   process.stderr.write(`sleds: picked up ${r.id} from ${r.peer} into ${note.dir} (branch ${r.branch ?? '?'})\n`);
-  let file: string | null;
   let argv: string[];
-  file = to === 'claude' ? findClaude(process.env, homedir()).bin : findBinary(process.env, 'codex', 'SLEDS_CODEX_BIN').bin;
+  const file = to === 'claude' ? findClaude(process.env, homedir()).bin : findBinary(process.env, 'codex', 'SLEDS_CODEX_BIN').bin;
   const go = `Picked up from ${r.peer} with sleds: continue this work.`;
   if (to === from) {
-    if (to === 'claude') argv = headless ? ['-p', '--resume', r.sessionId, '--', go] : ['--resume', r.sessionId];
-    else argv = headless ? ['exec', 'resume', '--skip-git-repo-check', '--', r.sessionId, go] : ['resume', '--', r.sessionId];
+    // The id came in a bundle from another machine: a session id (a UUID) glued to --resume= or after --, or nothing.
+    try {
+      argv = resumeArgv({ harness: to === 'codex' ? 'codex' : 'claude-code', bin: to, sessionId: r.sessionId, headless, structured: false, prompt: headless ? go : null }).slice(1);
+    } catch (e) {
+      process.stderr.write(`sleds: hand-off ${r.id}: ${(e as Error).message.replace(/^resume: /, '')}\n`);
+      return 1;
+    }
   } else {
     // The other harness cannot read this one's transcript: it starts afresh with the pack as its first prompt.
     const pack = note.briefFile ? readFileSync(note.briefFile, 'utf8') : '';
@@ -77,7 +84,8 @@ export async function runPickup(args: string[], json: boolean): Promise<number> 
     else argv = headless ? ['exec', '--skip-git-repo-check', '--', brief] : ['--', brief];
   }
   if (!file) {
-    process.stderr.write(`sleds: no ${to} binary found — install it, or set SLEDS_${to.toUpperCase()}_BIN\n`);
+    const then = to === from ? `; then: ${cdAndRun(note.dir, [to, ...argv])}` : '';
+    process.stderr.write(`sleds: no ${to} binary found — install it, or set SLEDS_${to.toUpperCase()}_BIN${then}\n`);
     return 1;
   }
   const bin = file;

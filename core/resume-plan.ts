@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isSessionId } from './session-id.js';
 
 /**
  * How to resume a session, as a program and its arguments: in the tmux pane it runs in (restarted in place) or
@@ -7,6 +8,10 @@ import { z } from 'zod';
  * Measured (claude 2.1.328, codex 0.169.0, tmux 3.3a):
  * - `claude -p --resume <id> … -- <prompt>` and `codex exec resume … -- <id> <prompt>` resume from any cwd with the
  *   same session id; the `--` keeps a prompt that starts with "-" a prompt (without it claude says "unknown option").
+ * - The id is glued to its option, `--resume=<id>` (claude 2.1.328: `claude -p --resume=<id> -- <prompt>` and the
+ *   interactive `claude --resume=<id>` resume the same session; `--resume=--settings={…}` is taken as a value and
+ *   refused, "is not a UUID and does not match any session title"), and for Codex it goes after `--`. An id never
+ *   stands alone where an option could be, and it must be a session id (core/session-id.ts) before it is used.
  * - tmux runs respawn-pane's command without a shell when it is given as two or more arguments (tmux(1), "shell-command
  *   arguments"). tmux still parses its own argv: an argument ending in ";" ends the tmux command (so `x;` must be sent
  *   as `x\;`, and `x\;` as `x\\;`), and `-c` is format-expanded (`#` must be sent as `##`). Spaces, quotes and `$` pass
@@ -64,17 +69,34 @@ export interface ResumeRequest {
   permissionMode?: string | null;
   /** Options for the harness itself, before the session id (Codex: `-c key=value` overrides). */
   harnessArgs?: string[];
+  /** tmux mode with an environment: how the pane gets it (see PaneLauncher). */
+  paneLauncher?: PaneLauncher;
   claudeBin: string;
   codexBin: string;
   tmuxBin: string;
+}
+
+/**
+ * How a restarted pane gets its environment (the gateway's URL and local token) without the variables ever standing
+ * in an argv, where any local user reads them (`ps -eo args`, /proc/<pid>/cmdline — `tmux respawn-pane -e TOKEN=…`
+ * did): the runner writes them to a 0600 file, and the pane runs `<command…> <envFile> -- <harness argv…>`
+ * (`sleds exec-env`), which reads the file, removes it and starts the harness with the variables added.
+ */
+export interface PaneLauncher {
+  /** The wrapper up to its file argument: [node, <sleds cli>, 'exec-env']. */
+  command: string[];
+  /** Where the runner writes the environment (in musher's 0700 runtime dir). */
+  envFile: string;
 }
 
 export interface ResumePlan {
   /** The program to start (tmux itself in tmux mode). */
   file: string;
   args: string[];
-  /** Added to the environment of `file` (empty in tmux mode: the variables travel as `-e` to the pane). */
+  /** Added to the environment of `file` (empty in tmux mode: the pane's variables go through `envFile`). */
   env: Record<string, string>;
+  /** tmux mode: the file the runner writes, 0600, before tmux runs; the pane's wrapper reads and removes it. */
+  envFile: { path: string; env: Record<string, string> } | null;
   cwd: string;
   mode: ResumeMode;
   harness: Harness;
@@ -90,55 +112,89 @@ const PANE_ID = /^%\d+$/;
 export class ResumePlanError extends Error {}
 
 export function planResume(req: ResumeRequest): ResumePlan {
-  if (!req.sessionId.trim()) throw new ResumePlanError('resume: no session id');
   if (!req.cwd.startsWith('/')) throw new ResumePlanError(`resume: the session's folder must be an absolute path, got '${req.cwd}'`);
   const env = req.env ?? {};
   for (const k of Object.keys(env)) if (!ENV_NAME.test(k)) throw new ResumePlanError(`resume: '${k}' is not an environment variable name`);
-  const command = harnessCommand(req);
+  const headless = req.mode === 'headless';
+  const command = resumeArgv({
+    harness: req.harness,
+    bin: req.harness === 'claude-code' ? req.claudeBin : req.codexBin,
+    sessionId: req.sessionId,
+    headless,
+    structured: true,
+    prompt: req.prompt ?? (headless ? CONTINUE_PROMPT : null),
+    model: req.model,
+    permissionMode: req.permissionMode,
+    harnessArgs: req.harnessArgs,
+  });
   const base = { harness: req.harness, sessionId: req.sessionId, cwd: req.cwd, mode: req.mode, program: command[0]! };
-  if (req.mode !== 'tmux') return { ...base, file: command[0]!, args: command.slice(1), env: { ...env } };
+  if (req.mode !== 'tmux') return { ...base, file: command[0]!, args: command.slice(1), env: { ...env }, envFile: null };
 
   if (!req.tmuxPane || !PANE_ID.test(req.tmuxPane)) throw new ResumePlanError(`resume: tmux mode needs a pane id like %3, got '${req.tmuxPane ?? ''}'`);
-  // The gateway's variables go to the pane with -e. They show in `ps` to other local processes while tmux runs: the
-  // gateway hands out a local per-seat token that only works against 127.0.0.1, never the platform key, so that is
-  // acceptable; a real secret must not travel this way.
-  const envArgs = Object.keys(env)
-    .sort()
-    .flatMap((k) => ['-e', tmuxArg(`${k}=${env[k]}`)]);
+  const withEnv = Object.keys(env).length > 0;
+  const launcher = req.paneLauncher;
+  if (withEnv && (!launcher || launcher.command.length === 0 || !launcher.envFile.startsWith('/'))) {
+    throw new ResumePlanError('resume: a pane gets its environment through the exec-env wrapper, and none was given');
+  }
+  const inPane = withEnv ? [...launcher!.command, launcher!.envFile, '--', ...command] : command;
   const socket = req.tmuxSocket ? ['-S', req.tmuxSocket] : [];
   return {
     ...base,
     file: req.tmuxBin,
-    args: [...socket, 'respawn-pane', '-k', '-t', req.tmuxPane, '-c', tmuxArg(req.cwd.replace(/#/g, '##')), ...envArgs, '--', ...command.map(tmuxArg)],
+    args: [...socket, 'respawn-pane', '-k', '-t', req.tmuxPane, '-c', tmuxArg(req.cwd.replace(/#/g, '##')), '--', ...inPane.map(tmuxArg)],
     env: {},
+    envFile: withEnv ? { path: launcher!.envFile, env: { ...env } } : null,
   };
 }
 
-/** The harness's own argv (program first). */
-function harnessCommand(req: ResumeRequest): string[] {
-  const model = req.model ? req.model : null;
-  const headless = req.mode === 'headless';
-  const prompt = req.prompt ?? (headless ? CONTINUE_PROMPT : null);
-  const tail = prompt !== null ? ['--', prompt] : [];
-  if (req.harness === 'claude-code') {
+/** What resumes one session in its harness, as an argv (see resumeArgv). */
+export interface HarnessResume {
+  harness: Harness;
+  /** The harness binary (argv[0]). */
+  bin: string;
+  sessionId: string;
+  /** `claude -p` / `codex exec`: one turn without a terminal. */
+  headless: boolean;
+  /** Headless: output musher reads (`--output-format json`, `--json`); default true. */
+  structured?: boolean;
+  /** The first message; required headless. */
+  prompt: string | null;
+  model?: string | null;
+  /** Claude only: `--permission-mode` (a headless run cannot answer a permission prompt). */
+  permissionMode?: string | null;
+  /** Options for the harness itself, before the session id (Codex: `-c key=value` overrides). */
+  harnessArgs?: string[];
+}
+
+/**
+ * The harness's own argv (program first) that resumes a session: the one place an id reaches an argv. The id must be
+ * a session id (a UUID), else ResumePlanError; Claude Code gets it glued to its option (`--resume=<id>`), Codex
+ * after the `--` that ends the options, so even a hostile id could never be read as an option.
+ */
+export function resumeArgv(r: HarnessResume): string[] {
+  if (!isSessionId(r.sessionId)) {
+    throw new ResumePlanError(`resume: ${JSON.stringify(r.sessionId.slice(0, 80))} is not a session id (a UUID) — not passing it to ${r.harness === 'codex' ? 'codex' : 'claude'}`);
+  }
+  if (r.headless && r.prompt === null) throw new ResumePlanError('resume: a headless resume needs a prompt');
+  const structured = r.headless && r.structured !== false;
+  const model = r.model ? ['--model', r.model] : [];
+  const extra = r.harnessArgs ?? [];
+  const prompt = r.prompt !== null ? [r.prompt] : [];
+  if (r.harness === 'claude-code') {
     return [
-      req.claudeBin,
-      ...(headless ? ['-p'] : []),
-      '--resume',
-      req.sessionId,
-      ...(headless ? ['--output-format', 'json'] : []),
-      ...(model ? ['--model', model] : []),
-      ...(req.permissionMode ? ['--permission-mode', req.permissionMode] : []),
-      ...(req.harnessArgs ?? []),
-      ...tail,
+      r.bin,
+      ...(r.headless ? ['-p'] : []),
+      `--resume=${r.sessionId}`,
+      ...(structured ? ['--output-format', 'json'] : []),
+      ...model,
+      ...(r.permissionMode ? ['--permission-mode', r.permissionMode] : []),
+      ...extra,
+      ...(r.prompt !== null ? ['--', r.prompt] : []),
     ];
   }
-  // Codex: the id is positional too, so it goes after the `--` with the prompt.
-  const extra = req.harnessArgs ?? [];
-  if (headless) {
-    return [req.codexBin, 'exec', 'resume', '--skip-git-repo-check', '--json', ...(model ? ['--model', model] : []), ...extra, '--', req.sessionId, prompt!];
-  }
-  return [req.codexBin, 'resume', ...(model ? ['--model', model] : []), ...extra, '--', req.sessionId, ...(prompt !== null ? [prompt] : [])];
+  // Codex: the id is positional, so it goes after the `--` with the prompt.
+  if (r.headless) return [r.bin, 'exec', 'resume', '--skip-git-repo-check', ...(structured ? ['--json'] : []), ...model, ...extra, '--', r.sessionId, ...prompt];
+  return [r.bin, 'resume', ...model, ...extra, '--', r.sessionId, ...prompt];
 }
 
 /** One argument as tmux's own argv parser must see it so the program receives it unchanged (see the top). */

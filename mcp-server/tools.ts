@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { renderStatusCard, type StatusSnapshot } from '../core/status.js';
 import { CHOICES, parseChoice } from '../core/question/question.js';
+import { shellLine } from '../core/shell-quote.js';
 import { MusherAway, type ApiReply, type MusherApi } from './musher-api.js';
 
 /**
@@ -240,7 +241,7 @@ const HANDLERS: Handlers = {
     if (!r) throw new Refusal(`sleds: hand-off ${args.id} was not picked up — sleds handoffs shows its state`);
     const branch = r.branch ? ` on branch ${r.branch}` : '';
     const note = r.note ? ` ${r.note}` : '';
-    return `Picked up hand-off ${r.id} from ${r.peer}${branch}.${note} Run sleds pickup ${r.id} in a terminal to resume its ${r.harness === 'codex' ? 'Codex' : 'Claude Code'} session there.`;
+    return `Picked up hand-off ${r.id} from ${r.peer}${branch}.${note} Run ${shellLine(['sleds', 'pickup', r.id])} in a terminal to resume its ${r.harness === 'codex' ? 'Codex' : 'Claude Code'} session there.`;
   },
 
   async park(args, ctx) {

@@ -1,4 +1,6 @@
-import { harnessOf } from '../core/resume-plan.js';
+import { harnessOf, resumeArgv } from '../core/resume-plan.js';
+import { shellLine } from '../core/shell-quote.js';
+import { cliMainPath } from './package-root.js';
 import { HookPayload, StatuslinePayload, type HookAnswer } from '../core/wire.js';
 import { parseSledPrompt, sledUsage, SLED_HELP } from '../core/sled-command.js';
 import { barStatus, liveBars, renderStatusCard, type BarStatus, type StatusSnapshot } from '../core/status.js';
@@ -207,7 +209,13 @@ export class Musher {
     this.forecaster = new Forecaster(this.bars, this.usage, opts.clock);
     this.spool = new SpoolDrain(opts.paths.spoolDir, (e) => this.handleHook({ ...e, viaSpool: true }), opts.log);
     this.jobs = new JobStore(this.db);
-    this.resumeRunner = new ResumeRunner({ log: opts.log, clock: opts.clock, logDir: `${opts.paths.stateDir}/resume` });
+    this.resumeRunner = new ResumeRunner({
+      log: opts.log,
+      clock: opts.clock,
+      logDir: `${opts.paths.stateDir}/resume`,
+      // A restarted pane gets its environment (the gateway token) from a 0600 file read by `sleds exec-env`.
+      execEnv: { command: [process.execPath, cliMainPath(), 'exec-env'], dir: `${opts.paths.runtimeDir}/env` },
+    });
     const resume = resumeJobHandler({
       runner: this.resumeRunner,
       log: opts.log,
@@ -346,7 +354,7 @@ export class Musher {
   private async pickup(id: string | null, sessionId: string, harness: string): Promise<string> {
     if (!id) return 'sled: which hand-off? e.g. /sled pickup jd7k2m9qa45p (the id is in the message you got)';
     const cwd = this.sessions.get(sessionId)?.cwd;
-    if (!cwd) return "sled: this session's folder is not known yet — run `sleds pickup " + id + '` in a checkout of the repository';
+    if (!cwd) return `sled: this session's folder is not known yet — run \`${shellLine(['sleds', 'pickup', id])}\` in a checkout of the repository`;
     const r = await this.pickupHandoff(id, cwd);
     if ('error' in r) return `sled: ${r.error}`;
     const here = harnessOf(harness);
@@ -360,7 +368,13 @@ export class Musher {
     const bins = this.binaries();
     const harness = picked.harness === 'codex' ? bins.codex : bins.claude;
     if (!pane || !bins.tmux || !harness) return null;
-    const argv = picked.harness === 'codex' ? [harness, 'resume', '--', picked.sessionId] : [harness, '--resume', picked.sessionId];
+    let argv: string[];
+    try {
+      argv = resumeArgv({ harness: picked.harness, bin: harness, sessionId: picked.sessionId, headless: false, prompt: null });
+    } catch (e) {
+      this.opts.log.warn(`pickup ${picked.id}: ${(e as Error).message}`);
+      return null;
+    }
     const opened = await openInTmuxWindow(bins.tmux, pane, picked.dir, argv, `sled-${picked.id}`);
     if (!opened.ok) this.opts.log.warn(`pickup ${picked.id}: tmux could not open a window: ${opened.why}`);
     return opened.ok ? opened.window : null;

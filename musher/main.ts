@@ -103,6 +103,8 @@ export async function runMusher(opts: { background: boolean }): Promise<number> 
     // The seat's caps from the policy of the repository the resumed session works in.
     allowance: (seat, grant) => policy.forDirectory(musher.sessions.get(grant.sessionId)?.cwd ?? null).allowance(seat),
     env,
+    // One port across restarts: a resumed session's ANTHROPIC_BASE_URL stays valid.
+    portFile: join(paths.dataDir, 'gateway.json'),
   });
   musher.gateway = gateway;
   // GitHub: the receipt in the PR body, the PR watcher (a PR opened ends its task), tracker intake (the comment

@@ -1,3 +1,5 @@
+import { cdAndRun, shellLine } from '../shell-quote.js';
+
 /** The facts of a pickup the answer needs (musher's PickedUpSession has them). */
 export interface PickedUp {
   id: string;
@@ -10,18 +12,29 @@ export interface PickedUp {
   again?: boolean;
 }
 
-/** What the teammate is told after a pickup: where the work is, and the one command that resumes it (or the tmux window it resumed in). */
+/** The command that resumes a picked-up session in its own harness (the id glued to its option, or after `--`). */
+export function resumeArgv(harness: 'claude-code' | 'codex', sessionId: string): string[] {
+  return harness === 'codex' ? ['codex', 'resume', '--', sessionId] : ['claude', `--resume=${sessionId}`];
+}
+
+/**
+ * What the teammate is told after a pickup: where the work is, and the one command that resumes it (or the tmux
+ * window it resumed in). The command is for pasting into a shell: every part is shell-quoted (the folder and the id
+ * come from a bundle made on another machine).
+ */
 export function pickedUpAnswer(p: PickedUp, here: 'claude-code' | 'codex', tmuxWindow: string | null = null): string {
   const where = p.again
     ? `You picked up ${p.id} from ${p.sender} before: the work is in ${p.dir} (branch ${p.branch}); nothing was installed again.`
     : `Picked up ${p.id} from ${p.sender}: the work is in ${p.dir} (branch ${p.branch}).`;
+  const pickup = shellLine(['sleds', 'pickup', p.id]);
   if (p.harness === here) {
-    const resume = here === 'codex' ? `codex resume ${p.sessionId}` : `claude --resume ${p.sessionId}`;
-    if (tmuxWindow) return `${where}\n${p.sender}'s session resumed in a new tmux window, ${tmuxWindow}, next to this one (this session stays as it was). Elsewhere: cd ${JSON.stringify(p.dir)} && ${resume}`;
-    return `${where}\nThe session resumes there: cd ${JSON.stringify(p.dir)} && ${resume}   (or \`sleds pickup ${p.id}\` in a terminal)`;
+    const resume = cdAndRun(p.dir, resumeArgv(here, p.sessionId));
+    if (p.again) return `${where}\nTo resume it: ${resume}`;
+    if (tmuxWindow) return `${where}\n${p.sender}'s session resumed in a new tmux window, ${tmuxWindow}, next to this one (this session stays as it was). Elsewhere: ${resume}`;
+    return `${where}\nThe session resumes there: ${resume}   (or \`${pickup}\` in a terminal)`;
   }
   const other = here === 'codex' ? 'codex' : 'claude';
-  return `${where}\nIt came from ${p.harness === 'codex' ? 'Codex' : 'Claude Code'}: \`sleds pickup ${p.id} --harness ${other}\` in a terminal starts it there with the brief as the first prompt.`;
+  return `${where}\nIt came from ${p.harness === 'codex' ? 'Codex' : 'Claude Code'}: \`${shellLine(['sleds', 'pickup', p.id, '--harness', other])}\` in a terminal starts it there with the brief as the first prompt.`;
 }
 
 

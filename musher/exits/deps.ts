@@ -29,7 +29,7 @@ export interface ExitDeps {
   resume: {
     livePane(sessionId: string): LivePane | null;
     binaries(): Binaries;
-    runner: Pick<ResumeRunner, 'run'>;
+    runner: Pick<ResumeRunner, 'run' | 'paneLauncher'>;
   };
   sessionCwd(sessionId: string): string | null;
   /** The session's transcript (Claude) or rollout (Codex). */

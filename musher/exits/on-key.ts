@@ -1,6 +1,7 @@
 import { formatUsd } from '../../core/format.js';
 import { allowanceLeftMicros } from '../../core/exits/continue.js';
 import { CODEX_GATEWAY_TOKEN_ENV, CONTINUE_PROMPT, codexGatewayArgs, planResume, type ResumePlan } from '../../core/resume-plan.js';
+import { isSessionId } from '../../core/session-id.js';
 import { codexThreadProvider } from './codex-provider.js';
 import type { WallRow } from '../store/wall-book.js';
 import type { TakeResult } from '../walls/ports.js';
@@ -18,6 +19,11 @@ const TOKEN_TTL_MS = 12 * 3_600_000;
 async function gatewayEnv(d: ExitDeps, wall: WallRow): Promise<Record<string, string>> {
   const { token, baseUrl } = await d.gateway!.mint({ seat: d.seat, project: null, sessionId: wall.sessionId, wallId: wall.wallId, ttlMs: TOKEN_TTL_MS });
   return { ANTHROPIC_BASE_URL: baseUrl, ANTHROPIC_AUTH_TOKEN: token, SLEDS_WALL: wall.wallId };
+}
+
+/** A stored id that is not a harness's session id never reaches an argv (nor is a token minted for it). */
+function notASession(wall: WallRow): string {
+  return `wall ${wall.wallId}'s session id is not one ${wall.harness === 'codex' ? 'Codex' : 'Claude Code'} makes (a UUID), so sleds will not pass it to the harness — resume the session by hand`;
 }
 
 function cwdOf(d: ExitDeps, wall: WallRow): string {
@@ -42,6 +48,7 @@ export async function continueOnKey(d: ExitDeps, wall: WallRow, model: string | 
   const live = d.resume.livePane(wall.sessionId);
   const bins = d.resume.binaries();
   if (live && bins.tmux && bins.claude) {
+    if (!isSessionId(wall.sessionId)) return { ok: false, line: notASession(wall) };
     const plan = planResume({
       harness: 'claude-code',
       sessionId: wall.sessionId,
@@ -52,6 +59,8 @@ export async function continueOnKey(d: ExitDeps, wall: WallRow, model: string | 
       mode: 'tmux',
       tmuxPane: live.pane,
       tmuxSocket: live.socket,
+      // The token reaches the pane through a 0600 file its wrapper reads and removes: never an argv (`ps`).
+      paneLauncher: d.resume.runner.paneLauncher(),
       claudeBin: bins.claude,
       codexBin: bins.codex ?? '',
       tmuxBin: bins.tmux,
@@ -80,6 +89,7 @@ function codexUnsupported(d: ExitDeps, wall: WallRow): string | null {
 
 /** `sleds go <wall>`: the interactive harness the user runs in their own terminal, resumed on the key. */
 export async function foregroundOnKey(d: ExitDeps, wall: WallRow): Promise<ResumePlan> {
+  if (!isSessionId(wall.sessionId)) throw new Error(notASession(wall));
   const bins = d.resume.binaries();
   const model = wall.choice === 'switch' ? (wall.context.cheaper?.model ?? null) : null;
   if (wall.harness === 'codex') {

@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { z } from 'zod';
+import { writeFileAtomic } from '../fs-atomic.js';
 import type { Allowance } from '../../core/gateway/allowance.js';
 import type { TokenGrant } from './tokens.js';
 import type { GatewayProvider } from '../../core/gateway/meter.js';
@@ -25,6 +27,11 @@ export interface GatewayServiceOptions {
   secrets: SecretStore;
   allowance(seat: string, grant: TokenGrant): Allowance;
   env: Env;
+  /** Where the gateway's port is kept across restarts (<data dir>/gateway.json), so a resumed session's
+   * ANTHROPIC_BASE_URL stays right after musher restarts and never points at a port another program may take. */
+  portFile: string;
+  /** How long a stored port that is busy is tried again before another is taken; default 3 s. */
+  busyWaitMs?: number;
 }
 
 export const DEFAULT_UPSTREAMS: Record<GatewayProvider, string> = {
@@ -33,6 +40,10 @@ export const DEFAULT_UPSTREAMS: Record<GatewayProvider, string> = {
 };
 
 const DEFAULT_TOKEN_TTL_MS = 24 * 3_600_000;
+const DEFAULT_BUSY_WAIT_MS = 3_000;
+const BUSY_RETRY_MS = 100;
+
+const PortFile = z.object({ port: z.number().int().min(1).max(65535) });
 const MAX_TOKEN_TTL_MS = 7 * 24 * 3_600_000;
 
 export const MintRequest = z.object({
@@ -72,24 +83,7 @@ export class GatewayService {
     this.starting ??= (async () => {
       try {
         if (!(await this.keyConfigured())) return null;
-        const env = this.opts.env;
-        const port = env.SLEDS_GATEWAY_PORT ? Number(env.SLEDS_GATEWAY_PORT) : 0;
-        if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`SLEDS_GATEWAY_PORT=${env.SLEDS_GATEWAY_PORT} is not a port number`);
-        this.gateway = await startGateway({
-          host: '127.0.0.1',
-          port,
-          upstreams: {
-            anthropic: env.SLEDS_ANTHROPIC_UPSTREAM || DEFAULT_UPSTREAMS.anthropic,
-            openai: env.SLEDS_OPENAI_UPSTREAM || DEFAULT_UPSTREAMS.openai,
-          },
-          tokens: this.tokens,
-          platformKeys: this.opts.platformKeys,
-          prices: this.opts.prices,
-          clock: this.opts.clock,
-          log: this.opts.log,
-          platformKey: (provider) => this.opts.secrets.get(PLATFORM_KEY_SECRETS[provider]),
-          allowance: (seat, grant) => this.opts.allowance(seat, grant),
-        });
+        this.gateway = await this.listen();
         this.opts.log.info(`gateway listening on ${this.gateway.url}`);
         return this.gateway;
       } finally {
@@ -97,6 +91,82 @@ export class GatewayService {
       }
     })();
     return this.starting;
+  }
+
+  /**
+   * The port: SLEDS_GATEWAY_PORT when set (1–65535; a busy one is an error), else the one stored from the last start,
+   * else any free one, then stored. A stored port that stays busy for busyWaitMs (an old musher letting go) is
+   * given up: the gateway takes another port, stores it, and revokes every outstanding token — a session still
+   * pointed at the old port would hand its token to whatever listens there now, and that token must buy nothing
+   * here. The log says so; those sessions are resumed again from their wall.
+   */
+  private async listen(): Promise<Gateway> {
+    const env = this.opts.env;
+    const fixed = env.SLEDS_GATEWAY_PORT ? Number(env.SLEDS_GATEWAY_PORT) : 0;
+    if (!Number.isInteger(fixed) || fixed < 0 || fixed > 65535) throw new Error(`SLEDS_GATEWAY_PORT=${env.SLEDS_GATEWAY_PORT} is not a port number`);
+    if (fixed) return this.startOn(fixed);
+    const stored = this.storedPort();
+    if (stored !== null) {
+      const deadline = this.opts.clock.now() + (this.opts.busyWaitMs ?? DEFAULT_BUSY_WAIT_MS);
+      for (;;) {
+        try {
+          return await this.startOn(stored);
+        } catch (e) {
+          if ((e as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw e;
+          if (this.opts.clock.now() >= deadline) break;
+          await new Promise((r) => setTimeout(r, BUSY_RETRY_MS));
+        }
+      }
+    }
+    const gateway = await this.startOn(0);
+    await this.storePort(gateway.port);
+    if (stored !== null) {
+      const revoked = this.tokens.revokeOutstanding();
+      this.opts.log.warn(
+        `gateway: port ${stored} is taken by another program; now on ${gateway.port} (stored). Revoked ${revoked} outstanding token${revoked === 1 ? '' : 's'}: a session still pointed at port ${stored} would send its token there — resume those sessions from their wall again`,
+      );
+    }
+    return gateway;
+  }
+
+  private startOn(port: number): Promise<Gateway> {
+    const env = this.opts.env;
+    return startGateway({
+      host: '127.0.0.1',
+      port,
+      upstreams: {
+        anthropic: env.SLEDS_ANTHROPIC_UPSTREAM || DEFAULT_UPSTREAMS.anthropic,
+        openai: env.SLEDS_OPENAI_UPSTREAM || DEFAULT_UPSTREAMS.openai,
+      },
+      tokens: this.tokens,
+      platformKeys: this.opts.platformKeys,
+      prices: this.opts.prices,
+      clock: this.opts.clock,
+      log: this.opts.log,
+      platformKey: (provider) => this.opts.secrets.get(PLATFORM_KEY_SECRETS[provider]),
+      allowance: (seat, grant) => this.opts.allowance(seat, grant),
+    });
+  }
+
+  private storedPort(): number | null {
+    let text: string;
+    try {
+      text = readFileSync(this.opts.portFile, 'utf8');
+    } catch {
+      return null;
+    }
+    try {
+      const parsed = PortFile.safeParse(JSON.parse(text));
+      if (parsed.success) return parsed.data.port;
+    } catch {
+      // not JSON: said below
+    }
+    this.opts.log.warn(`gateway: ${this.opts.portFile} holds no port; taking a new one`);
+    return null;
+  }
+
+  private storePort(port: number): Promise<void> {
+    return writeFileAtomic(this.opts.portFile, Buffer.from(`${JSON.stringify({ port })}\n`), 0o600);
   }
 
   state(): { running: boolean; url: string | null } {

@@ -26,6 +26,7 @@ export class GatewayTokens {
   private readonly insert;
   private readonly lookup;
   private readonly prune;
+  private readonly revoke;
   constructor(
     db: Db,
     private readonly now: () => number,
@@ -36,6 +37,7 @@ export class GatewayTokens {
     );
     this.lookup = db.prepare(`SELECT seat, project, session_id, wall_id, expires_at FROM gateway_tokens WHERE token_hash = ?`);
     this.prune = db.prepare(`DELETE FROM gateway_tokens WHERE expires_at < ?`);
+    this.revoke = db.prepare(`UPDATE gateway_tokens SET expires_at = ? WHERE expires_at > ?`);
   }
 
   /** A new token for one session: `sleds_gw_` + 32 random bytes (base64url). */
@@ -46,6 +48,15 @@ export class GatewayTokens {
     const token = `${TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
     this.insert.run(hashToken(token), grant.seat, grant.project ?? null, grant.sessionId, grant.wallId ?? null, now, grant.expiresAtMs);
     return token;
+  }
+
+  /**
+   * Ends every token still valid (they read as expired from now on); how many. For a gateway that had to move to
+   * another port: a session still pointed at the old one would send its token to whoever listens there now.
+   */
+  revokeOutstanding(): number {
+    const now = this.now();
+    return this.revoke.run(now, now).changes;
   }
 
   check(token: string): TokenCheck {

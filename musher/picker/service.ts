@@ -1,4 +1,5 @@
 import type { Band } from '../../core/estimate/band.js';
+import { cdAndRun, shellLine as quoteArgv } from '../../core/shell-quote.js';
 import { shortModel } from '../../core/exits/words.js';
 import { formatShortTime } from '../../core/exits/words.js';
 import { modelFitsHarness, modelLadder } from '../../core/picker/models.js';
@@ -251,7 +252,5 @@ function isHarness(h: string): h is PickerHarness {
 
 /** For reading only (the command runs from its argv, never through a shell): each argument quoted as a POSIX shell would need. */
 export function shellLine(c: HarnessCommand): string {
-  const q = (a: string): string => (/^[A-Za-z0-9_./:=@%+-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`);
-  const cmd = c.argv.map(q).join(' ');
-  return c.cwd ? `cd ${q(c.cwd)} && ${cmd}` : cmd;
+  return c.cwd ? cdAndRun(c.cwd, c.argv) : quoteArgv(c.argv);
 }

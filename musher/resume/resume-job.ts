@@ -57,6 +57,8 @@ export function resumeJobHandler(deps: ResumeJobDeps): JobHandler {
         mode,
         tmuxPane: live?.pane ?? undefined,
         tmuxSocket: live?.tmuxSocket ?? null,
+        // The pane's variables travel in a 0600 file its wrapper reads, never as tmux's `-e` (an argv).
+        paneLauncher: live ? deps.runner.paneLauncher() : undefined,
         claudeBin: bins.claude ?? '',
         codexBin: bins.codex ?? '',
         tmuxBin: bins.tmux ?? '',

@@ -1,7 +1,9 @@
 import { execFile, spawn } from 'node:child_process';
-import { accessSync, closeSync, constants as fsConstants, mkdirSync, openSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
-import { readClaudeOutput, readCodexOutput, type Harness, type ResumeMode, type ResumePlan } from '../../core/resume-plan.js';
+import { randomBytes } from 'node:crypto';
+import { accessSync, chmodSync, closeSync, constants as fsConstants, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { encodeEnvFile, ENV_FILE_MAX_AGE_MS, ENV_FILE_PATTERN } from '../../core/exec-env-file.js';
+import { readClaudeOutput, readCodexOutput, type Harness, type PaneLauncher, type ResumeMode, type ResumePlan } from '../../core/resume-plan.js';
 import type { Clock } from '../clock.js';
 import type { Log } from '../log.js';
 import { isSameProcess, procStartOf } from './find-pane.js';
@@ -10,6 +12,8 @@ import { isSameProcess, procStartOf } from './find-pane.js';
  * Runs a resume plan (core/resume-plan.ts).
  *
  * - tmux: runs tmux's respawn-pane and reports its exit; the harness then lives in the user's pane, not under musher.
+ *   The pane's environment (the gateway's token) is written first to a 0600 file in musher's 0700 runtime dir, which
+ *   the pane's `sleds exec-env` reads and removes (core/exec-env-file.ts); a file tmux never got to is removed here.
  * - headless: starts the harness in its own process group (detached), stdout and stderr to files under the state
  *   dir, nothing tying it to musher: a musher that stops or restarts does not take a half-done turn down with it.
  *   While musher lives, the child's exit reports the outcome; a musher started later finds the run by its handle
@@ -60,6 +64,8 @@ export interface ResumeRunnerDeps {
   watchEveryMs?: number;
   /** The environment the plan's variables are added to; default musher's own. */
   baseEnv?: NodeJS.ProcessEnv;
+  /** How a restarted pane gets its environment: the wrapper's argv up to its file, and the (0700) folder of the files. */
+  execEnv: { command: string[]; dir: string };
 }
 
 export interface RunOptions {
@@ -76,6 +82,11 @@ const MAX_OUTPUT_BYTES = 8 * 1024 * 1024;
 
 export class ResumeRunner {
   constructor(private readonly deps: ResumeRunnerDeps) {}
+
+  /** For a tmux plan with an environment: the wrapper and a fresh file name for it (core/resume-plan.ts). */
+  paneLauncher(): PaneLauncher {
+    return { command: [...this.deps.execEnv.command], envFile: join(this.deps.execEnv.dir, `env-${randomBytes(12).toString('hex')}.json`) };
+  }
 
   async run(plan: ResumePlan, opts: RunOptions = {}): Promise<ResumeOutcome> {
     const startedAt = this.deps.clock.now();
@@ -120,6 +131,13 @@ export class ResumeRunner {
   }
 
   private runTmux(plan: ResumePlan, base: OutcomeBase): Promise<ResumeOutcome> {
+    if (plan.envFile) {
+      try {
+        this.writeEnvFile(plan.envFile.path, plan.envFile.env);
+      } catch (e) {
+        return Promise.resolve(this.failed(base, `resume: could not write the pane's environment to ${plan.envFile.path}: ${(e as Error).message}`));
+      }
+    }
     return new Promise((resolve) => {
       execFile(plan.file, plan.args, { cwd: plan.cwd, timeout: TMUX_TIMEOUT_MS, env: { ...(this.deps.baseEnv ?? process.env), ...plan.env } }, (err, _stdout, stderr) => {
         const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : null) : 0;
@@ -129,10 +147,38 @@ export class ResumeRunner {
           resolve({ ...base, ok: true, finishedAt, exitCode: 0, pid: null, logFile: null, errFile: null, result: null, isError: null, costUsd: null, error: null });
           return;
         }
+        // No pane will read it: the token goes now, not at the next sweep.
+        if (plan.envFile) rmSync(plan.envFile.path, { force: true });
         const why = firstLine(stderr) || (err as Error).message;
         resolve({ ...this.failed(base, `resume: tmux could not restart the pane: ${why}`), exitCode: code });
       });
     });
+  }
+
+  /** 0600, created here and nowhere else (O_EXCL: never through a link), in a 0700 folder; stale ones swept first. */
+  private writeEnvFile(path: string, env: Record<string, string>): void {
+    const dir = dirname(path);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    chmodSync(dir, 0o700);
+    this.sweepEnvFiles(dir);
+    writeFileSync(path, encodeEnvFile(env), { mode: 0o600, flag: 'wx' });
+  }
+
+  /** Files whose pane never started (it died first, or tmux ran it elsewhere): removed once they are old. */
+  private sweepEnvFiles(dir: string): void {
+    const now = this.deps.clock.now();
+    for (const name of readdirSync(dir)) {
+      if (!ENV_FILE_PATTERN.test(name)) continue;
+      const file = join(dir, name);
+      try {
+        if (now - statSync(file).mtimeMs > ENV_FILE_MAX_AGE_MS) {
+          rmSync(file, { force: true });
+          this.deps.log.warn(`resume: removed ${file}, an environment no pane read in ${ENV_FILE_MAX_AGE_MS / 60_000} minutes`);
+        }
+      } catch {
+        // gone meanwhile: read by its pane
+      }
+    }
   }
 
   private runHeadless(plan: ResumePlan, base: OutcomeBase, opts: RunOptions): Promise<ResumeOutcome> {

@@ -54,6 +54,9 @@ describe('the wall in the real Codex CLI', { timeout: 180_000 }, () => {
     expect(plan.args).toContain('resume');
     expect(plan.args.join(' ')).toMatch(/model_providers\.fake\.base_url="http:\/\/127\.0\.0\.1:\d+\/v1"/);
     expect(plan.env.SLEDS_GATEWAY_TOKEN).toBe('<redacted>');
+    // The token travels in the environment only; the thread id after the `--` that ends the options.
+    expect(plan.args.join(' ')).not.toContain('sleds_gw_');
+    expect(plan.args.slice(plan.args.indexOf('--'))).toEqual(['--', threadId, expect.any(String)]);
 
     fake.setBehaviour({ usageLimitRejection: null });
     // Run the plan's own overrides with a token musher mints for this wall, headless (`codex exec resume`): the

@@ -4,18 +4,38 @@
  * `/sled 1` restarts the same session in its tmux pane on musher's gateway with the platform key until the
  * allowance ends it, and `/sled 6` on another wall runs the session headless at its reset.
  */
-import { execFileSync } from 'node:child_process';
-import { readFileSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { runClaudePrint } from './harness/claude-env.js';
 import { conversationText, lastUserPrompt, type RecordedRequest } from './harness/fake-anthropic.js';
 import { useE2eFixture } from './harness/fixture.js';
+import { TMUX_BIN } from './harness/tmux.js';
 import { REPO_ROOT, sleds, startMusher, status, waitFor } from '../support/sleds-env.js';
 
 const PLUGIN_DIR = join(REPO_ROOT, 'plugin');
 const STATUSLINE = `node ${join(REPO_ROOT, 'dist', 'statusline.cjs')}`;
 const PLATFORM_KEY = 'sk-ant-api03-platform-key-for-the-e2e-0123456789';
+
+const execFileP = promisify(execFile);
+
+/**
+ * The real tmux behind a shim that first appends its argv to `log`: the tmux client musher runs lives for a few
+ * milliseconds, too short to catch with `ps`, so what it was given is read here (the same bytes /proc/<pid>/cmdline
+ * showed every local user while it ran).
+ */
+function recordingTmux(): { bin: string; log: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'sl-tmuxrec-'));
+  const bin = join(dir, 'tmux');
+  const log = join(dir, 'argv.log');
+  writeFileSync(log, '');
+  writeFileSync(bin, `#!/bin/sh\nprintf '%s\\n' "$*" >> '${log}'\nexec '${TMUX_BIN}' "$@"\n`);
+  chmodSync(bin, 0o755);
+  return { bin, log };
+}
 
 const header = (r: RecordedRequest, name: string): string | undefined => {
   const v = r.headers[name];
@@ -26,7 +46,7 @@ describe('the wall in the real Claude Code', { timeout: 180_000 }, () => {
   const fx = useE2eFixture({ claude: true });
 
   /** A git project with the team's policy, a Claude home on the fake API, and musher with the platform key. */
-  async function setUp(policy: string, settings?: object) {
+  async function setUp(policy: string, settings?: object, extraEnv: Record<string, string> = {}) {
     const fake = await fx.fakeAnthropic({ reply: (req) => `Answer to: ${lastUserPrompt(req).slice(0, 60)}` });
     const cwd = await fx.project();
     execFileSync('git', ['init', '-q'], { cwd });
@@ -38,7 +58,7 @@ describe('the wall in the real Claude Code', { timeout: 180_000 }, () => {
       fakeUrl: fake.url,
       cwd,
       settings,
-      sledsEnv: { SLEDS_SEAT: 'dana', SLEDS_ANTHROPIC_UPSTREAM: fake.url, SLEDS_CLAUDE_BIN: fx.claudeBin },
+      sledsEnv: { SLEDS_SEAT: 'dana', SLEDS_ANTHROPIC_UPSTREAM: fake.url, SLEDS_CLAUDE_BIN: fx.claudeBin, ...extraEnv },
     });
     const keySet = await sleds(world, ['key', 'set', 'anthropic'], `${PLATFORM_KEY}\n`);
     expect(keySet.code, keySet.stderr).toBe(0);
@@ -63,9 +83,11 @@ describe('the wall in the real Claude Code', { timeout: 180_000 }, () => {
 
   it('429 → wall + snapshot → the card with no request → /sled 1 resumes the same session on the key in its pane → the allowance ends it', async () => {
     const resetsAt = Math.floor(Date.now() / 1000) + 3 * 3600;
+    const tmuxRec = recordingTmux();
     const { fake, home, world } = await setUp(
       ['allowance:', '  default: { per_day: $0.05 }', ''].join('\n'),
       { statusLine: { type: 'command', command: STATUSLINE, padding: 0 } },
+      { SLEDS_TMUX_BIN: tmuxRec.bin },
     );
     const tmux = await fx.claudeInTmux(home, ['--plugin-dir', PLUGIN_DIR], 30_000);
     await tmux.sendText('first task: rename the widget');
@@ -111,6 +133,19 @@ describe('the wall in the real Claude Code', { timeout: 180_000 }, () => {
       return s.platformKey.bySeatModel.find((r) => r.seat === 'dana' && r.records > 0) ? s : null;
     });
     expect(metered.platformKey.todayMicros).toBeGreaterThan(0);
+
+    // The resumed claude runs in its pane and has spent through the gateway with its local token: that token is in
+    // no process's argv — not the pane's (the exec-env wrapper and claude --resume=<id>), not the tmux client musher
+    // ran — and the 0600 file it travelled in is gone.
+    const { stdout: ps } = await execFileP('ps', ['-eo', 'args'], { maxBuffer: 16 * 1024 * 1024 });
+    expect(ps).not.toContain('sleds_gw_');
+    const tmuxCalls = readFileSync(tmuxRec.log, 'utf8');
+    expect(tmuxCalls).toMatch(/respawn-pane -k -t %\d+ /);
+    expect(tmuxCalls).not.toContain('sleds_gw_');
+    expect(tmuxCalls).not.toContain('ANTHROPIC_AUTH_TOKEN');
+    const pane = ps.split('\n').find((l) => l.includes(' exec-env ') && l.includes(`--resume=${sessionId}`));
+    expect(pane, 'the pane runs claude --resume=<id> under sleds exec-env').toBeDefined();
+    expect(readdirSync(join(world.sledsHome, 'run', 'env'))).toEqual([]);
 
     // The allowance ends it: the next request is refused by the gateway with the message the user sees.
     await tmux.sendText('and one more');

@@ -4,13 +4,14 @@
  * no log, no --json output and no file under SLEDS_HOME but the secrets file.
  */
 import http from 'node:http';
+import net from 'node:net';
 import { createHash } from 'node:crypto';
 import { chmodSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { requestMusher } from '../../hooks/musher-client.js';
 import { startFakeAnthropic } from '../e2e/harness/fake-anthropic.js';
-import { disposeWorld, makeWorld, sleds, startMusher, status, waitFor, type SledsWorld } from '../support/sleds-env.js';
+import { disposeWorld, makeWorld, sleds, startMusher, status, stopMusher, waitFor, type SledsWorld } from '../support/sleds-env.js';
 
 const KEY = 'sk-ant-api03-PLATFORMKEY-musher-test-9f8e7d6c5b4a';
 const FINGERPRINT = createHash('sha256').update(KEY).digest('hex').slice(0, 8);
@@ -176,6 +177,63 @@ describe('the gateway in musher', () => {
     const minted = await api(world, 'POST', '/v1/gateway/tokens', { sessionId: 's', ttlMs: 60_000 });
     expect(minted.status).toBe(200);
     expect((await api(world, 'GET', '/v1/gateway')).json).toEqual({ running: true, url: minted.json.baseUrl });
+  });
+
+  it('musher stopped and started again serves the gateway on the same port: a resumed session\'s token and URL still work', async () => {
+    const { fake, world } = await setUp();
+    await sleds(world, ['key', 'set', 'anthropic'], KEY);
+    await startMusher(world);
+    const minted = await api(world, 'POST', '/v1/gateway/tokens', { sessionId: 's' });
+    expect(minted.status).toBe(200);
+    const first = minted.json.baseUrl as string;
+    const portFile = join(world.sledsHome, 'data', 'gateway.json');
+    expect(JSON.parse(readFileSync(portFile, 'utf8'))).toEqual({ port: Number(new URL(first).port) });
+    expect(statSync(portFile).mode & 0o777).toBe(0o600);
+
+    await stopMusher(world);
+    await expect(callGateway(first, minted.json.token)).rejects.toThrow(/ECONNREFUSED/);
+    await startMusher(world);
+    const again = await waitFor('the gateway back', async () => {
+      const r = await api(world, 'GET', '/v1/gateway');
+      return r.json.running ? r.json : null;
+    });
+    expect(again.url).toBe(first);
+    // The session resumed before the restart goes on with the URL and token it was given.
+    const r = await callGateway(first, minted.json.token);
+    expect(r.status).toBe(200);
+    expect(fake.messageRequests()).toHaveLength(1);
+  });
+
+  it('the stored port taken by another program: a new port, stored, the outstanding tokens revoked, and the log says why', async () => {
+    const { fake, world } = await setUp();
+    await sleds(world, ['key', 'set', 'anthropic'], KEY);
+    await startMusher(world);
+    const minted = await api(world, 'POST', '/v1/gateway/tokens', { sessionId: 's' });
+    const oldPort = Number(new URL(minted.json.baseUrl as string).port);
+    await stopMusher(world);
+
+    // Someone else listens on the old port while musher is away.
+    const stranger = net.createServer((c) => c.destroy());
+    await new Promise<void>((resolve) => stranger.listen(oldPort, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise((resolve) => stranger.close(resolve)));
+    await startMusher(world);
+    const moved = await waitFor('the gateway on another port', async () => {
+      const r = await api(world, 'GET', '/v1/gateway');
+      return r.json.running ? r.json : null;
+    });
+    const newPort = Number(new URL(moved.url as string).port);
+    expect(newPort).not.toBe(oldPort);
+    expect(JSON.parse(readFileSync(join(world.sledsHome, 'data', 'gateway.json'), 'utf8'))).toEqual({ port: newPort });
+    // The token a session still pointed at the old port holds buys nothing here now.
+    const old = await callGateway(moved.url as string, minted.json.token);
+    expect(old.status).toBe(401);
+    expect(JSON.parse(old.body).error.message).toMatch(/token has expired — resume the session from its wall/);
+    expect(fake.messageRequests()).toHaveLength(0);
+    expect(readFileSync(world.logFile, 'utf8')).toContain(
+      `gateway: port ${oldPort} is taken by another program; now on ${newPort} (stored). Revoked 1 outstanding token: a session still pointed at port ${oldPort} would send its token there — resume those sessions from their wall again`,
+    );
+    const fresh = await api(world, 'POST', '/v1/gateway/tokens', { sessionId: 's' });
+    expect((await callGateway(fresh.json.baseUrl, fresh.json.token)).status).toBe(200);
   });
 
   it('sleds key refuses what is not a key, and says which providers exist', async () => {

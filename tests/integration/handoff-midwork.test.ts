@@ -214,7 +214,7 @@ describe('/sled pickup typed in Claude Code inside tmux', { timeout: 600_000 }, 
     expect(cwd).toBe(JSON.parse(dir.note).dir);
     expect(readFileSync(join(cwd!, 'cart.ts'), 'utf8')).toBe('export const sum = 1;\n');
     expect(command).toContain(claude);
-    expect(command).toContain(`--resume ${sessionId}`);
+    expect(command).toContain(`--resume=${sessionId}`);
     expect(tmux('display-message', '-p', '-t', pane, '#{pane_dead}')).toBe('0'); // dana's own pane was not touched
   });
 });

@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -13,7 +13,7 @@ import { openStore } from '../../musher/store/db.js';
 import { JobStore } from '../../musher/store/jobs.js';
 import type { Log } from '../../musher/log.js';
 import { startTmux, TMUX_BIN, type TmuxSession } from '../e2e/harness/tmux.js';
-import { waitFor } from '../support/sleds-env.js';
+import { CLI, waitFor } from '../support/sleds-env.js';
 
 /**
  * Resuming in place with the real tmux: a pane running a placeholder is respawned with the planned command, which
@@ -33,13 +33,14 @@ let tmux: TmuxSession;
 let socketPath: string;
 let pane: string;
 let recorder: string;
+let runner: ResumeRunner;
 const cleanups: Array<() => unknown> = [];
 
 /** A stand-in for claude: writes what it got to $RECORD_TO, then waits to be killed. */
 const RECORDER = `#!${process.execPath}
 const { writeFileSync, renameSync } = require('node:fs');
 const out = process.env.RECORD_TO;
-const data = { argv: process.argv.slice(2), cwd: process.cwd(), pid: process.pid, pane: process.env.TMUX_PANE,
+const data = { argv: process.argv.slice(2), cwd: process.cwd(), pid: process.pid, ppid: process.ppid, pane: process.env.TMUX_PANE,
   env: { GATEWAY_TOKEN: process.env.GATEWAY_TOKEN, QUOTED: process.env.QUOTED, CLAUDE_CONFIG_DIR: process.env.CLAUDE_CONFIG_DIR } };
 writeFileSync(out + '.tmp', JSON.stringify(data));
 renameSync(out + '.tmp', out);
@@ -51,8 +52,13 @@ async function tm(...args: string[]): Promise<string> {
   return stdout.trim();
 }
 
-function readRecord(file: string): Promise<{ argv: string[]; cwd: string; pid: number; pane: string; env: Record<string, string> }> {
+function readRecord(file: string): Promise<{ argv: string[]; cwd: string; pid: number; ppid: number; pane: string; env: Record<string, string> }> {
   return waitFor(`the respawned program to write ${basename(file)}`, () => JSON.parse(readFileSync(file, 'utf8')));
+}
+
+/** The runner as musher builds it: a pane's variables go through `sleds exec-env` (the built CLI) and a 0600 file. */
+function runnerIn(dir: string): ResumeRunner {
+  return new ResumeRunner({ log, clock, logDir: join(dir, 'logs'), execEnv: { command: [process.execPath, CLI, 'exec-env'], dir: join(dir, 'run', 'env') } });
 }
 
 function request(over: Partial<ResumeRequest>): ResumeRequest {
@@ -67,6 +73,7 @@ function request(over: Partial<ResumeRequest>): ResumeRequest {
     claudeBin: recorder,
     codexBin: '/nonexistent/codex',
     tmuxBin: TMUX_BIN,
+    paneLauncher: runner.paneLauncher(),
     ...over,
   };
 }
@@ -74,6 +81,7 @@ function request(over: Partial<ResumeRequest>): ResumeRequest {
 beforeEach(async () => {
   root = realpathSync(mkdtempSync(join(tmpdir(), 'sl-tmux-')));
   cleanups.push(() => rmSync(root, { recursive: true, force: true }));
+  runner = runnerIn(root);
   recorder = join(root, 'fake claude');
   writeFileSync(recorder, RECORDER);
   chmodSync(recorder, 0o755);
@@ -101,29 +109,35 @@ describe('resume in its tmux pane (real tmux)', () => {
         env: { RECORD_TO: record, GATEWAY_TOKEN: 'sleds local; token', QUOTED: `"q" 'x' $HOME \\;` },
       }),
     );
-    const outcome = await new ResumeRunner({ log, clock, logDir: join(root, 'logs') }).run(plan);
+    const outcome = await runner.run(plan);
     expect(outcome).toMatchObject({ ok: true, mode: 'tmux', exitCode: 0, error: null });
 
     const got = await readRecord(record);
-    expect(got.argv).toEqual(['--resume', SID, '--model', 'claude sonnet "5"', '--', TRICKY]);
+    expect(got.argv).toEqual([`--resume=${SID}`, '--model', 'claude sonnet "5"', '--', TRICKY]);
     expect(got.cwd).toBe(cwd);
     expect(got.env).toEqual({ GATEWAY_TOKEN: 'sleds local; token', QUOTED: `"q" 'x' $HOME \\;` });
     expect(got.pane).toBe(pane);
-    // The same pane, a new process: the placeholder is gone and the planned command runs there.
+    // The same pane, a new process: the placeholder is gone and the planned command runs there, under the
+    // exec-env wrapper that handed it the variables.
     const [paneId, pid, command] = (await tm('display-message', '-p', '-t', pane, '#{pane_id}\t#{pane_pid}\t#{pane_current_command}')).split('\t');
     expect(paneId).toBe(pane);
-    expect(Number(pid)).toBe(got.pid);
+    expect(got.ppid).toBe(Number(pid));
     expect(Number(pid)).not.toBe(before);
+    // The variables are in no process's argv (what `ps` shows any local user), and their file is gone.
+    for (const p of [Number(pid), got.pid]) expect(readFileSync(`/proc/${p}/cmdline`, 'utf8')).not.toContain('sleds local; token');
+    expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')).toContain('exec-env');
+    expect(readdirSync(join(root, 'run', 'env'))).toEqual([]);
     expect(command).toBe(basename(process.execPath));
     expect(await tm('list-panes', '-a', '-F', '#{pane_id}')).toBe(pane);
   });
 
   it('fails in one line, touching nothing, when the pane or the folder is gone', async () => {
-    const runner = new ResumeRunner({ log, clock, logDir: join(root, 'logs') });
     const before = await tm('display-message', '-p', '-t', pane, '#{pane_pid}');
-    const noPane = await runner.run(planResume(request({ tmuxPane: '%999' })));
+    const noPane = await runner.run(planResume(request({ tmuxPane: '%999', env: { GATEWAY_TOKEN: 'local-token' } })));
     expect(noPane.ok).toBe(false);
     expect(noPane.error).toMatch(/^resume: tmux could not restart the pane: can't find pane: %999$/);
+    // The file tmux never handed to a pane is removed at once.
+    expect(readdirSync(join(root, 'run', 'env'))).toEqual([]);
     const noFolder = await runner.run(planResume(request({ cwd: join(root, 'moved away') })));
     expect(noFolder).toMatchObject({ ok: false, error: `resume: the session's folder ${join(root, 'moved away')} is gone — resume it by hand from where it lives now` });
     const noBinary = await runner.run(planResume(request({ claudeBin: join(root, 'no-claude') })));
@@ -134,7 +148,7 @@ describe('resume in its tmux pane (real tmux)', () => {
   it('findLivePane reads <config>/sessions: live pid with the same start time only; the tmux server from the process', async () => {
     // Put the recorder in the pane: a live process that tmux started, with TMUX in its environment.
     const record = join(root, 'record.json');
-    await new ResumeRunner({ log, clock, logDir: join(root, 'logs') }).run(planResume(request({ env: { RECORD_TO: record } })));
+    await runner.run(planResume(request({ env: { RECORD_TO: record } })));
     const live = await readRecord(record);
     const config = join(root, 'claude');
     const sessions = join(config, 'sessions');
@@ -158,7 +172,7 @@ describe('resume in its tmux pane (real tmux)', () => {
     const record = join(root, 'record.json');
     const config = join(root, 'claude');
     // The session was started with its own config dir (in the user's shell, not in tmux's environment).
-    await new ResumeRunner({ log, clock, logDir: join(root, 'logs') }).run(planResume(request({ env: { RECORD_TO: record, CLAUDE_CONFIG_DIR: config } })));
+    await runner.run(planResume(request({ env: { RECORD_TO: record, CLAUDE_CONFIG_DIR: config } })));
     const first = await readRecord(record);
     mkdirSync(join(config, 'sessions'), { recursive: true });
     writeFileSync(join(config, 'sessions', `${first.pid}.json`), JSON.stringify({ pid: first.pid, sessionId: SID, procStart: procStartOf(first.pid), tmux: `main:@0.${pane}` }));
@@ -166,7 +180,6 @@ describe('resume in its tmux pane (real tmux)', () => {
 
     const db = openStore(join(root, 'sleds.db'));
     cleanups.push(() => db.close());
-    const runner = new ResumeRunner({ log, clock, logDir: join(root, 'logs') });
     const handler = resumeJobHandler({
       runner,
       log,
@@ -181,7 +194,7 @@ describe('resume in its tmux pane (real tmux)', () => {
 
     const second = await readRecord(record);
     expect(second.pid).not.toBe(first.pid);
-    expect(second.argv).toEqual(['--resume', SID, '--model', 'sonnet', '--', 'continue where you stopped']);
+    expect(second.argv).toEqual([`--resume=${SID}`, '--model', 'sonnet', '--', 'continue where you stopped']);
     expect(second.env.GATEWAY_TOKEN).toBe('local-token');
     expect(second.env.CLAUDE_CONFIG_DIR).toBe(config);
     expect(scheduler.get(job.id)).toMatchObject({ state: 'done', result: { ok: true, summary: 'resumed in its tmux pane', detail: { mode: 'tmux' } } });

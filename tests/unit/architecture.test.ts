@@ -68,6 +68,18 @@ describe('architecture', () => {
     }
   });
 
+  it('sleds exec-env (the wrapper of a restarted pane) loads node builtins and package-free core modules only, and main.ts loads it lazily', () => {
+    const zodFree = new Set(sources('core').filter((f) => !importsOf(f).some((i) => i.spec === 'zod' && !i.typeOnly)));
+    for (const { spec, typeOnly } of importsOf('cli/exec-env.ts')) {
+      if (spec.startsWith('node:') || typeOnly) continue;
+      expect(zodFree.has(target('cli/exec-env.ts', spec).replace(/\.js$/, '.ts')), `cli/exec-env.ts loads ${spec}`).toBe(true);
+    }
+    const main = importsOf('cli/main.ts').filter((i) => !i.typeOnly && !i.spec.startsWith('node:'));
+    const eager = readFileSync(join(ROOT, 'cli/main.ts'), 'utf8').match(/^import .* from '([^']+)'/gm) ?? [];
+    expect(eager.filter((l) => !/from 'node:/.test(l))).toEqual([]);
+    expect(main.map((i) => i.spec)).toContain('./exec-env.js');
+  });
+
   it('only musher/ opens the store', () => {
     for (const dir of ['core', 'hooks', 'statusline', 'mcp-server', 'cli']) {
       for (const file of sources(dir)) {

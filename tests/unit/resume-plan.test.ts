@@ -5,58 +5,62 @@ import {
   harnessOf,
   planResume,
   readClaudeOutput,
+  resumeArgv,
   readCodexOutput,
   ResumeJob,
   tmuxArg,
+  type ResumePlan,
   type ResumeRequest,
 } from '../../core/resume-plan.js';
 
 const BINS = { claudeBin: '/opt/claude/bin/claude', codexBin: '/opt/codex/bin/codex', tmuxBin: '/usr/bin/tmux' };
 const SID = '1098c2f4-6a5e-4a8e-9a57-1f3c9d7e2b10';
 const TRICKY = `fix "the bug" in Bob's code; then -x $HOME \`ls\` #{pane_id};`;
+const LAUNCHER = { command: ['/usr/bin/node', '/opt/sleds/dist/cli/main.js', 'exec-env'], envFile: '/run/user/1000/sleds/env/e-1a2b.json' };
 
 function req(over: Partial<ResumeRequest>): ResumeRequest {
   return { harness: 'claude-code', sessionId: SID, cwd: '/home/u/my proj', prompt: null, mode: 'headless', ...BINS, ...over };
 }
 
 describe('planResume', () => {
-  it.each<[string, Partial<ResumeRequest>, { file: string; args: string[]; env?: Record<string, string> }]>([
+  it.each<[string, Partial<ResumeRequest>, { file: string; args: string[]; env?: Record<string, string>; envFile?: ResumePlan['envFile'] }]>([
     [
       'claude headless, default prompt',
       {},
-      { file: BINS.claudeBin, args: ['-p', '--resume', SID, '--output-format', 'json', '--', CONTINUE_PROMPT] },
+      { file: BINS.claudeBin, args: ['-p', `--resume=${SID}`, '--output-format', 'json', '--', CONTINUE_PROMPT] },
     ],
     [
       'claude headless with model, permission mode and the gateway',
       { model: 'claude-sonnet-5', prompt: 'go on', permissionMode: 'acceptEdits', env: { ANTHROPIC_BASE_URL: 'http://127.0.0.1:4100', ANTHROPIC_API_KEY: 'sleds-local-abc' } },
       {
         file: BINS.claudeBin,
-        args: ['-p', '--resume', SID, '--output-format', 'json', '--model', 'claude-sonnet-5', '--permission-mode', 'acceptEdits', '--', 'go on'],
+        args: ['-p', `--resume=${SID}`, '--output-format', 'json', '--model', 'claude-sonnet-5', '--permission-mode', 'acceptEdits', '--', 'go on'],
         env: { ANTHROPIC_BASE_URL: 'http://127.0.0.1:4100', ANTHROPIC_API_KEY: 'sleds-local-abc' },
       },
     ],
     [
       'claude in its pane: no prompt unless given',
       { mode: 'tmux', tmuxPane: '%3' },
-      { file: BINS.tmuxBin, args: ['respawn-pane', '-k', '-t', '%3', '-c', '/home/u/my proj', '--', BINS.claudeBin, '--resume', SID], env: {} },
+      { file: BINS.tmuxBin, args: ['respawn-pane', '-k', '-t', '%3', '-c', '/home/u/my proj', '--', BINS.claudeBin, `--resume=${SID}`], env: {} },
     ],
     [
       'claude in its pane on another server, with model, env and a prompt',
-      { mode: 'tmux', tmuxPane: '%12', tmuxSocket: '/tmp/tmux-1000/work', model: 'sonnet', prompt: 'continue', env: { B_VAR: 'two words', A_VAR: 'x' } },
+      { mode: 'tmux', tmuxPane: '%12', tmuxSocket: '/tmp/tmux-1000/work', model: 'sonnet', prompt: 'continue', env: { B_VAR: 'two words', A_VAR: 'x' }, paneLauncher: LAUNCHER },
       {
         file: BINS.tmuxBin,
         args: [
           '-S', '/tmp/tmux-1000/work', 'respawn-pane', '-k', '-t', '%12', '-c', '/home/u/my proj',
-          '-e', 'A_VAR=x', '-e', 'B_VAR=two words',
-          '--', BINS.claudeBin, '--resume', SID, '--model', 'sonnet', '--', 'continue',
+          '--', ...LAUNCHER.command, LAUNCHER.envFile,
+          '--', BINS.claudeBin, `--resume=${SID}`, '--model', 'sonnet', '--', 'continue',
         ],
         env: {},
+        envFile: { path: LAUNCHER.envFile, env: { B_VAR: 'two words', A_VAR: 'x' } },
       },
     ],
     [
       'claude in the foreground (sleds go)',
       { mode: 'foreground', env: { ANTHROPIC_BASE_URL: 'http://127.0.0.1:4100' } },
-      { file: BINS.claudeBin, args: ['--resume', SID], env: { ANTHROPIC_BASE_URL: 'http://127.0.0.1:4100' } },
+      { file: BINS.claudeBin, args: [`--resume=${SID}`], env: { ANTHROPIC_BASE_URL: 'http://127.0.0.1:4100' } },
     ],
     [
       'codex headless',
@@ -78,6 +82,7 @@ describe('planResume', () => {
     expect(plan.file).toBe(expected.file);
     expect(plan.args).toEqual(expected.args);
     expect(plan.env).toEqual(expected.env ?? {});
+    expect(plan.envFile).toEqual(expected.envFile ?? null);
     expect(plan.cwd).toBe('/home/u/my proj');
     expect(plan.mode).toBe(over.mode ?? 'headless');
   });
@@ -90,13 +95,24 @@ describe('planResume', () => {
     expect(codex.args.slice(-3)).toEqual(['--', SID, tricky]);
   });
 
-  it("escapes only what tmux's own parser would eat: a trailing ; and # in the folder", () => {
-    const plan = planResume(req({ mode: 'tmux', tmuxPane: '%1', cwd: '/w/a#b;', prompt: TRICKY, env: { K: 'v;', Q: `"q" 'x' \\;` } }));
+  it("escapes only what tmux's own parser would eat: a trailing ; and # in the folder; the variables go to the file as they are", () => {
+    const plan = planResume(req({ mode: 'tmux', tmuxPane: '%1', cwd: '/w/a#b;', prompt: TRICKY, env: { K: 'v;', Q: `"q" 'x' \\;` }, paneLauncher: LAUNCHER }));
     expect(plan.args).toEqual([
       'respawn-pane', '-k', '-t', '%1', '-c', '/w/a##b\\;',
-      '-e', 'K=v\\;', '-e', `Q="q" 'x' \\\\;`,
-      '--', BINS.claudeBin, '--resume', SID, '--', `${TRICKY.slice(0, -1)}\\;`,
+      '--', ...LAUNCHER.command, LAUNCHER.envFile,
+      '--', BINS.claudeBin, `--resume=${SID}`, '--', `${TRICKY.slice(0, -1)}\\;`,
     ]);
+    expect(plan.envFile).toEqual({ path: LAUNCHER.envFile, env: { K: 'v;', Q: `"q" 'x' \\;` } });
+  });
+
+  it('a variable for the pane never stands in an argv: tmux gets no -e, only the file the wrapper reads', () => {
+    const token = 'sleds_gw_0123456789abcdefghijklmnopqrstuvwxyzABCDEFG';
+    const plan = planResume(req({ mode: 'tmux', tmuxPane: '%1', env: { ANTHROPIC_BASE_URL: 'http://127.0.0.1:4100', ANTHROPIC_AUTH_TOKEN: token }, paneLauncher: LAUNCHER }));
+    expect(plan.args).not.toContain('-e');
+    expect(plan.args.join('\n')).not.toContain(token);
+    expect(plan.envFile?.env.ANTHROPIC_AUTH_TOKEN).toBe(token);
+    // Without the wrapper there is no safe way to hand them over: refused, not sent with -e.
+    expect(() => planResume(req({ mode: 'tmux', tmuxPane: '%1', env: { ANTHROPIC_AUTH_TOKEN: token } }))).toThrow(/exec-env wrapper/);
   });
 
   it.each([
@@ -114,7 +130,10 @@ describe('planResume', () => {
     ['tmux with a session:window target', { mode: 'tmux', tmuxPane: 'main:0.0' }, /needs a pane id/],
     ['a relative folder', { cwd: 'proj' }, /absolute path/],
     ['a bad variable name', { env: { 'A-B': '1' } }, /'A-B' is not an environment variable name/],
-    ['no session id', { sessionId: ' ' }, /no session id/],
+    ['no session id', { sessionId: ' ' }, /is not a session id \(a UUID\)/],
+    ['an id that is an option', { sessionId: '--settings={"hooks":{}}' }, /^resume: "--settings=\{\\"hooks\\":\{\}\}" is not a session id \(a UUID\) — not passing it to claude$/],
+    ['a codex id that is an option', { harness: 'codex', sessionId: '--dangerously-bypass-approvals-and-sandbox' }, /is not a session id .* not passing it to codex$/],
+    ['a title instead of an id', { sessionId: 'my session' }, /is not a session id/],
   ])('refuses %s with one line', (_name, over, pattern) => {
     expect(() => planResume(req(over))).toThrow(pattern);
   });
