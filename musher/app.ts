@@ -168,6 +168,9 @@ export class Musher {
   /** Set by the daemon (main.ts): the GitHub client, the PR receipts and watcher, tracker intake. */
   github: GithubParts | null = null;
 
+  /** The untracked files that look like secrets a folder's policy lets a snapshot keep (`handoff.allow_untracked`). */
+  private allowUntracked: (cwd: string) => readonly string[] = () => [];
+
   constructor(private readonly opts: MusherOptions) {
     this.db = openStore(opts.paths.dbFile);
     this.hookEvents = new HookEventStore(this.db);
@@ -243,6 +246,7 @@ export class Musher {
     this.handoffs = new HandoffStore(this.db);
     this.roster = new RosterReader(opts.log);
     const wiring = opts.wallWiring(this);
+    this.allowUntracked = (cwd) => wiring.policy.forDirectory(cwd).handoffAllowUntracked;
     this.tasks = new TaskService({
       store: new TaskStore(this.db),
       sessions: this.sessions,
@@ -328,7 +332,7 @@ export class Musher {
    */
   async takeSnapshot(input: SnapshotInput): Promise<TakenSnapshot | null> {
     try {
-      return await takeSnapshot(input, { paths: this.opts.paths, store: this.snapshots, clock: this.opts.clock, log: this.opts.log });
+      return await takeSnapshot(input, { paths: this.opts.paths, store: this.snapshots, clock: this.opts.clock, log: this.opts.log, allowUntracked: this.allowUntracked });
     } catch (e) {
       this.opts.log.error((e as Error).message);
       return null;

@@ -96,8 +96,11 @@ export interface Policy {
   overnight: OvernightWindow | null;
   cheaper: CheaperStep[];
   rules: PolicyRule[];
-  /** Hand-offs: a shared folder to carry them instead of the repository's remote (absolute, or `~/…`); null: the remote. */
-  handoff: { folder: string | null };
+  /**
+   * Hand-offs: a shared folder to carry them instead of the repository's remote (absolute, or `~/…`); null: the
+   * remote. `allowUntracked`: globs of untracked files that look like secrets (`.env.test`) but may travel sealed.
+   */
+  handoff: { folder: string | null; allowUntracked: string[] };
   /**
    * What finishing a task of each worth level is worth, in micro-dollars (`worth_values: {high: $200}`): the picker
    * gates a seat by worth ÷ cost. A level without a value is not gated by cost.
@@ -230,6 +233,7 @@ export const PolicyFileSchema = z.strictObject({
         .refine((f) => f.startsWith('/') || f.startsWith('~/'), 'a shared folder is an absolute path or ~/… (e.g. /mnt/team/sleds-handoffs)')
         .nullable()
         .optional(),
+      allow_untracked: z.array(z.string().trim().min(1)).optional(),
     })
     .optional(),
   worth_values: z.record(z.string(), fromText((v) => {
@@ -432,7 +436,7 @@ export function buildPolicy(file: PolicyFile, rulesSource: string): { policy: Po
       overnight,
       cheaper,
       rules,
-      handoff: { folder: file.handoff?.folder ?? null },
+      handoff: { folder: file.handoff?.folder ?? null, allowUntracked: file.handoff?.allow_untracked ?? [] },
       worthValues: Object.fromEntries(Object.entries(file.worth_values ?? {}).filter(([name]) => known.has(name))),
       tracker: {
         github: file.tracker?.github

@@ -33,6 +33,7 @@ function viewOf(policy: Policy, sources: string[], errors: string[]): PolicyView
     amberAt: amberAt(policy),
     worthLevels: worthLevels(policy).map((l) => l.name),
     handoffFolder: policy.handoff.folder === null ? null : policy.handoff.folder.replace(/^~(?=\/)/, homedir()),
+    handoffAllowUntracked: policy.handoff.allowUntracked,
     worthValues: policy.worthValues,
     tracker: policy.tracker,
     sources,

@@ -2,6 +2,7 @@ import { lstat, readFile, readlink, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import type { SnapshotCut, SnapshotGit } from '../../core/snapshot.js';
 import { gitText, runGit } from './run-git.js';
+import { globToRegExp } from '../../core/roster.js';
 
 /** The default cap on what the git state keeps: the patch and the untracked files together. */
 export const DEFAULT_GIT_MAX_BYTES = 20 * 1024 * 1024;
@@ -20,14 +21,15 @@ export interface GitCapture {
 
 /**
  * Untracked files that look like secrets are not copied even when git does not ignore them: the snapshot may travel
- * to a teammate, and a key in it would travel too.
+ * to a teammate, and a key in it would travel too. By name: `.env*`, `.netrc`, `.npmrc`, `.pypirc`, `id_*`,
+ * `credentials*`, `*.pem`, `*.key`, `*.p12`, `*.pfx`, `*.keystore`, `*.jks`, `*.tfvars` (and `.tfvars.json`) —
+ * unless the policy lists them (`handoff.allow_untracked`, globs as .gitignore writes them).
  */
-const SECRET_NAME = /^(?:\.env(?:\..+)?|\.netrc|\.npmrc|\.pypirc|id_(?:rsa|dsa|ecdsa|ed25519)|.*\.(?:pem|key|p12|pfx|keystore|jks))$/i;
-const HARMLESS_ENV = /^\.env\.(?:example|sample|template|dist)$/i;
+const SECRET_NAME = /^(?:\.env.*|\.netrc|\.npmrc|\.pypirc|id_.*|credentials.*|.*\.(?:pem|key|p12|pfx|keystore|jks|tfvars|tfvars\.json))$/i;
 
-export function looksLikeSecret(path: string): boolean {
+export function looksLikeSecret(path: string, allowed: readonly string[] = []): boolean {
   const base = path.split('/').pop() ?? path;
-  return SECRET_NAME.test(base) && !HARMLESS_ENV.test(base);
+  return SECRET_NAME.test(base) && !allowed.some((glob) => globToRegExp(glob).test(path));
 }
 
 /** A remote's URL without credentials: http(s) loses any user info (tokens go there), others lose a password. */
@@ -72,7 +74,7 @@ const DIFF_FLAGS = ['--no-color', '--no-ext-diff', '--no-textconv', '--no-rename
  * `maxBytes`: the patch first (it is the work), then the untracked files in path order, each that does not fit
  * left out and named. Ignored files are never read. Never throws: what cannot be read becomes a note.
  */
-export async function captureGitState(cwd: string, opts: { maxBytes: number; sha256: (b: Buffer) => string }): Promise<GitCapture> {
+export async function captureGitState(cwd: string, opts: { maxBytes: number; sha256: (b: Buffer) => string; allowUntracked?: readonly string[] }): Promise<GitCapture> {
   const notes: string[] = [];
   try {
     const s = await stat(cwd);
@@ -136,8 +138,8 @@ export async function captureGitState(cwd: string, opts: { maxBytes: number; sha
         cut.push({ path, bytes: 0, why: 'a repository of its own inside this one' });
         continue;
       }
-      if (looksLikeSecret(path)) {
-        cut.push({ path, bytes: 0, why: 'looks like a secret, not copied' });
+      if (looksLikeSecret(path, opts.allowUntracked)) {
+        cut.push({ path, bytes: 0, why: 'looks like a secret, not copied; handoff.allow_untracked in the policy lets it travel' });
         continue;
       }
       const full = join(root, path);

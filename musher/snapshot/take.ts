@@ -40,6 +40,8 @@ export interface SnapshotDeps {
   log: Log;
   /** The cap on the git patch and untracked files together (default 20 MB). */
   maxBytes?: number;
+  /** Untracked files that look like secrets but may be kept, by the policy of the folder's repository. */
+  allowUntracked?: (cwd: string) => readonly string[];
 }
 
 export interface TakenSnapshot {
@@ -74,7 +76,7 @@ export async function takeSnapshot(input: SnapshotInput, deps: SnapshotDeps): Pr
 
   const transcript = want.harness === 'claude-code' ? await captureClaudeTranscript(want.sessionId, want.transcriptPath) : await captureCodexRollout(want.sessionId, want.transcriptPath);
   notes.push(...transcript.notes);
-  const git = await captureGitState(want.cwd, { maxBytes: deps.maxBytes ?? DEFAULT_GIT_MAX_BYTES, sha256: sha256Hex });
+  const git = await captureGitState(want.cwd, { maxBytes: deps.maxBytes ?? DEFAULT_GIT_MAX_BYTES, sha256: sha256Hex, allowUntracked: deps.allowUntracked?.(want.cwd) ?? [] });
   notes.push(...git.notes);
 
   const own = transcript.files[transcript.files.length - 1];

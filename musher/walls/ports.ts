@@ -20,6 +20,8 @@ export interface PolicyView {
   worthLevels: string[];
   /** The shared folder hand-offs travel through instead of the remote (`handoff.folder`), `~` expanded; null: the remote. */
   handoffFolder: string | null;
+  /** Untracked files that look like secrets but the policy lets travel in a snapshot (`handoff.allow_untracked` globs). */
+  handoffAllowUntracked: string[];
   /** What a finished task of each level is worth, micro-dollars (`worth_values`): the picker's gate. */
   worthValues: Record<string, number>;
   /** Where tracker intake looks (`tracker:`). */

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { resolvePaths, type SledsPaths } from '../../core/paths.js';
-import { shortSnapshotId } from '../../core/snapshot.js';
+import { renderSnapshotBrief, shortSnapshotId } from '../../core/snapshot.js';
 import { openStore, type Db } from '../../musher/store/db.js';
 import { SnapshotStore } from '../../musher/store/snapshots.js';
 import { takeSnapshot, type SnapshotInput } from '../../musher/snapshot/take.js';
@@ -155,12 +155,28 @@ describe('takeSnapshot: a Claude session in a git repository', () => {
       ['notes.md', '100644'],
       ['run.sh', '100755'],
     ]);
-    expect(g.cut).toEqual([{ path: '.env.production', bytes: 0, why: 'looks like a secret, not copied' }]);
+    expect(g.cut).toEqual([{ path: '.env.production', bytes: 0, why: 'looks like a secret, not copied; handoff.allow_untracked in the policy lets it travel' }]);
 
     // Nothing ignored, nothing secret, no credentials of the remote, anywhere in the stored snapshot.
     const stored = allFiles(join(e.paths.dataDir, 'snapshots')).map((f) => readFileSync(f, 'utf8')).join('\n');
     for (const secret of ['sk-ignored-secret', 'sk-unignored-secret', 'ghp_s3cretT0ken', 'ignored build output']) expect(stored).not.toContain(secret);
     expect(taken.row.note).toContain('.env.production (looks like a secret, not copied)');
+  });
+
+  it('secret-looking untracked files stay out unless the policy lists them, and the brief says which were left out', async () => {
+    const e = makeEnv();
+    const repo = makeRepo(e.root);
+    writeFileSync(join(repo, '.env.test'), 'DB=localhost\n');
+    writeFileSync(join(repo, 'deploy.pem'), '-----BEGIN PRIVATE KEY-----\nsk-pem-secret\n');
+    writeFileSync(join(repo, 'credentials.json'), '{"token":"sk-credentials-secret"}\n');
+    writeFileSync(join(repo, 'prod.tfvars'), 'password = "sk-tfvars-secret"\n');
+    const taken = await takeSnapshot(claudeInput(repo, null), { ...deps(e), allowUntracked: (cwd) => (cwd === repo ? ['.env.test'] : []) });
+    const g = taken.manifest.git!;
+    expect(g.untracked.map((u) => u.path)).toContain('.env.test');
+    expect(g.cut.map((c) => c.path).sort()).toEqual(['.env.production', 'credentials.json', 'deploy.pem', 'prod.tfvars']);
+    const stored = allFiles(join(e.paths.dataDir, 'snapshots')).map((f) => readFileSync(f, 'utf8')).join('\n');
+    for (const secret of ['sk-pem-secret', 'sk-credentials-secret', 'sk-tfvars-secret']) expect(stored).not.toContain(secret);
+    expect(renderSnapshotBrief(taken.manifest)).toMatch(/Left out: .*credentials\.json \(looks like a secret, not copied/);
   });
 
   it('the stored patch applied with git apply --binary to a fresh clone at HEAD reproduces the tracked changes', async () => {

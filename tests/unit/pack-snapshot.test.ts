@@ -55,19 +55,27 @@ describe('what the snapshot keeps out', () => {
   });
 
   it.each([
-    ['.env', true],
-    ['config/.env.production', true],
-    ['.env.example', false],
-    ['.env.sample', false],
-    ['certs/server.pem', true],
-    ['server.key', true],
-    ['id_ed25519', true],
-    ['id_ed25519.pub', false],
-    ['.npmrc', true],
-    ['src/env.ts', false],
-    ['keys.md', false],
-  ])('%s looks like a secret: %s', (path, secret) => {
-    expect(looksLikeSecret(path)).toBe(secret);
+    ['.env', [], true],
+    ['config/.env.production', [], true],
+    ['.envrc', [], true],
+    ['.env.example', [], true],
+    ['.env.example', ['.env.example'], false],
+    ['config/.env.test', ['config/.env.*'], false],
+    ['config/.env.production', ['config/.env.test'], true],
+    ['certs/server.pem', [], true],
+    ['server.key', [], true],
+    ['id_ed25519', [], true],
+    ['id_ed25519.pub', [], true],
+    ['credentials.json', [], true],
+    ['infra/prod.tfvars', [], true],
+    ['infra/prod.tfvars.json', [], true],
+    ['.npmrc', [], true],
+    ['.netrc', [], true],
+    ['src/env.ts', [], false],
+    ['keys.md', [], false],
+    ['docs/credential-rotation.md', [], false],
+  ] as Array<[string, string[], boolean]>)('%s (policy allows %j) looks like a secret: %s', (path, allowed, secret) => {
+    expect(looksLikeSecret(path, allowed)).toBe(secret);
   });
 });
 

@@ -103,13 +103,13 @@ describe('the policy file schema', () => {
     expect(p.rules.map((r) => r.then)).toEqual(['handoff', 'hold', 'continue', 'overnight']);
     expect(p.rules.every((r) => r.line === null)).toBe(true);
     expect(p.rulesSource).toBe('defaults');
-    expect(p.handoff).toEqual({ folder: null });
+    expect(p.handoff).toEqual({ folder: null, allowUntracked: [] });
   });
 
   it('handoff.folder names the shared folder hand-offs travel through', () => {
-    const r = resolvePolicy([{ source: '.sleds/policy.yml', data: { handoff: { folder: '~/Dropbox/sleds' } } }]);
+    const r = resolvePolicy([{ source: '.sleds/policy.yml', data: { handoff: { folder: '~/Dropbox/sleds', allow_untracked: ['.env.test', 'fixtures/*.pem'] } } }]);
     expect(r.errors).toEqual([]);
-    expect(r.policy?.handoff).toEqual({ folder: '~/Dropbox/sleds' });
+    expect(r.policy?.handoff).toEqual({ folder: '~/Dropbox/sleds', allowUntracked: ['.env.test', 'fixtures/*.pem'] });
   });
 
   it.each<[string, unknown, string, RegExp]>([
