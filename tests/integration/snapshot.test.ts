@@ -160,7 +160,7 @@ describe('takeSnapshot: a Claude session in a git repository', () => {
     // Nothing ignored, nothing secret, no credentials of the remote, anywhere in the stored snapshot.
     const stored = allFiles(join(e.paths.dataDir, 'snapshots')).map((f) => readFileSync(f, 'utf8')).join('\n');
     for (const secret of ['sk-ignored-secret', 'sk-unignored-secret', 'ghp_s3cretT0ken', 'ignored build output']) expect(stored).not.toContain(secret);
-    expect(taken.row.note).toContain('.env.production (looks like a secret, not copied)');
+    expect(taken.row.note).toContain('.env.production (looks like a secret, not copied; handoff.allow_untracked in the policy lets it travel)');
   });
 
   it('secret-looking untracked files stay out unless the policy lists them, and the brief says which were left out', async () => {
