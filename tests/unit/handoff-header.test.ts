@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HANDOFF_TTL_MS, HandoffHeaderSchema, isExpired, RawPublicKeyB64 } from '../../core/handoff/header.js';
+import { HANDOFF_TTL_MS, HandoffHeaderSchema, isExpired, isFromTheFuture, MAX_CLOCK_SKEW_MS, RawPublicKeyB64 } from '../../core/handoff/header.js';
 import { RosterFile, teammateByHandle } from '../../core/roster.js';
 
 const KEY = Buffer.alloc(32, 7).toString('base64'); // 'BwcH…Bwc='
@@ -29,6 +29,16 @@ describe('the hand-off header', () => {
     ['a handle with a space', { recipient: 'da na' }, false],
   ])('%s', (_what, change, ok) => {
     expect(HandoffHeaderSchema.safeParse({ ...header, ...change }).success).toBe(ok);
+  });
+
+  it.each([
+    ['made before now', 0, false],
+    ['made now', 1_000, false],
+    ['made 5 minutes ahead (clock skew)', 1_000 - MAX_CLOCK_SKEW_MS, false],
+    ['made 5 minutes and 1 ms ahead', 1_000 - MAX_CLOCK_SKEW_MS - 1, true],
+    ['made a day ahead', 1_000 - 86_400_000, true],
+  ])('%s: from the future %s', (_what, nowMs, future) => {
+    expect(isFromTheFuture(header, nowMs)).toBe(future);
   });
 
   it('expired from the instant expiresAt is reached, not one ms before', () => {
