@@ -61,8 +61,9 @@ export interface DrainSettings {
 
 /**
  * The tail of a finished answer (`message_delta` + `message_stop`, or `response.completed` with its output echoed)
- * is a few KiB and follows at once; 256 KiB and 20 s let a client that hung up mid-answer cost at most a few
- * thousand more output tokens before the upstream is cut.
+ * is a few KiB and follows at once. A client that hung up mid-answer (Esc in Claude Code) lets the model write on at
+ * the key's expense while the gateway reads: the deadline bounds that to ~20 s of generation (a couple of thousand
+ * output tokens at streaming speed), the byte cap to 256 KiB of events, whichever comes first.
  */
 export const DEFAULT_DRAIN: DrainSettings = { maxBytes: 256 * 1024, deadlineMs: 20_000 };
 
@@ -274,12 +275,8 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
       const read = await readBody(req, MAX_BUFFERED_BODY_BYTES);
       if (read === 'gone') return;
       if (read === 'too-large') return refuse('too-large', `sleds gateway: the request body is over ${MAX_BUFFERED_BODY_BYTES / 1024 / 1024} MiB — the API refuses it too; send less context`);
-      const parsed = parseJson(read);
-      if (!parsed.ok) return refuse('bad-request', 'sleds gateway: the request body is not JSON — send the Messages or Responses request as JSON');
-      body = read;
+      // No await from the verdict to the reservation: the two are one step, whatever else is running.
       const now = opts.clock.now();
-      const estimate = estimateRequest(opts.prices, r.provider, parsed.value, read.length, now);
-      // No await between the verdict and the reservation: the two are one step, whatever else is running.
       const verdict = admissionVerdict(opts.platformKeys, reservations.heldMicros(grant.seat), grant.seat, allowance, now, offset);
       if (!verdict.ok) {
         const held = verdict.heldMicros > 0 ? ` + ${formatUsd(verdict.heldMicros)} held by ${reservations.holding(grant.seat)} under way` : '';
@@ -287,7 +284,10 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
         opts.log.warn(`gateway: ${grant.seat} refused, allowance ${what} ${verdict.period} (${formatUsd(verdict.spentMicros)}${held} of ${formatUsd(verdict.capMicros)})`);
         return refuse('allowance', admissionRefusalMessage(grant.seat, verdict));
       }
-      hold = reservations.hold(grant.seat, estimate.costMicros);
+      const parsed = parseJson(read);
+      if (!parsed.ok) return refuse('bad-request', 'sleds gateway: the request body is not JSON — send the Messages or Responses request as JSON');
+      body = read;
+      hold = reservations.hold(grant.seat, estimateRequest(opts.prices, r.provider, parsed.value, read.length, now).costMicros);
     }
 
     let key: string | null;
@@ -428,7 +428,8 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     res.on('close', () => {
       if (res.writableFinished || finished || clientGone) return;
       clientGone = true;
-      if (!r.metered || (upRes !== null && !meter)) return cut();
+      // Unmetered, an error answer, or a request whose body never arrived whole (nothing ran upstream): just stop.
+      if (!r.metered || (upRes !== null && !meter) || !req.complete) return cut();
       opts.log.info(`gateway: ${grant.seat}'s client left before the end of its ${r.provider} response — reading on (at most ${Math.round(drain.maxBytes / 1024)} KiB, ${Math.round(drain.deadlineMs / 1000)} s) to meter it`);
       upRes?.resume(); // it may have been paused for a client that will never read again
       drainTimer = timers.setTimeout(() => {
