@@ -3,16 +3,19 @@
  *
  * Anthropic Messages (facts/model-apis.md §1.5): final usage = the `message_start` usage overlaid field by field
  * with the last `message_delta` usage, never added; the cache-write 5m/1h split, `service_tier` and `inference_geo`
- * only come in `message_start`. A stream that ends without a `message_delta` (client gone, upstream `error`) keeps
- * the input side and marks the output unknown. A non-streaming response carries `usage` whole.
+ * only come in `message_start`. A stream that ends without a `message_delta` (the upstream cut or stopped after the
+ * client left, an upstream `error`) keeps the input side and estimates the output from the deltas seen
+ * (core/gateway/output-estimate.ts), marked as not known. A non-streaming response carries `usage` whole.
  * OpenAI Responses (§5.2, §5.3): usage only in the terminal event (`response.completed`, `.incomplete`, `.failed`);
- * `input_tokens` includes `cached_tokens`.
+ * `input_tokens` includes `cached_tokens`. A stream without one is estimated: output from its deltas, input from the
+ * request's size (the caller's), model and id from `response.created`.
  */
 import { z } from 'zod';
 import type { PriceTable } from '../price-table.js';
 import { priceUsage } from '../pricing.js';
 import type { UsageTokens } from '../usage.js';
 import { SseReader, type SseEvent } from './sse.js';
+import { anthropicDeltaChars, isOpenAITextDelta, openAIDeltaChars, OutputDeltaCount } from './output-estimate.js';
 
 export type GatewayProvider = 'anthropic' | 'openai';
 
@@ -23,8 +26,15 @@ export interface MeteredResponse {
   /** The model that answered (the response's own, not the one asked for); null when it named none. */
   model: string | null;
   tokens: UsageTokens;
-  /** False when the response ended before its final usage: output counted as 0 and the cost is a lower bound. */
+  /** False when the response ended before its final usage: the output is an estimate from the deltas seen (it errs
+   * high, but cannot count what the API never streamed). */
   outputKnown: boolean;
+}
+
+/** What the gateway knows of the request, for a response that never said its own usage. */
+export interface MeterContext {
+  /** The request's input tokens, estimated from its size (OpenAI states its input only in the terminal event). */
+  requestInputTokens?: number;
 }
 
 const count = z.number().int().nonnegative().nullish();
@@ -109,21 +119,25 @@ function openAITokens(usage: z.infer<typeof OpenAIUsage>, serviceTier: string | 
 /** Accumulates one response; `push` the decoded body text as it streams, `finish` at its end. */
 export interface UsageMeter {
   push(text: string): void;
-  finish(): MeteredResponse | null;
+  finish(context?: MeterContext): MeteredResponse | null;
 }
 
 class AnthropicStreamMeter implements UsageMeter {
   private readonly sse = new SseReader();
   private start: z.infer<typeof AnthropicMessage> | null = null;
   private delta: AnthropicUsage | null = null;
+  private readonly output = new OutputDeltaCount();
 
   push(text: string): void {
     for (const e of this.sse.push(text)) this.event(e);
   }
 
   private event(e: SseEvent): void {
-    // Only two events carry usage: parse those, let the (many) content deltas go by unread.
-    if (e.event === 'message_start' || (e.event === 'message' && e.data.includes('"message_start"'))) {
+    // Two events carry usage; the content deltas are counted, for a response whose final usage never comes.
+    if (e.event === 'content_block_delta' || (e.event === 'message' && e.data.includes('"content_block_delta"'))) {
+      const chars = anthropicDeltaChars(e.data);
+      if (chars !== null) this.output.add(chars);
+    } else if (e.event === 'message_start' || (e.event === 'message' && e.data.includes('"message_start"'))) {
       const m = MessageStart.safeParse(parseJson(e.data));
       if (m.success) this.start = m.data.message;
     } else if (e.event === 'message_delta' || (e.event === 'message' && e.data.includes('"message_delta"'))) {
@@ -136,6 +150,8 @@ class AnthropicStreamMeter implements UsageMeter {
     for (const e of this.sse.end()) this.event(e);
     if (!this.start) return null;
     const { tokens, outputKnown } = overlayAnthropicUsage(this.start.usage ?? {}, this.delta);
+    // No final count: the deltas seen, never below message_start's placeholder.
+    if (!outputKnown) tokens.outputTokens = this.output.tokens(this.start.usage?.output_tokens ?? 0);
     return { provider: 'anthropic', responseId: this.start.id ?? null, model: this.start.model ?? null, tokens, outputKnown };
   }
 }
@@ -143,26 +159,47 @@ class AnthropicStreamMeter implements UsageMeter {
 class OpenAIStreamMeter implements UsageMeter {
   private readonly sse = new SseReader();
   private terminal: z.infer<typeof OpenAIResponse> | null = null;
+  /** `response.created`: the id and model, for a stream that never reaches its terminal event. */
+  private created: z.infer<typeof OpenAIResponse> | null = null;
+  private readonly output = new OutputDeltaCount();
 
   push(text: string): void {
     for (const e of this.sse.push(text)) this.event(e);
   }
 
   private event(e: SseEvent): void {
-    const named = OPENAI_TERMINAL.has(e.event);
-    if (!named && !(e.event === 'message' && /"response\.(completed|incomplete|failed)"/.test(e.data))) return;
+    const name = e.event === 'message' ? /"type"\s*:\s*"([^"]+)"/.exec(e.data)?.[1] ?? '' : e.event;
+    if (isOpenAITextDelta(name)) {
+      const chars = openAIDeltaChars(e.data);
+      if (chars !== null) this.output.add(chars);
+      return;
+    }
+    const terminal = OPENAI_TERMINAL.has(name);
+    if (!terminal && !(name === 'response.created' && this.created === null)) return;
     const parsed = OpenAIEvent.safeParse(parseJson(e.data));
-    if (parsed.success && parsed.data.response) this.terminal = parsed.data.response;
+    if (!parsed.success || !parsed.data.response) return;
+    if (terminal) this.terminal = parsed.data.response;
+    else this.created = parsed.data.response;
   }
 
-  finish(): MeteredResponse | null {
+  finish(context: MeterContext = {}): MeteredResponse | null {
     for (const e of this.sse.end()) this.event(e);
-    return openAIResult(this.terminal);
+    const result = openAIResult(this.terminal);
+    if (result) return result;
+    // Usage comes only with the terminal event: without it, an estimate — if the stream said what it was at all.
+    const r = this.terminal ?? this.created;
+    if (!r) return null;
+    return {
+      provider: 'openai',
+      responseId: r.id ?? null,
+      model: r.model ?? null,
+      tokens: { ...openAITokens({}, null), inputTokens: context.requestInputTokens ?? 0, outputTokens: this.output.tokens() },
+      outputKnown: false,
+    };
   }
 }
 
 function openAIResult(r: z.infer<typeof OpenAIResponse> | null): MeteredResponse | null {
-  // Usage comes only with the terminal event: without it not even the input side is known.
   if (!r?.usage) return null;
   return {
     provider: 'openai',

@@ -1,13 +1,12 @@
 import {
   allowanceRemaining,
-  checkAllowance,
   localDayStart,
   localWeekStart,
   type Allowance,
   type AllowanceSpend,
-  type AllowanceVerdict,
   type UtcOffset,
 } from '../../core/gateway/allowance.js';
+import { admit, type AdmissionVerdict } from '../../core/gateway/reservation.js';
 import type { PlatformKeyStore } from '../store/platform-key.js';
 
 export type { Allowance } from '../../core/gateway/allowance.js';
@@ -42,14 +41,23 @@ export function allowanceLeft(
   return allowanceRemaining(allowance, seatSpend(store, seat, nowMs, offset));
 }
 
-/** The verdict before a request is forwarded: refused once the day's or the week's cap is spent. */
-export function allowanceVerdict(
+/** Whether the seat has a cap at all (an uncapped seat's requests are neither estimated nor reserved). */
+export function isCapped(allowance: Allowance): boolean {
+  return allowance.perDayMicros !== null || allowance.perWeekMicros !== null;
+}
+
+/**
+ * The gateway's verdict before a metered request goes upstream: recorded spend plus what the seat's requests under
+ * way hold (`heldMicros`), against each cap (core/gateway/reservation.ts).
+ */
+export function admissionVerdict(
   store: PlatformKeyStore,
+  heldMicros: number,
   seat: string,
   allowance: Allowance,
   nowMs: number,
   offset: UtcOffset = localUtcOffset,
-): AllowanceVerdict {
-  if (allowance.perDayMicros === null && allowance.perWeekMicros === null) return { ok: true };
-  return checkAllowance(allowance, seatSpend(store, seat, nowMs, offset));
+): AdmissionVerdict {
+  if (!isCapped(allowance)) return { ok: true };
+  return admit(allowance, seatSpend(store, seat, nowMs, offset), heldMicros);
 }

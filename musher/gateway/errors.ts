@@ -13,7 +13,7 @@ export interface GatewayRefusal {
   body: string;
 }
 
-export type RefusalKind = 'no-token' | 'allowance' | 'no-key' | 'upstream-unreachable' | 'not-found';
+export type RefusalKind = 'no-token' | 'allowance' | 'no-key' | 'upstream-unreachable' | 'not-found' | 'bad-request' | 'too-large';
 
 /**
  * Status per kind. The allowance is 402 `billing_error`: the real Claude Code sends one request and prints
@@ -26,6 +26,8 @@ const ANTHROPIC: Record<RefusalKind, { status: number; type: string; retry: bool
   'no-key': { status: 500, type: 'api_error', retry: false },
   'upstream-unreachable': { status: 529, type: 'overloaded_error', retry: true },
   'not-found': { status: 404, type: 'not_found_error', retry: false },
+  'bad-request': { status: 400, type: 'invalid_request_error', retry: false },
+  'too-large': { status: 413, type: 'request_too_large', retry: false },
 };
 
 /**
@@ -40,6 +42,8 @@ const OPENAI: Record<RefusalKind, { status: number; type: string; code: string; 
   'no-key': { status: 400, type: 'invalid_request_error', code: 'platform_key_missing', retry: false },
   'upstream-unreachable': { status: 503, type: 'service_unavailable_error', code: 'upstream_unreachable', retry: true },
   'not-found': { status: 404, type: 'invalid_request_error', code: 'not_found', retry: false },
+  'bad-request': { status: 400, type: 'invalid_request_error', code: 'invalid_json', retry: false },
+  'too-large': { status: 413, type: 'invalid_request_error', code: 'request_too_large', retry: false },
 };
 
 export function refusal(provider: GatewayProvider, kind: RefusalKind, message: string): GatewayRefusal {

@@ -3,13 +3,16 @@ import https from 'node:https';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo, Socket } from 'node:net';
 import { createUsageMeter, meteredCost, type GatewayProvider, type MeteredResponse, type UsageMeter } from '../../core/gateway/meter.js';
-import { allowanceRefusalMessage, type Allowance, type UtcOffset } from '../../core/gateway/allowance.js';
+import { type Allowance, type UtcOffset } from '../../core/gateway/allowance.js';
+import { BODY_BYTES_PER_TOKEN, estimateRequest } from '../../core/gateway/request-estimate.js';
+import { admissionRefusalMessage, ReservationLedger, type Hold } from '../../core/gateway/reservation.js';
 import { formatUsd } from '../../core/format.js';
 import type { PriceTable } from '../../core/price-table.js';
 import type { Clock } from '../clock.js';
 import type { Log } from '../log.js';
 import type { PlatformKeyStore } from '../store/platform-key.js';
-import { allowanceVerdict, localUtcOffset } from './allowance.js';
+import { realTimers, type Timers } from '../timers.js';
+import { admissionVerdict, isCapped, localUtcOffset } from './allowance.js';
 import { refusal, type GatewayRefusal, type RefusalKind } from './errors.js';
 import type { GatewayTokens, TokenGrant } from './tokens.js';
 
@@ -18,6 +21,15 @@ import type { GatewayTokens, TokenGrant } from './tokens.js';
  * Responses API. The harness authenticates with a local token musher minted for its session; the gateway swaps it
  * for the platform key, refuses the seat once its allowance is spent, streams the answer through chunk by chunk
  * (never buffered) and meters each response's usage into the platform-key rail.
+ *
+ * The allowance cannot be walked past:
+ * - Concurrently: on a capped seat a metered request reserves its estimated cost before it goes upstream, and the
+ *   verdict counts what running requests hold (core/gateway/reservation.ts has the rule and its bound). The body is
+ *   read whole first (the estimate needs its model and output ceiling); an uncapped seat's is piped as it comes.
+ * - By hanging up early: the final usage comes last (`message_delta`, `response.completed`), after the content, so
+ *   when the client leaves before the end the gateway reads on — at most `drain.maxBytes` more, for at most
+ *   `drain.deadlineMs` — to meter the real count; cut short, the response is metered from the output deltas seen
+ *   (core/gateway/output-estimate.ts). The bound keeps a cancelled long answer from running on at the key's expense.
  */
 export interface GatewayOptions {
   /** 127.0.0.1 (default), ::1 or localhost; anything else is refused before listening. */
@@ -36,11 +48,33 @@ export interface GatewayOptions {
   allowance(seat: string, grant: TokenGrant): Allowance;
   /** The seat's zone for "today" and "this week"; default musher's own. */
   utcOffset?: UtcOffset;
+  /** How much more of a response is read after its client left, and for how long; default DEFAULT_DRAIN. */
+  drain?: DrainSettings;
+  /** The drain deadline's timer; default the real one. */
+  timers?: Timers;
 }
+
+export interface DrainSettings {
+  maxBytes: number;
+  deadlineMs: number;
+}
+
+/**
+ * The tail of a finished answer (`message_delta` + `message_stop`, or `response.completed` with its output echoed)
+ * is a few KiB and follows at once. A client that hung up mid-answer (Esc in Claude Code) lets the model write on at
+ * the key's expense while the gateway reads: the deadline bounds that to ~20 s of generation (a couple of thousand
+ * output tokens at streaming speed), the byte cap to 256 KiB of events, whichever comes first.
+ */
+export const DEFAULT_DRAIN: DrainSettings = { maxBytes: 256 * 1024, deadlineMs: 20_000 };
+
+/** Messages requests are refused upstream above 32 MB (facts/model-apis.md §0); the gateway holds no more. */
+const MAX_BUFFERED_BODY_BYTES = 32 * 1024 * 1024;
 
 export interface Gateway {
   url: string;
   port: number;
+  /** What the seat's requests under way hold against its allowance now. */
+  heldMicros(seat: string): number;
   close(): Promise<void>;
 }
 
@@ -138,6 +172,35 @@ function sendRefusal(res: ServerResponse, r: GatewayRefusal): void {
   res.end(r.body);
 }
 
+/** The whole request body, unless it is over `limit` bytes or the client leaves first. */
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too-large' | 'gone'> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    let ended = false;
+    req.on('data', (c: Buffer) => {
+      bytes += c.length;
+      if (bytes <= limit) chunks.push(c);
+    });
+    req.on('end', () => {
+      ended = true;
+      resolve(bytes > limit ? 'too-large' : Buffer.concat(chunks));
+    });
+    req.on('error', () => resolve('gone'));
+    req.on('close', () => {
+      if (!ended) resolve('gone');
+    });
+  });
+}
+
+function parseJson(body: Buffer): { ok: true; value: unknown } | { ok: false } {
+  try {
+    return { ok: true, value: JSON.parse(body.toString('utf8')) };
+  } catch {
+    return { ok: false };
+  }
+}
+
 const TOKEN_MESSAGES: Record<'missing' | 'unknown' | 'expired', string> = {
   missing: 'sleds gateway: no local token — set ANTHROPIC_API_KEY (or the provider key) to the token musher minted for this session, or resume the session from its wall with /sled 1',
   unknown: 'sleds gateway: this token is not one musher minted — resume the session from its wall with /sled 1 to get a valid one',
@@ -151,6 +214,9 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     throw new Error(`gateway binds 127.0.0.1 only — '${requestedHost}' would put the platform key on the network; use 127.0.0.1, ::1 or localhost`);
   }
   const offset = opts.utcOffset ?? localUtcOffset;
+  const drain = opts.drain ?? DEFAULT_DRAIN;
+  const timers = opts.timers ?? realTimers;
+  const reservations = new ReservationLedger();
   const upstreams = Object.fromEntries(
     (Object.entries(opts.upstreams) as Array<[GatewayProvider, string]>).map(([p, base]) => {
       const u = new URL(base);
@@ -201,26 +267,55 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     }
     const grant = checked.grant;
 
-    if (r.metered) {
-      const verdict = allowanceVerdict(opts.platformKeys, grant.seat, opts.allowance(grant.seat, grant), opts.clock.now(), offset);
+    // A capped seat: the body read whole, its cost estimated and reserved, all before anything goes upstream.
+    let body: Buffer | null = null;
+    let hold: Hold | null = null;
+    const allowance = r.metered ? opts.allowance(grant.seat, grant) : null;
+    if (allowance && isCapped(allowance)) {
+      const read = await readBody(req, MAX_BUFFERED_BODY_BYTES);
+      if (read === 'gone') return;
+      if (read === 'too-large') return refuse('too-large', `sleds gateway: the request body is over ${MAX_BUFFERED_BODY_BYTES / 1024 / 1024} MiB — the API refuses it too; send less context`);
+      // No await from the verdict to the reservation: the two are one step, whatever else is running.
+      const now = opts.clock.now();
+      const verdict = admissionVerdict(opts.platformKeys, reservations.heldMicros(grant.seat), grant.seat, allowance, now, offset);
       if (!verdict.ok) {
-        opts.log.warn(`gateway: ${grant.seat} refused, allowance spent ${verdict.period} (${formatUsd(verdict.spentMicros)} of ${formatUsd(verdict.capMicros)})`);
-        return refuse('allowance', allowanceRefusalMessage(grant.seat, verdict));
+        const held = verdict.heldMicros > 0 ? ` + ${formatUsd(verdict.heldMicros)} held by ${reservations.holding(grant.seat)} under way` : '';
+        const what = verdict.spentMicros >= verdict.capMicros ? 'spent' : 'nearly spent';
+        opts.log.warn(`gateway: ${grant.seat} refused, allowance ${what} ${verdict.period} (${formatUsd(verdict.spentMicros)}${held} of ${formatUsd(verdict.capMicros)})`);
+        return refuse('allowance', admissionRefusalMessage(grant.seat, verdict));
       }
+      const parsed = parseJson(read);
+      if (!parsed.ok) return refuse('bad-request', 'sleds gateway: the request body is not JSON — send the Messages or Responses request as JSON');
+      body = read;
+      hold = reservations.hold(grant.seat, estimateRequest(opts.prices, r.provider, parsed.value, read.length, now).costMicros);
     }
 
     let key: string | null;
     try {
       key = await opts.platformKey(r.provider);
     } catch (e) {
+      hold?.release();
       return refuse('no-key', `sleds gateway: cannot read the ${r.provider} platform key (${(e as Error).message})`);
     }
-    if (!key) return refuse('no-key', `sleds gateway: no ${r.provider} platform key configured — run 'sleds key set ${r.provider}' (it reads the key from stdin)`);
+    if (!key) {
+      hold?.release();
+      return refuse('no-key', `sleds gateway: no ${r.provider} platform key configured — run 'sleds key set ${r.provider}' (it reads the key from stdin)`);
+    }
 
-    forward(req, res, r, grant, key);
+    try {
+      forward(req, res, r, grant, key, body, hold);
+    } catch (e) {
+      hold?.release();
+      throw e;
+    }
   }
 
-  function forward(req: IncomingMessage, res: ServerResponse, r: Route, grant: TokenGrant, key: string): void {
+  /**
+   * Sends one request upstream and the answer back. `hold` (a capped seat's reservation) is released exactly once,
+   * in `finish`, which every way the exchange can end reaches: the response's end, an upstream error before or
+   * during it, the client gone (after the drain), the drain's byte cap or deadline.
+   */
+  function forward(req: IncomingMessage, res: ServerResponse, r: Route, grant: TokenGrant, key: string, body: Buffer | null, hold: Hold | null): void {
     const base = upstreams[r.provider];
     const lib = base.protocol === 'https:' ? https : http;
     const upReq = lib.request({
@@ -237,78 +332,120 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     let meter: UsageMeter | null = null;
     let decoder: TextDecoder | null = null;
     let requestId: string | null = null;
+    let upRes: IncomingMessage | null = null;
+    let requestBytes = body?.length ?? 0;
+    let clientGone = false;
+    let drainTimer: unknown = null;
+    let drainedBytes = 0;
     let finished = false;
     const finish = (): void => {
       if (finished) return;
       finished = true;
-      if (!meter) return;
-      if (decoder) meter.push(decoder.decode());
-      const metered = meter.finish();
-      if (metered) record(metered, requestId, grant, r.project ?? grant.project);
-      else opts.log.warn(`gateway: a ${r.provider} response for ${grant.seat} ended without usage — not metered`);
+      if (drainTimer !== null) timers.clearTimeout(drainTimer);
+      drainTimer = null;
+      try {
+        if (!meter) return;
+        if (decoder) meter.push(decoder.decode());
+        const metered = meter.finish({ requestInputTokens: Math.ceil(requestBytes / BODY_BYTES_PER_TOKEN) });
+        if (metered) record(metered, requestId, grant, r.project ?? grant.project);
+        else opts.log.warn(`gateway: a ${r.provider} response for ${grant.seat} ended without usage — not metered`);
+      } finally {
+        // The real cost is recorded (or there is none) in this same turn: no instant counts the request twice or not at all.
+        hold?.release();
+      }
+    };
+    /** Stops reading the upstream (its answer is no longer wanted) and meters what came. */
+    const cut = (): void => {
+      upReq.destroy();
+      finish();
     };
 
     upReq.on('error', (e: NodeJS.ErrnoException) => {
-      if (clientGone) return; // destroyed by us: the client left first
+      if (clientGone || finished) return finish(); // destroyed by us (the client left, the drain ended): already settled or settling here
       if (res.headersSent) {
         // Cut mid-stream: the client must see the stream break, not a clean end.
         res.destroy();
         finish();
         return;
       }
-      finished = true;
+      finish();
       opts.log.warn(`gateway: ${r.provider} upstream ${base.host} unreachable (${e.code ?? e.message})`);
       sendRefusal(res, refusal(r.provider, 'upstream-unreachable', `sleds gateway: the ${r.provider} API at ${base.host} is unreachable (${e.code ?? e.message}) — check the network; the request was not sent`));
     });
 
-    upReq.on('response', (upRes) => {
-      const status = upRes.statusCode ?? 502;
-      requestId = one(upRes.headers, 'request-id') ?? one(upRes.headers, 'x-request-id') ?? null;
+    upReq.on('response', (response) => {
+      upRes = response;
+      const status = response.statusCode ?? 502;
+      requestId = one(response.headers, 'request-id') ?? one(response.headers, 'x-request-id') ?? null;
       // Only a success bills tokens; errors pass through verbatim, unmetered.
       if (r.metered && status >= 200 && status < 300) {
-        meter = createUsageMeter(r.provider, one(upRes.headers, 'content-type') ?? '');
+        meter = createUsageMeter(r.provider, one(response.headers, 'content-type') ?? '');
         decoder = new TextDecoder('utf-8');
       }
-      res.writeHead(status, forwardedResponseHeaders(upRes.headers));
-      // The head goes out with the first chunk (one write, not two); an upstream that sends its head and then
-      // thinks for a while still gets it to the client at once.
-      // (`headersSent` turns true at writeHead, before anything is written: track the first write here.)
+      if (clientGone && !meter) return cut(); // nobody to answer and nothing to meter
       let wrote = false;
-      setImmediate(() => {
-        if (!wrote && !res.destroyed) res.flushHeaders();
-      });
-      upRes.on('data', (chunk: Buffer) => {
-        wrote = true;
-        // Each chunk goes to the client as it arrives; the tee reads a copy of it.
-        if (!res.write(chunk)) upRes.pause();
+      if (!clientGone) {
+        res.writeHead(status, forwardedResponseHeaders(response.headers));
+        // The head goes out with the first chunk (one write, not two); an upstream that sends its head and then
+        // thinks for a while still gets it to the client at once.
+        // (`headersSent` turns true at writeHead, before anything is written: track the first write here.)
+        setImmediate(() => {
+          if (!wrote && !res.destroyed) res.flushHeaders();
+        });
+      }
+      response.on('data', (chunk: Buffer) => {
+        if (!clientGone) {
+          wrote = true;
+          // Each chunk goes to the client as it arrives; the tee reads a copy of it.
+          if (!res.write(chunk)) response.pause();
+        }
         if (meter && decoder) meter.push(decoder.decode(chunk, { stream: true }));
+        if (clientGone) {
+          drainedBytes += chunk.length;
+          if (drainedBytes > drain.maxBytes && !finished) {
+            opts.log.warn(`gateway: read ${Math.round(drain.maxBytes / 1024)} KiB of a ${r.provider} response for ${grant.seat} after its client left, without its final usage — cut; its output is estimated`);
+            cut();
+          }
+        }
       });
-      res.on('drain', () => upRes.resume());
-      upRes.on('end', () => {
-        res.end();
+      res.on('drain', () => response.resume());
+      response.on('end', () => {
+        if (!clientGone) res.end();
         // Metering waits for the next turn of the loop: the client has its last byte first.
         setImmediate(finish);
       });
-      upRes.on('aborted', () => {
-        res.destroy();
+      response.on('aborted', () => {
+        if (!clientGone) res.destroy();
         finish();
       });
-      upRes.on('error', () => {
-        res.destroy();
+      response.on('error', () => {
+        if (!clientGone) res.destroy();
         finish();
       });
     });
 
-    // The client went away before the answer ended: stop the upstream and meter what came (the input side).
-    let clientGone = false;
+    // The client went away before the answer ended. Its final usage is still to come: read on, bounded, to meter it.
     res.on('close', () => {
-      if (!res.writableFinished) {
-        clientGone = true;
-        upReq.destroy();
-        finish();
-      }
+      if (res.writableFinished || finished || clientGone) return;
+      clientGone = true;
+      // Unmetered, an error answer, or a request whose body never arrived whole (nothing ran upstream): just stop.
+      if (!r.metered || (upRes !== null && !meter) || !req.complete) return cut();
+      opts.log.info(`gateway: ${grant.seat}'s client left before the end of its ${r.provider} response — reading on (at most ${Math.round(drain.maxBytes / 1024)} KiB, ${Math.round(drain.deadlineMs / 1000)} s) to meter it`);
+      upRes?.resume(); // it may have been paused for a client that will never read again
+      drainTimer = timers.setTimeout(() => {
+        drainTimer = null;
+        if (finished) return;
+        opts.log.warn(`gateway: a ${r.provider} response for ${grant.seat} ran on ${Math.round(drain.deadlineMs / 1000)} s after its client left, without its final usage — cut; its output is estimated`);
+        cut();
+      }, drain.deadlineMs);
     });
-    req.pipe(upReq);
+
+    if (body) {
+      upReq.end(body);
+    } else {
+      req.on('data', (c: Buffer) => (requestBytes += c.length));
+      req.pipe(upReq);
+    }
   }
 
   function record(m: MeteredResponse, requestId: string | null, grant: TokenGrant, project: string | null): void {
@@ -335,7 +472,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
       });
       if (fresh) {
         const cost = costMicros === null ? 'unpriced' : formatUsd(costMicros);
-        opts.log.info(`gateway: ${grant.seat}${project ? ` ${project}` : ''} ${model} ${cost}${m.outputKnown ? '' : ' (output unknown: stream cut)'} ${id}`);
+        opts.log.info(`gateway: ${grant.seat}${project ? ` ${project}` : ''} ${model} ${cost}${m.outputKnown ? '' : ` (no final usage: output estimated at ${t.outputTokens} tokens)`} ${id}`);
       }
     } catch (e) {
       opts.log.error(`gateway: could not record ${id}: ${(e as Error).message}`);
@@ -354,6 +491,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   return {
     url,
     port,
+    heldMicros: (seat) => reservations.heldMicros(seat),
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -18,7 +18,8 @@ export interface PlatformKeyUse {
   /** Null when the model has no price: shown as unpriced, never as $0. */
   costMicros: number | null;
   source: string;
-  /** False when the response ended before its final usage (output counted as 0; the cost is a lower bound). */
+  /** False when the response ended before its final usage: the output is the gateway's estimate from the deltas it
+   * saw (core/gateway/output-estimate.ts), which errs high. */
   outputKnown?: boolean;
   /** The session the gateway's token was minted for (a task's receipt sums its sessions' key spend). */
   sessionId?: string | null;

@@ -105,12 +105,13 @@ describe('the Anthropic usage meter', () => {
       want: { responseId: 'msg_011', model: 'claude-sonnet-4-6', tokens: tokens({ inputTokens: 10, outputTokens: 4, cacheWrite5mTokens: 40 }), outputKnown: true },
     },
     {
-      name: 'a stream cut before message_delta records the input side and marks the output unknown (the placeholder 1 is not output)',
+      // The one text delta is 28 characters: a token per 2, never the placeholder 1 of message_start.
+      name: 'a stream cut before message_delta records the input side and estimates the output from the deltas seen, marked unknown',
       body: messageStart() + TEXT,
       want: {
         responseId: 'msg_011',
         model: 'claude-sonnet-4-6',
-        tokens: tokens({ inputTokens: 68, outputTokens: 0, cacheWrite5mTokens: 100, cacheWrite1hTokens: 200, cacheReadTokens: 2000, serviceTier: 'standard', inferenceGeo: 'global' }),
+        tokens: tokens({ inputTokens: 68, outputTokens: 14, cacheWrite5mTokens: 100, cacheWrite1hTokens: 200, cacheReadTokens: 2000, serviceTier: 'standard', inferenceGeo: 'global' }),
         outputKnown: false,
       },
     },
@@ -120,7 +121,7 @@ describe('the Anthropic usage meter', () => {
       want: {
         responseId: 'msg_011',
         model: 'claude-sonnet-4-6',
-        tokens: tokens({ inputTokens: 68, cacheWrite5mTokens: 100, cacheWrite1hTokens: 200, cacheReadTokens: 2000, serviceTier: 'standard', inferenceGeo: 'global' }),
+        tokens: tokens({ inputTokens: 68, outputTokens: 14, cacheWrite5mTokens: 100, cacheWrite1hTokens: 200, cacheReadTokens: 2000, serviceTier: 'standard', inferenceGeo: 'global' }),
         outputKnown: false,
       },
     },
@@ -183,9 +184,18 @@ describe('the OpenAI Responses usage meter', () => {
     }
   });
 
-  it('no terminal event, or one without usage: nothing to meter (Responses sends usage nowhere else)', () => {
-    expect(meter('openai', 'text/event-stream', early)).toBeNull();
-    expect(meter('openai', 'text/event-stream', early + completed('response.failed', null))).toBeNull();
+  it('no terminal event, or one without usage: the output estimated from the deltas, the input from the request, marked unknown', () => {
+    // The one text delta is 18 characters ("response.completed": a word here, not an event): a token per 2.
+    const estimated = { provider: 'openai', responseId: 'resp_1', model: 'gpt-5.4', tokens: tokens({ inputTokens: 340, outputTokens: 9 }), outputKnown: false };
+    for (const body of [early, early + completed('response.failed', null)]) {
+      const m = createUsageMeter('openai', 'text/event-stream');
+      for (let i = 0; i < body.length; i += 7) m.push(body.slice(i, i + 7));
+      expect(m.finish({ requestInputTokens: 340 })).toEqual(estimated);
+    }
+  });
+
+  it('a stream that never said what it was meters nothing', () => {
+    expect(meter('openai', 'text/event-stream', sse('response.output_text.delta', { type: 'response.output_text.delta', delta: 'hi' }))).toBeNull();
   });
 
   it('a non-streaming response', () => {

@@ -87,6 +87,14 @@ export interface FakeBehaviour {
   rateLimits?: RateLimitsBehaviour | null;
   /** When set, every /v1/messages gets the usage-limit 429 instead of an answer. */
   usageLimitRejection?: UsageLimitRejection | null;
+  /**
+   * A streamed answer is sent up to its last `content_block_stop`, then held until this resolves; only then come
+   * `message_delta` (the final usage) and `message_stop`. What a slow end of a real stream looks like to a client
+   * that leaves early.
+   */
+  holdBeforeMessageDelta?: ((req: RecordedRequest) => Promise<void>) | null;
+  /** A streamed answer ends (cleanly, at the HTTP level) after its last `content_block_stop`: no final usage ever. */
+  endBeforeMessageDelta?: boolean;
 }
 
 export interface FakeAnthropic {
@@ -409,7 +417,7 @@ function handle(rec: RecordedRequest, res: http.ServerResponse, b: FakeBehaviour
     }
     out += sse('content_block_stop', { type: 'content_block_stop', index });
   });
-  out += sse('message_delta', {
+  const finalUsage = () => sse('message_delta', {
     type: 'message_delta',
     delta: { stop_reason: stopReason, stop_sequence: null },
     usage: {
@@ -418,7 +426,18 @@ function handle(rec: RecordedRequest, res: http.ServerResponse, b: FakeBehaviour
       cache_read_input_tokens: usage.cache_read_input_tokens,
       output_tokens: usage.output_tokens,
     },
+  }) + sse('message_stop', { type: 'message_stop' });
+  if (b.endBeforeMessageDelta) {
+    res.end(out);
+    return;
+  }
+  const hold = b.holdBeforeMessageDelta;
+  if (!hold) {
+    res.end(out + finalUsage());
+    return;
+  }
+  res.write(out);
+  void hold(rec).then(() => {
+    if (!res.destroyed) res.end(finalUsage());
   });
-  out += sse('message_stop', { type: 'message_stop' });
-  res.end(out);
 }

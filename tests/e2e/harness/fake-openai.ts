@@ -112,6 +112,13 @@ export interface FakeOpenAIBehaviour {
   usageLimitRejection?: OrFn<UsageLimitRejection | null | undefined>;
   /** Extra response headers for POST /v1/responses. */
   extraHeaders?: OrFn<Record<string, string> | undefined>;
+  /**
+   * A streamed answer is sent up to its last `response.output_item.done`, then held until this resolves; only then
+   * comes `response.completed` (the only event with usage).
+   */
+  holdBeforeCompleted?: ((req: RecordedRequest) => Promise<void>) | null;
+  /** A streamed answer ends (cleanly, at the HTTP level) before `response.completed`: no usage ever. */
+  endBeforeCompleted?: boolean;
 }
 
 export interface FakeOpenAI {
@@ -380,7 +387,9 @@ function handle(rec: RecordedRequest, res: http.ServerResponse, b: FakeOpenAIBeh
       done.push(full);
     }
   });
+  const beforeCompleted = out;
   event('response.completed', { response: responseObject('completed', done, true) });
+  const completed = out.slice(beforeCompleted.length);
 
   rec.status = 200;
   res.writeHead(200, {
@@ -391,5 +400,17 @@ function handle(rec: RecordedRequest, res: http.ServerResponse, b: FakeOpenAIBeh
     ...(rl ? codexRateLimitHeaders(rl) : {}),
     ...extra,
   });
-  res.end(out);
+  if (b.endBeforeCompleted) {
+    res.end(beforeCompleted);
+    return;
+  }
+  const hold = b.holdBeforeCompleted;
+  if (!hold) {
+    res.end(out);
+    return;
+  }
+  res.write(beforeCompleted);
+  void hold(rec).then(() => {
+    if (!res.destroyed) res.end(completed);
+  });
 }
