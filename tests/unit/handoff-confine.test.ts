@@ -85,7 +85,8 @@ describe('the whole manifest', () => {
   });
   const targets: Record<string, string> = { [hash('b')]: 'src', [hash('c')]: '../../up' };
 
-  it.each([
+  type Edit = (m: SnapshotManifest) => void;
+  it.each<[string, Edit, RegExp | null]>([
     ['an honest one', () => undefined, null],
     ['a session id that is an option', (m: SnapshotManifest) => void (m.sessionId = '--settings={}'), /session id "--settings=\{\}" is not a UUID/],
     ['a base that is not a commit id', (m: SnapshotManifest) => void (m.git!.head = 'HEAD~1'), /its base commit "HEAD~1" is not a commit id/],
@@ -96,7 +97,7 @@ describe('the whole manifest', () => {
     ['a symlink out', (m: SnapshotManifest) => void m.git!.untracked.push({ path: 'lnk', mode: '120000', hash: hash('c'), bytes: 3 }), /symlink "lnk" points outside/],
     ['a file below a symlink', (m: SnapshotManifest) => void m.git!.untracked.push({ path: 'lnk', mode: '120000', hash: hash('b'), bytes: 3 }, { path: 'lnk/x', mode: '100644', hash: hash('d'), bytes: 1 }), /file "lnk\/x" lies below the symlink "lnk"/],
     ['a file below a file', (m: SnapshotManifest) => void m.git!.untracked.push({ path: 'f', mode: '100644', hash: hash('d'), bytes: 1 }, { path: 'f/x', mode: '100644', hash: hash('d'), bytes: 1 }), /lies below the file "f"/],
-  ] as const)('%s', (_what, edit, problem) => {
+  ])('%s', (_what, edit, problem) => {
     const m = base();
     edit(m);
     const got = manifestProblem(m, (h) => targets[h] ?? null);
