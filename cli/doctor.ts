@@ -52,7 +52,7 @@ export async function runDoctor(cliMain: string, json: boolean): Promise<number>
     const v = await claudeVersion(lookup.bin, env);
     if (v) rep.ok('claude', `claude ${v} (${lookup.bin})`, { version: v, path: lookup.bin });
     else rep.fail('claude', `claude at ${lookup.bin} did not answer --version`, `run '${lookup.bin} --version' to see why, or reinstall Claude Code`, { path: lookup.bin });
-  } else rep.fail('claude', `claude not found (${lookup.how})`, 'install Claude Code, or set SLEDS_CLAUDE_BIN to the claude binary');
+  } else rep.fail('claude', `claude not found (${lookup.how})`, 'install Claude Code, or set binaries.claude in config.yml to the claude binary (SLEDS_CLAUDE_BIN for one command)');
 
   // this package's build
   let root: string | null = null;

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { callMusher, reportRefusal } from './musher-call.js';
 import { findClaude } from './install-claude.js';
-import { findBinary } from '../musher/find-binary.js';
+import { findCliBinary } from '../musher/config/cli-settings.js';
 
 /** A received hand-off as musher's API sends it. */
 interface Received {
@@ -57,7 +57,7 @@ export async function runPickup(args: string[], json: boolean): Promise<number> 
   process.stderr.write(`sleds: picked up ${r.id} from ${r.peer} into ${note.dir} (branch ${r.branch ?? '?'})\n`);
   let file: string | null;
   let argv: string[];
-  file = to === 'claude' ? findClaude(process.env, homedir()).bin : findBinary(process.env, 'codex', 'SLEDS_CODEX_BIN').bin;
+  file = to === 'claude' ? findClaude(process.env, homedir()).bin : findCliBinary(process.env, homedir(), 'codex').bin;
   const go = `Picked up from ${r.peer} with sleds: continue this work.`;
   if (to === from) {
     if (to === 'claude') argv = headless ? ['-p', '--resume', r.sessionId, '--', go] : ['--resume', r.sessionId];

@@ -83,7 +83,7 @@ export interface MusherOptions {
   onBackfillProgress?: (done: number, total: number) => void;
   /** The scheduler's timer (tests pass a fake one); default real timers. */
   schedulerTimer?: Timers;
-  /** Where resumes find claude, codex and tmux; default SLEDS_*_BIN, PATH, the usual places. */
+  /** Where resumes find claude, codex and tmux; the daemon's come from config.yml (musher/resume/binaries.ts); default PATH, the usual places. */
   binaries?: () => Binaries;
   /** The user's time zone, for times typed as "9am"; default the process's. */
   timeZone?: string;

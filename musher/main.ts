@@ -20,6 +20,10 @@ import { GatewayService } from './gateway/service.js';
 import { openSecretStore } from './secrets/store.js';
 import { buildGithub } from './github/wiring.js';
 import { loadSeatKeys } from './handoff/keys.js';
+import { loadConfig } from './config/load.js';
+import { configuredBinary } from './config/schema.js';
+import { findBinary } from './find-binary.js';
+import { findBinaries } from './resume/binaries.js';
 
 /** `sleds musher run`: the daemon itself, in the foreground (the background start runs this detached). */
 export async function runMusher(opts: { background: boolean }): Promise<number> {
@@ -45,6 +49,12 @@ export async function runMusher(opts: { background: boolean }): Promise<number> 
   }
   const interactive = !opts.background && process.stderr.isTTY;
   const log = fileLog(paths.logFile, systemClock, opts.background ? null : (line) => process.stderr.write(line));
+  // Upstreams, binaries and retention come from the user's config.yml alone, never from the environment of the
+  // session whose hook happened to start musher (a hostile repository's session could set it).
+  const settings = loadConfig(paths.configDir, homedir());
+  if (settings.error) log.error(settings.error);
+  for (const w of settings.warnings) log.warn(w);
+  const config = settings.config;
   const root = packageRoot();
   const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
   let lastDraw = 0;
@@ -64,7 +74,15 @@ export async function runMusher(opts: { background: boolean }): Promise<number> 
     signingKey: async () => (await loadSeatKeys(secrets))?.ed25519 ?? null,
     // The quiet period before a task whose sessions all ended gets its receipt (default 30 minutes).
     taskQuietMs: quietMs(process.env.SLEDS_TASK_QUIET_MS),
-    wallWiring: (m) => daemonWallWiring(m, policy, secrets, { paths, claudeConfigDir: claudeConfigDir(process.env, homedir()), codexHome: dirname(codexSessionsDir(process.env, homedir())), log }),
+    binaries: () => findBinaries(config.binaries),
+    wallWiring: (m) =>
+      daemonWallWiring(m, policy, secrets, {
+        paths,
+        claudeConfigDir: claudeConfigDir(process.env, homedir()),
+        codexHome: dirname(codexSessionsDir(process.env, homedir())),
+        log,
+        notify: { slackApiUrl: config.upstreams.slack, binaries: { notifySend: config.binaries.notifySend, osascript: config.binaries.osascript } },
+      }),
     onBackfillProgress: interactive
       ? (done, total) => {
           const now = Date.now();
@@ -87,6 +105,7 @@ export async function runMusher(opts: { background: boolean }): Promise<number> 
         now: () => systemClock.now(),
       }),
     onReadings: (r) => musher.recordUsageEndpoint(r),
+    baseUrl: config.upstreams.claudeUsage,
     lockFile: join(paths.runtimeDir, 'usage-poller.lock'),
     stateFile: join(paths.runtimeDir, 'usage-poller.json'),
     userAgent: `sleds/${version} (usage poller)`,
@@ -103,6 +122,7 @@ export async function runMusher(opts: { background: boolean }): Promise<number> 
     // The seat's caps from the policy of the repository the resumed session works in.
     allowance: (seat, grant) => policy.forDirectory(musher.sessions.get(grant.sessionId)?.cwd ?? null).allowance(seat),
     env,
+    upstreams: { anthropic: config.upstreams.anthropic, openai: config.upstreams.openai },
   });
   musher.gateway = gateway;
   // GitHub: the receipt in the PR body, the PR watcher (a PR opened ends its task), tracker intake (the comment
@@ -118,7 +138,8 @@ export async function runMusher(opts: { background: boolean }): Promise<number> 
     pickerText: async (task) => (await musher.picker.picker(task)).text,
     clock: systemClock,
     log,
-    env,
+    apiUrl: config.upstreams.github,
+    ghBin: () => findBinary('gh', configuredBinary(config.binaries, 'gh'), env.PATH).bin,
     version,
   });
   musher.github = github;

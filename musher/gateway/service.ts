@@ -25,12 +25,9 @@ export interface GatewayServiceOptions {
   secrets: SecretStore;
   allowance(seat: string, grant: TokenGrant): Allowance;
   env: Env;
+  /** Where the gateway forwards (the platform key goes there): config.yml's upstreams, never the environment. */
+  upstreams: Record<GatewayProvider, string>;
 }
-
-export const DEFAULT_UPSTREAMS: Record<GatewayProvider, string> = {
-  anthropic: 'https://api.anthropic.com',
-  openai: 'https://api.openai.com',
-};
 
 const DEFAULT_TOKEN_TTL_MS = 24 * 3_600_000;
 const MAX_TOKEN_TTL_MS = 7 * 24 * 3_600_000;
@@ -78,10 +75,7 @@ export class GatewayService {
         this.gateway = await startGateway({
           host: '127.0.0.1',
           port,
-          upstreams: {
-            anthropic: env.SLEDS_ANTHROPIC_UPSTREAM || DEFAULT_UPSTREAMS.anthropic,
-            openai: env.SLEDS_OPENAI_UPSTREAM || DEFAULT_UPSTREAMS.openai,
-          },
+          upstreams: this.opts.upstreams,
           tokens: this.tokens,
           platformKeys: this.opts.platformKeys,
           prices: this.opts.prices,

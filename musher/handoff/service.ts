@@ -11,7 +11,7 @@ import type { SecretStore } from '../secrets/store.js';
 import { readSnapshot } from '../snapshot/files.js';
 import type { HandoffRow, HandoffStore } from '../store/handoffs.js';
 import type { WallRow } from '../store/wall-book.js';
-import { notifyDesktop, notifyHandoff, notifyPickedUp } from '../notify/index.js';
+import { notifyDesktop, notifyHandoff, notifyPickedUp, type NotifySettings } from '../notify/index.js';
 import { pickedUpDesktopWords } from '../../core/notify/messages.js';
 import { packSnapshotContent, unpackSnapshotContent } from './bundle-content.js';
 import { openGitTransport, checkoutWip } from './git-transport.js';
@@ -37,6 +37,8 @@ export interface HandoffDeps {
   rosterFor(cwd: string): RosterFile | null;
   /** The shared folder the policy of a folder's repository names for hand-offs (`handoff.folder`); null: its remote. */
   folderFor?(cwd: string): string | null;
+  /** Slack's API URL and the desktop notifier, from config.yml (default: slack.com, the notifier on PATH). */
+  notify?: NotifySettings;
 }
 
 /** A pickup done: what the answer needs (`dir` is the worktree holding the sender's work), and the brief. */
@@ -125,7 +127,7 @@ export class HandoffService {
         const sent = await transport.send({ id: header.id, bundle, wip });
         const slack = await notifyHandoff(
           { sender: self, title: `session ${wall.sessionId.slice(0, 8)}`, handoffId: header.id, expiresAt: header.expiresAt, timeZone: this.d.timeZone, to: { handle, slackId: teammate.slack ?? null } },
-          { slack: { secrets: this.d.secrets, log: this.d.log } },
+          { slack: { secrets: this.d.secrets, log: this.d.log, baseUrl: this.d.notify?.slackApiUrl }, desktop: { binaries: this.d.notify?.binaries } },
         );
         const note = slack.slack.ok ? { slack: { channel: slack.slack.channel, ts: slack.slack.ts } } : { slack: { error: slack.slack.error } };
         this.d.handoffs.sent(header.id, sent.ref, sent.branch, JSON.stringify({ ...note, transport: transport.describe() }));
@@ -211,11 +213,11 @@ export class HandoffService {
     const post = (JSON.parse(h.note ?? '{}') as { slack?: { channel?: string; ts?: string } }).slack;
     const words = { by, at, handoffId: h.id, title: `session ${(h.sessionId ?? '').slice(0, 8)}`, timeZone: this.d.timeZone };
     if (post?.channel && post.ts) {
-      const r = await notifyPickedUp({ ...words, channel: post.channel, threadTs: post.ts }, { slack: { secrets: this.d.secrets, log: this.d.log } });
+      const r = await notifyPickedUp({ ...words, channel: post.channel, threadTs: post.ts }, { slack: { secrets: this.d.secrets, log: this.d.log, baseUrl: this.d.notify?.slackApiUrl }, desktop: { binaries: this.d.notify?.binaries } });
       if (!r.slack.ok) this.d.log.warn(`hand-off ${h.id}: Slack did not take the pickup note: ${r.slack.error}`);
     } else {
       const words2 = pickedUpDesktopWords(words);
-      await notifyDesktop(words2.title, words2.body);
+      await notifyDesktop(words2.title, words2.body, { binaries: this.d.notify?.binaries });
     }
   }
 

@@ -7,9 +7,10 @@ import type { WallWiring } from './wiring.js';
 import { HandoffService } from '../handoff/service.js';
 import type { SledsPaths } from '../../core/paths.js';
 import type { Log } from '../log.js';
+import type { NotifySettings } from '../notify/index.js';
 
 /** The wall as the daemon runs it: the workspace policy, the platform keys in the secret store, musher's gateway. */
-export function daemonWallWiring(m: Musher, policy: PolicyPort, secrets: SecretStore, o: { paths: SledsPaths; claudeConfigDir: string; codexHome: string; log: Log }): WallWiring {
+export function daemonWallWiring(m: Musher, policy: PolicyPort, secrets: SecretStore, o: { paths: SledsPaths; claudeConfigDir: string; codexHome: string; log: Log; notify?: NotifySettings }): WallWiring {
   const handoff = new HandoffService({
     paths: o.paths,
     clock: m.clock,
@@ -21,6 +22,7 @@ export function daemonWallWiring(m: Musher, policy: PolicyPort, secrets: SecretS
     codexHome: o.codexHome,
     rosterFor: (cwd) => m.roster.rosterAt(cwd),
     folderFor: (cwd) => policy.forDirectory(cwd).handoffFolder,
+    notify: o.notify,
   });
   m.handoff = handoff;
   return {

@@ -38,7 +38,8 @@ describe('the wall in the real Claude Code', { timeout: 180_000 }, () => {
       fakeUrl: fake.url,
       cwd,
       settings,
-      sledsEnv: { SLEDS_SEAT: 'dana', SLEDS_ANTHROPIC_UPSTREAM: fake.url, SLEDS_CLAUDE_BIN: fx.claudeBin },
+      sledsEnv: { SLEDS_SEAT: 'dana' },
+      sledsConfig: { upstreams: { anthropic: fake.url }, binaries: { claude: fx.claudeBin } },
     });
     const keySet = await sleds(world, ['key', 'set', 'anthropic'], `${PLATFORM_KEY}\n`);
     expect(keySet.code, keySet.stderr).toBe(0);
