@@ -306,7 +306,7 @@ export class Musher {
 
   /** Starts the sources. Resolves when the transcript watcher has listed what exists (reading goes on after). */
   async start(): Promise<void> {
-    const drained = this.spool.start();
+    const drained = await this.spool.start();
     if (drained > 0) this.opts.log.info(`drained ${drained} spooled hook event(s)`);
     await Promise.all([this.transcripts.start(), this.codex.start()]);
     this.scheduler.start();
@@ -452,7 +452,7 @@ export class Musher {
       sessionId: p.session_id,
       receivedAt: d.receivedAt,
       viaSpool: d.viaSpool,
-      payload: d.raw,
+      payload: json,
     });
     if (!fresh) return { answer: CARRY_ON }; // delivered before: a spooled copy
     this.sessions.touch({
