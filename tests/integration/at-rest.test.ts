@@ -134,6 +134,10 @@ describe('what musher keeps at rest', () => {
     expect(existsSync(join(w.spoolDir, name))).toBe(false);
     const lines = readFileSync(w.logFile, 'utf8').split('\n').filter((l) => l.includes(name));
     expect(lines).toEqual([expect.stringMatching(new RegExp(` ERROR spool ${name}: the store refused it — kept in .*/spool/failed/${name}; musher tries it again at its next start$`))]);
+    const doctor = JSON.parse((await sleds(w, ['doctor', '--json'])).stdout) as { steps: Array<{ id: string; status: string; message: string }> };
+    const steps = Object.fromEntries(doctor.steps.map((s) => [s.id, s]));
+    expect(steps.spool).toMatchObject({ status: 'ok', message: 'spool is empty' });
+    expect(steps['spool failed']).toMatchObject({ status: 'warn', message: `1 spooled event could not be taken in and is kept in ${join(w.spoolDir, 'failed')}` });
 
     // musher is still up and answering hooks.
     const pid = (await status(w)).musher.pid;

@@ -115,6 +115,9 @@ describe('musher takes its upstreams and binaries from config.yml, not from the 
     const lines = readFileSync(w.logFile, 'utf8').split('\n').filter((l) => l.includes('config.yml'));
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/ ERROR .*\/config\/config\.yml:4: upstreams\.anthropic: must be an http:\/\/ or https:\/\/ URL — running on the built-in defaults until it is fixed/);
+    // sleds doctor says the same, from the same file.
+    const doctor = JSON.parse((await sleds(w, ['doctor', '--json'])).stdout) as { steps: Array<{ id: string; status: string; message: string }> };
+    expect(doctor.steps.find((s) => s.id === 'config')).toMatchObject({ status: 'warn', message: expect.stringMatching(/config\.yml:4: upstreams\.anthropic: must be an http:\/\/ or https:\/\/ URL/) });
   });
 
   it('an unknown key is one warning line, and the rest of the file still counts', async () => {
