@@ -1,5 +1,6 @@
 import http from 'node:http';
 import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { requestMusher } from '../hooks/musher-client.js';
 
@@ -86,7 +87,10 @@ export async function runGatewayBench(opts: { cli: string; env: NodeJS.ProcessEn
   const concurrency = opts.concurrency ?? 50;
   const perWorker = opts.perWorker ?? 20;
   const upstream = await fakeUpstream();
-  const env: NodeJS.ProcessEnv = { ...opts.env, SLEDS_KEYRING: 'file', SLEDS_ANTHROPIC_UPSTREAM: upstream.url, SLEDS_SEAT: 'bench' };
+  const env: NodeJS.ProcessEnv = { ...opts.env, SLEDS_KEYRING: 'file', SLEDS_SEAT: 'bench' };
+  // musher takes its upstream from config.yml only (never its environment).
+  mkdirSync(join(env.SLEDS_HOME!, 'config'), { recursive: true, mode: 0o700 });
+  writeFileSync(join(env.SLEDS_HOME!, 'config', 'config.yml'), `upstreams:\n  anthropic: ${upstream.url}\n`, { mode: 0o600 });
   const run = (args: string[], input?: string) => {
     const r = spawnSync(process.execPath, [opts.cli, ...args], { env, input, encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`sleds ${args.join(' ')}: ${r.stderr}`);

@@ -3,6 +3,8 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { claudeConfigDir, resolvePaths } from '../core/paths.js';
 import { packageRoot } from '../musher/package-root.js';
+import { loadConfig } from '../musher/config/load.js';
+import { FAILED_DIR } from '../musher/ingest/spool-drain.js';
 import { describeCredentials, readClaudeCredentials } from '../musher/quota/credentials.js';
 import { requestMusher } from '../hooks/musher-client.js';
 import {
@@ -52,7 +54,7 @@ export async function runDoctor(cliMain: string, json: boolean): Promise<number>
     const v = await claudeVersion(lookup.bin, env);
     if (v) rep.ok('claude', `claude ${v} (${lookup.bin})`, { version: v, path: lookup.bin });
     else rep.fail('claude', `claude at ${lookup.bin} did not answer --version`, `run '${lookup.bin} --version' to see why, or reinstall Claude Code`, { path: lookup.bin });
-  } else rep.fail('claude', `claude not found (${lookup.how})`, 'install Claude Code, or set SLEDS_CLAUDE_BIN to the claude binary');
+  } else rep.fail('claude', `claude not found (${lookup.how})`, 'install Claude Code, or set binaries.claude in config.yml to the claude binary (SLEDS_CLAUDE_BIN for one command)');
 
   // this package's build
   let root: string | null = null;
@@ -159,13 +161,23 @@ export async function runDoctor(cliMain: string, json: boolean): Promise<number>
     else rep.warn('usage endpoint', describeCredentials(creds, Date.now()));
   }
 
+  // config.yml: what musher takes its upstreams, binaries and retention from
+  const cfg = loadConfig(paths.configDir, home);
+  if (cfg.error) rep.warn('config', cfg.error, `fix that line, then restart musher: 'sleds musher stop' then 'sleds musher start'`, { path: cfg.file });
+  else if (cfg.warnings.length > 0) rep.warn('config', cfg.warnings.join('; '), 'remove or correct the key (known: upstreams, binaries, retention)', { path: cfg.file });
+  else rep.info('config', existsSync(cfg.file) ? `config: ${cfg.file}` : `config: none (${cfg.file}); the built-in upstreams, binaries from PATH`, { path: cfg.file });
+
   // spool
-  let waiting = 0;
-  try {
-    waiting = readdirSync(paths.spoolDir).filter((n) => !n.startsWith('.')).length;
-  } catch {
-    waiting = 0;
-  }
+  const files = (dir: string): number => {
+    try {
+      return readdirSync(dir, { withFileTypes: true }).filter((d) => d.isFile() && !d.name.startsWith('.')).length;
+    } catch {
+      return 0;
+    }
+  };
+  const waiting = files(paths.spoolDir);
+  const failed = files(join(paths.spoolDir, FAILED_DIR));
+  if (failed > 0) rep.warn('spool failed', `${failed} spooled event${failed > 1 ? 's' : ''} could not be taken in and ${failed > 1 ? 'are' : 'is'} kept in ${join(paths.spoolDir, FAILED_DIR)}`, "musher tries them again at its next start; the log says why each failed", { failed });
   if (waiting === 0) rep.ok('spool', 'spool is empty', { waiting, dir: paths.spoolDir });
   else if (health) rep.warn('spool', `${waiting} event${waiting > 1 ? 's wait' : ' waits'} in ${paths.spoolDir}`, 'musher takes them in as it goes; if the number stays, see the log', { waiting, dir: paths.spoolDir });
   else rep.warn('spool', `${waiting} event${waiting > 1 ? 's wait' : ' waits'} in ${paths.spoolDir}`, 'they are taken in when musher starts', { waiting, dir: paths.spoolDir });

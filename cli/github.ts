@@ -1,4 +1,6 @@
+import { homedir } from 'node:os';
 import { fingerprint } from '../musher/secrets/platform-keys.js';
+import { cliSettings, findCliBinary } from '../musher/config/cli-settings.js';
 import { ghHostnameFor, githubApiUrl } from '../musher/github/client.js';
 import { GITHUB_TOKEN_SECRET, githubTokenSource } from '../musher/github/token.js';
 import { fail, openStore, removeToken, saveToken, type StoredToken } from './stored-token.js';
@@ -14,8 +16,9 @@ const GITHUB_TOKEN: StoredToken = { command: 'sleds github set-token', label: 'G
 
 async function status(json: boolean): Promise<number> {
   const store = openStore();
-  const apiUrl = githubApiUrl({});
-  const answer = await githubTokenSource({ secrets: store, ghHostname: ghHostnameFor(apiUrl) })();
+  const apiUrl = githubApiUrl({ baseUrl: cliSettings(process.env, homedir()).upstream('github') });
+  const ghBin = () => findCliBinary(process.env, homedir(), 'gh').bin;
+  const answer = await githubTokenSource({ secrets: store, ghBin, ghHostname: ghHostnameFor(apiUrl) })();
   const source = answer.ok ? answer.source : null;
   const fp = answer.ok ? fingerprint(answer.token) : null;
   if (json) {

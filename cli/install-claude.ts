@@ -11,7 +11,7 @@ type Env = Record<string, string | undefined>;
 
 export type ClaudeLookup = BinaryLookup;
 
-export { findClaude } from '../musher/find-binary.js';
+export { findClaude } from '../musher/config/cli-settings.js';
 
 export interface RunResult {
   ok: boolean;

@@ -18,7 +18,7 @@ import {
   type SettingsFile,
 } from './claude-settings.js';
 import { lastLine, runFile } from './install-claude.js';
-import { findBinary } from '../musher/find-binary.js';
+import { findCliBinary } from '../musher/config/cli-settings.js';
 import type { Reporter } from './install-report.js';
 import type { CodexState, InstallState } from './install-state.js';
 import { doctorCodexMcp, installCodexMcp, withoutCodexMcp } from './install-codex-mcp.js';
@@ -210,7 +210,7 @@ export interface CodexLookup {
 }
 
 
-/** SLEDS_CODEX_BIN if set (and only it), else `codex` on PATH; and the Codex home. */
+/** SLEDS_CODEX_BIN if set, else config.yml's binaries.codex (and only it), else `codex` on PATH; and the Codex home. */
 export function findCodex(env: Env, home: string): CodexLookup {
   const dir = codexHomeDir(env, home);
   const homeExists = (() => {
@@ -220,7 +220,7 @@ export function findCodex(env: Env, home: string): CodexLookup {
       return false;
     }
   })();
-  const { bin, how } = findBinary(env, 'codex', 'SLEDS_CODEX_BIN');
+  const { bin, how } = findCliBinary(env, home, 'codex');
   return { bin, how, home: dir, homeExists, present: bin !== null || homeExists };
 }
 
@@ -1038,7 +1038,7 @@ export async function doctorCodex(rep: Reporter, env: Env, home: string, root: s
     const v = await codexVersion(lookup.bin, env);
     if (v) rep.ok('codex', `codex ${v} (${lookup.bin}); home ${codexHome}`, { version: v, path: lookup.bin, home: codexHome });
     else rep.fail('codex', `codex at ${lookup.bin} did not answer --version`, `run '${lookup.bin} --version' to see why, or reinstall Codex`, { path: lookup.bin, home: codexHome });
-  } else rep.warn('codex', `Codex home ${codexHome}, but no codex binary (${lookup.how})`, 'install Codex, or set SLEDS_CODEX_BIN to the codex binary', { home: codexHome });
+  } else rep.warn('codex', `Codex home ${codexHome}, but no codex binary (${lookup.how})`, 'install Codex, or set binaries.codex in config.yml to the codex binary (SLEDS_CODEX_BIN for one command)', { home: codexHome });
 
   const hooksPath = join(codexHome, 'hooks.json');
   let data: JsonObject;

@@ -1,15 +1,17 @@
 import { execFile } from 'node:child_process';
+import { homedir } from 'node:os';
 import { DispatchAnswer, PickerAnswer, type HarnessCommand } from '../core/picker/row.js';
 import { rowSentence } from '../core/picker/words.js';
 import { tmuxArg } from '../core/resume-plan.js';
 import { callMusher, reportRefusal } from './musher-call.js';
+import { findCliBinary } from '../musher/config/cli-settings.js';
 
 /** `sleds pick <task> [--json]`: the dispatcher's picker. The ink view is loaded only here, and only without --json. */
 
 /** In tmux, a Dispatch or Switch opens its command in a new window there (argv, no shell). One line on what happened. */
 function openInTmux(cmd: HarnessCommand): Promise<string | null> {
   if (!process.env.TMUX) return Promise.resolve(null);
-  const tmux = process.env.SLEDS_TMUX_BIN || 'tmux';
+  const tmux = findCliBinary(process.env, homedir(), 'tmux').bin ?? 'tmux';
   const cwd = cmd.cwd ? ['-c', tmuxArg(cmd.cwd.replace(/#/g, '##'))] : [];
   return new Promise((resolve) => {
     execFile(tmux, ['new-window', ...cwd, '--', ...cmd.argv.map(tmuxArg)], { timeout: 10_000 }, (err, _out, stderr) => {

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { callMusher, reportRefusal } from './musher-call.js';
 import { findClaude } from './install-claude.js';
-import { findBinary } from '../musher/find-binary.js';
+import { findCliBinary } from '../musher/config/cli-settings.js';
 import { resumeArgv } from '../core/resume-plan.js';
 import { cdAndRun } from '../core/shell-quote.js';
 
@@ -66,7 +66,7 @@ export async function runPickup(args: string[], json: boolean): Promise<number> 
   const to = want ?? from;
   process.stderr.write(`sleds: picked up ${r.id} from ${r.peer} into ${note.dir} (branch ${r.branch ?? '?'})\n`);
   let argv: string[];
-  const file = to === 'claude' ? findClaude(process.env, homedir()).bin : findBinary(process.env, 'codex', 'SLEDS_CODEX_BIN').bin;
+  const file = to === 'claude' ? findClaude(process.env, homedir()).bin : findCliBinary(process.env, homedir(), 'codex').bin;
   const go = `Picked up from ${r.peer} with sleds: continue this work.`;
   if (to === from) {
     // The id came in a bundle from another machine: a session id (a UUID) glued to --resume= or after --, or nothing.

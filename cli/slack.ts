@@ -1,4 +1,6 @@
+import { homedir } from 'node:os';
 import { fingerprint } from '../musher/secrets/platform-keys.js';
+import { cliSettings } from '../musher/config/cli-settings.js';
 import { SLACK_BOT_TOKEN_SECRET, slackApiUrl } from '../musher/notify/slack.js';
 import { fail, openStore, removeToken, saveToken, type StoredToken } from './stored-token.js';
 
@@ -24,7 +26,7 @@ async function status(json: boolean): Promise<number> {
   } catch (e) {
     return fail((e as Error).message);
   }
-  const apiUrl = slackApiUrl({});
+  const apiUrl = slackApiUrl({ baseUrl: cliSettings(process.env, homedir()).upstream('slack') });
   const fp = value === null ? null : fingerprint(value);
   if (json) {
     process.stdout.write(`${JSON.stringify({ configured: value !== null, fingerprint: fp, apiUrl, backend: where.backend, location: where.location })}\n`);

@@ -85,7 +85,7 @@ export interface MusherOptions {
   onBackfillProgress?: (done: number, total: number) => void;
   /** The scheduler's timer (tests pass a fake one); default real timers. */
   schedulerTimer?: Timers;
-  /** Where resumes find claude, codex and tmux; default SLEDS_*_BIN, PATH, the usual places. */
+  /** Where resumes find claude, codex and tmux; the daemon's come from config.yml (musher/resume/binaries.ts); default PATH, the usual places. */
   binaries?: () => Binaries;
   /** The user's time zone, for times typed as "9am"; default the process's. */
   timeZone?: string;
@@ -318,7 +318,7 @@ export class Musher {
 
   /** Starts the sources. Resolves when the transcript watcher has listed what exists (reading goes on after). */
   async start(): Promise<void> {
-    const drained = this.spool.start();
+    const drained = await this.spool.start();
     if (drained > 0) this.opts.log.info(`drained ${drained} spooled hook event(s)`);
     await Promise.all([this.transcripts.start(), this.codex.start()]);
     this.scheduler.start();
@@ -473,7 +473,7 @@ export class Musher {
       sessionId: p.session_id,
       receivedAt: d.receivedAt,
       viaSpool: d.viaSpool,
-      payload: d.raw,
+      payload: json,
     });
     if (!fresh) return { answer: CARRY_ON }; // delivered before: a spooled copy
     this.sessions.touch({

@@ -1,12 +1,16 @@
 import { accessSync, constants as fsConstants, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 
-type Env = Record<string, string | undefined>;
-
 export interface BinaryLookup {
   bin: string | null;
   /** Where it came from, or why there is none. */
   how: string;
+}
+
+/** A path the user chose for a binary, and where they said it (`binaries.codex in ~/.config/sleds/config.yml`, `SLEDS_CODEX_BIN`). */
+export interface BinarySetting {
+  path: string;
+  source: string;
 }
 
 function isExecutableFile(p: string): boolean {
@@ -20,16 +24,16 @@ function isExecutableFile(p: string): boolean {
 }
 
 /**
- * Finds a harness binary without a shell: the override variable if set (and only it), else `name` on PATH (absolute
- * folders only: never ./name from the current folder), else the given fallback locations.
+ * Finds a binary without a shell: the user's setting if there is one (and only it), else `name` on PATH (absolute
+ * folders only: never ./name from the current folder), else the given fallback locations. Reads no environment
+ * variable itself: musher passes its config.yml setting, the CLI its own (musher/config/cli-settings.ts).
  */
-export function findBinary(env: Env, name: string, overrideVar: string, fallbacks: string[] = []): BinaryLookup {
-  const forced = env[overrideVar];
-  if (forced) {
-    if (!isAbsolute(forced)) return { bin: null, how: `${overrideVar}=${forced} is not an absolute path` };
-    return isExecutableFile(forced) ? { bin: forced, how: overrideVar } : { bin: null, how: `${overrideVar}=${forced} is not an executable file` };
+export function findBinary(name: string, setting: BinarySetting | null, pathVar: string | undefined, fallbacks: readonly string[] = []): BinaryLookup {
+  if (setting) {
+    if (!isAbsolute(setting.path)) return { bin: null, how: `${setting.source}=${setting.path} is not an absolute path` };
+    return isExecutableFile(setting.path) ? { bin: setting.path, how: setting.source } : { bin: null, how: `${setting.source}=${setting.path} is not an executable file` };
   }
-  for (const dir of (env.PATH ?? '').split(delimiter)) {
+  for (const dir of (pathVar ?? '').split(delimiter)) {
     if (!dir || !isAbsolute(dir)) continue;
     const p = join(dir, name);
     if (isExecutableFile(p)) return { bin: p, how: 'PATH' };
@@ -38,7 +42,9 @@ export function findBinary(env: Env, name: string, overrideVar: string, fallback
   return { bin: null, how: `no ${name} on PATH` };
 }
 
-/** SLEDS_CLAUDE_BIN if set (and only it), else `claude` on PATH, else the official installers' locations. */
-export function findClaude(env: Env, home: string): BinaryLookup {
-  return findBinary(env, 'claude', 'SLEDS_CLAUDE_BIN', [join(home, '.claude', 'local', 'claude'), join(home, '.local', 'bin', 'claude')]);
+/** Where the official Claude Code installers put claude. */
+export function claudeFallbacks(home: string): string[] {
+  return [join(home, '.claude', 'local', 'claude'), join(home, '.local', 'bin', 'claude')];
 }
+
+export const TMUX_FALLBACKS: readonly string[] = ['/usr/bin/tmux', '/usr/local/bin/tmux', '/opt/homebrew/bin/tmux'];

@@ -20,9 +20,18 @@ import { GatewayService } from './gateway/service.js';
 import { openSecretStore } from './secrets/store.js';
 import { buildGithub } from './github/wiring.js';
 import { loadSeatKeys } from './handoff/keys.js';
+import { loadConfig } from './config/load.js';
+import { configuredBinary } from './config/schema.js';
+import { findBinary } from './find-binary.js';
+import { findBinaries } from './resume/binaries.js';
+import { RawEventRetention } from './store/retention.js';
+import { FAILED_DIR } from './ingest/spool-drain.js';
+import type { Log } from './log.js';
 
 /** `sleds musher run`: the daemon itself, in the foreground (the background start runs this detached). */
 export async function runMusher(opts: { background: boolean }): Promise<number> {
+  // Everything musher writes (the database and its -wal/-shm, snapshots, logs, state files) is the user's alone.
+  process.umask(0o077);
   const paths = resolvePaths(process.env, homedir());
   for (const dir of [paths.configDir, paths.dataDir, paths.runtimeDir, paths.stateDir, paths.spoolDir]) {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -45,6 +54,12 @@ export async function runMusher(opts: { background: boolean }): Promise<number> 
   }
   const interactive = !opts.background && process.stderr.isTTY;
   const log = fileLog(paths.logFile, systemClock, opts.background ? null : (line) => process.stderr.write(line));
+  // Upstreams, binaries and retention come from the user's config.yml alone, never from the environment of the
+  // session whose hook happened to start musher (a hostile repository's session could set it).
+  const settings = loadConfig(paths.configDir, homedir());
+  if (settings.error) log.error(settings.error);
+  for (const w of settings.warnings) log.warn(w);
+  const config = settings.config;
   const root = packageRoot();
   const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
   let lastDraw = 0;
@@ -64,7 +79,15 @@ export async function runMusher(opts: { background: boolean }): Promise<number> 
     signingKey: async () => (await loadSeatKeys(secrets))?.ed25519 ?? null,
     // The quiet period before a task whose sessions all ended gets its receipt (default 30 minutes).
     taskQuietMs: quietMs(process.env.SLEDS_TASK_QUIET_MS),
-    wallWiring: (m) => daemonWallWiring(m, policy, secrets, { paths, claudeConfigDir: claudeConfigDir(process.env, homedir()), codexHome: dirname(codexSessionsDir(process.env, homedir())), log }),
+    binaries: () => findBinaries(config.binaries),
+    wallWiring: (m) =>
+      daemonWallWiring(m, policy, secrets, {
+        paths,
+        claudeConfigDir: claudeConfigDir(process.env, homedir()),
+        codexHome: dirname(codexSessionsDir(process.env, homedir())),
+        log,
+        notify: { slackApiUrl: config.upstreams.slack, binaries: { notifySend: config.binaries.notifySend, osascript: config.binaries.osascript } },
+      }),
     onBackfillProgress: interactive
       ? (done, total) => {
           const now = Date.now();
@@ -87,6 +110,7 @@ export async function runMusher(opts: { background: boolean }): Promise<number> 
         now: () => systemClock.now(),
       }),
     onReadings: (r) => musher.recordUsageEndpoint(r),
+    baseUrl: config.upstreams.claudeUsage,
     lockFile: join(paths.runtimeDir, 'usage-poller.lock'),
     stateFile: join(paths.runtimeDir, 'usage-poller.json'),
     userAgent: `sleds/${version} (usage poller)`,
@@ -105,6 +129,7 @@ export async function runMusher(opts: { background: boolean }): Promise<number> 
     env,
     // One port across restarts: a resumed session's ANTHROPIC_BASE_URL stays valid.
     portFile: join(paths.dataDir, 'gateway.json'),
+    upstreams: { anthropic: config.upstreams.anthropic, openai: config.upstreams.openai },
   });
   musher.gateway = gateway;
   // GitHub: the receipt in the PR body, the PR watcher (a PR opened ends its task), tracker intake (the comment
@@ -120,10 +145,19 @@ export async function runMusher(opts: { background: boolean }): Promise<number> 
     pickerText: async (task) => (await musher.picker.picker(task)).text,
     clock: systemClock,
     log,
-    env,
+    apiUrl: config.upstreams.github,
+    ghBin: () => findBinary('gh', configuredBinary(config.binaries, 'gh'), env.PATH).bin,
     version,
   });
   musher.github = github;
+  // Raw hook events are kept for retention.rawEventsDays: pruned now and daily.
+  const retention = new RawEventRetention({
+    events: musher.hookEvents,
+    days: config.retention.rawEventsDays,
+    failedSpoolDir: join(paths.spoolDir, FAILED_DIR),
+    clock: systemClock,
+    log,
+  });
   let stopping = false;
   let pickupWatch: NodeJS.Timeout | undefined;
   let resolveStopped: () => void = () => undefined;
@@ -133,6 +167,7 @@ export async function runMusher(opts: { background: boolean }): Promise<number> 
     stopping = true;
     log.info('musher stopping');
     if (pickupWatch) clearInterval(pickupWatch);
+    retention.stop();
     await server.close();
     await gateway.close();
     await github.stop();
@@ -151,8 +186,14 @@ export async function runMusher(opts: { background: boolean }): Promise<number> 
   process.on('SIGTERM', () => void shutdown());
   process.on('SIGINT', () => void shutdown());
   process.on('SIGHUP', () => void shutdown());
+  let exitCode = 0;
+  catchStrays(log, () => {
+    exitCode = 1;
+    void shutdown();
+  });
   log.info(`musher ${version} listening on ${paths.socketFile} (pid ${process.pid})`);
   await musher.start();
+  retention.start();
   poller.start();
   github.start();
   gateway.startIfConfigured().catch((e: Error) => log.error(`gateway did not start: ${e.message}`));
@@ -165,7 +206,34 @@ export async function runMusher(opts: { background: boolean }): Promise<number> 
     void musher.transcripts.idle().then(() => process.stderr.write('\nsleds: history read; musher is ready\n'));
   }
   await stopped;
-  return 0;
+  return exitCode;
+}
+
+/** "message (at musher/app.js:120:7)": one line for the log. */
+function oneLine(e: unknown): string {
+  const err = e instanceof Error ? e : new Error(String(e));
+  const where = err.stack?.split('\n').find((l) => l.trim().startsWith('at '))?.trim().replace(/^at /, '');
+  return `${err.message}${where ? ` (at ${where})` : ''}`;
+}
+
+/**
+ * Nothing unforeseen takes musher down without a line in its log. A rejected promise nobody awaited (a background
+ * round, a spooled event, a notice) is logged and musher keeps running: the work that failed was one task's, what
+ * it wrote to SQLite was in a transaction that rolled back, and stopping would drop every live session's gateway and
+ * hook answers for it. An uncaught exception is different: Node leaves the process in an unknown state after one, so
+ * musher logs it and stops cleanly (socket, lock and pid removed); the next hook starts a fresh one, and the hooks
+ * spool in between.
+ */
+function catchStrays(log: Log, stop: () => void): void {
+  process.on('unhandledRejection', (reason) => {
+    log.error(`unhandled rejection: ${oneLine(reason)} — musher keeps running`);
+  });
+  process.on('uncaughtException', (e) => {
+    log.error(`uncaught exception: ${oneLine(e)} — musher stops; the next hook starts it again`);
+    // A shutdown that hangs must not keep a broken musher alive.
+    setTimeout(() => process.exit(1), 5_000).unref();
+    stop();
+  });
 }
 
 /** SLEDS_TASK_QUIET_MS, when it is a whole number of milliseconds; else the default. */

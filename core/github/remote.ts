@@ -48,7 +48,7 @@ const GITHUB_HOSTS = new Set(['github.com', 'www.github.com', 'ssh.github.com'])
 
 /**
  * The GitHub repository a remote URL names, or null when it is not a GitHub remote. `extraHosts` adds a GitHub
- * Enterprise host (the one SLEDS_GITHUB_API points at).
+ * Enterprise host (the one config.yml's upstreams.github points at).
  */
 export function githubRepoOfRemote(url: string, extraHosts: string[] = []): GithubRepo | null {
   const split = splitRemote(url);

@@ -20,31 +20,17 @@ export function activeMinutes(timestamps: readonly number[], gapMs = ACTIVE_GAP_
   return Math.round(active / 6_000) / 10;
 }
 
-/** Claude Code's editing tools and where each names its file. */
-const FILE_FIELDS: Record<string, string> = { Edit: 'file_path', MultiEdit: 'file_path', Write: 'file_path', NotebookEdit: 'notebook_path' };
-/** Codex's `apply_patch` names each file on a line of its own. */
-const PATCH_FILE_RE = /^\*\*\* (?:Add|Update|Delete) File: (.+)$/gm;
-
 /**
- * The files a task changed, from its sessions' PostToolUse payloads (parsed JSON): Claude Code's Edit, MultiEdit,
- * Write and NotebookEdit, and Codex's apply_patch. Distinct paths; unknown shapes are skipped.
+ * The files a task changed, from what musher kept of its sessions' PostToolUse events (core/hook-fields.ts: each
+ * `{tool, files}`): distinct paths; unknown shapes are skipped.
  */
-export function filesTouched(payloads: readonly unknown[]): number {
+export function filesTouched(kept: readonly unknown[]): number {
   const files = new Set<string>();
-  for (const p of payloads) {
-    if (typeof p !== 'object' || p === null) continue;
-    const { tool_name: tool, tool_input: input } = p as { tool_name?: unknown; tool_input?: unknown };
-    if (typeof tool !== 'string') continue;
-    const field = FILE_FIELDS[tool];
-    if (field && typeof input === 'object' && input !== null) {
-      const path = (input as Record<string, unknown>)[field];
-      if (typeof path === 'string' && path !== '') files.add(path);
-      continue;
-    }
-    if (tool === 'apply_patch' || tool === 'ApplyPatch') {
-      const text = typeof input === 'string' ? input : JSON.stringify(input ?? '');
-      for (const m of text.replace(/\\n/g, '\n').matchAll(PATCH_FILE_RE)) files.add(m[1]!.trim());
-    }
+  for (const k of kept) {
+    if (typeof k !== 'object' || k === null) continue;
+    const list = (k as { files?: unknown }).files;
+    if (!Array.isArray(list)) continue;
+    for (const f of list) if (typeof f === 'string' && f !== '') files.add(f);
   }
   return files.size;
 }

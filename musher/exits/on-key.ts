@@ -95,7 +95,7 @@ export async function foregroundOnKey(d: ExitDeps, wall: WallRow): Promise<Resum
   if (wall.harness === 'codex') {
     const why = codexUnsupported(d, wall);
     if (why) throw new Error(why);
-    if (!bins.codex) throw new Error('no codex binary found — install Codex CLI or set SLEDS_CODEX_BIN');
+    if (!bins.codex) throw new Error('no codex binary found — install Codex CLI or set binaries.codex in config.yml');
     const { token, openaiBaseUrl } = await d.gateway!.mint({ seat: d.seat, project: null, sessionId: wall.sessionId, wallId: wall.wallId, ttlMs: TOKEN_TTL_MS });
     const provider = codexThreadProvider(d.sessionTranscript(wall.sessionId))!;
     return planResume({
@@ -112,7 +112,7 @@ export async function foregroundOnKey(d: ExitDeps, wall: WallRow): Promise<Resum
       tmuxBin: bins.tmux ?? '',
     });
   }
-  if (!bins.claude) throw new Error('no claude binary found — install Claude Code or set SLEDS_CLAUDE_BIN');
+  if (!bins.claude) throw new Error('no claude binary found — install Claude Code or set binaries.claude in config.yml');
   return planResume({
     harness: 'claude-code',
     sessionId: wall.sessionId,

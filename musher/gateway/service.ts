@@ -32,12 +32,9 @@ export interface GatewayServiceOptions {
   portFile: string;
   /** How long a stored port that is busy is tried again before another is taken; default 3 s. */
   busyWaitMs?: number;
+  /** Where the gateway forwards (the platform key goes there): config.yml's upstreams, never the environment. */
+  upstreams: Record<GatewayProvider, string>;
 }
-
-export const DEFAULT_UPSTREAMS: Record<GatewayProvider, string> = {
-  anthropic: 'https://api.anthropic.com',
-  openai: 'https://api.openai.com',
-};
 
 const DEFAULT_TOKEN_TTL_MS = 24 * 3_600_000;
 const DEFAULT_BUSY_WAIT_MS = 3_000;
@@ -130,13 +127,12 @@ export class GatewayService {
   }
 
   private startOn(port: number): Promise<Gateway> {
-    const env = this.opts.env;
     return startGateway({
       host: '127.0.0.1',
       port,
       upstreams: {
-        anthropic: env.SLEDS_ANTHROPIC_UPSTREAM || DEFAULT_UPSTREAMS.anthropic,
-        openai: env.SLEDS_OPENAI_UPSTREAM || DEFAULT_UPSTREAMS.openai,
+        anthropic: this.opts.upstreams.anthropic,
+        openai: this.opts.upstreams.openai,
       },
       tokens: this.tokens,
       platformKeys: this.opts.platformKeys,

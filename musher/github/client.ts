@@ -4,6 +4,7 @@ import { retryAfterMs } from '../../core/usage-endpoint.js';
 import type { Clock } from '../clock.js';
 import type { Log } from '../log.js';
 import type { TokenAnswer } from './token.js';
+import { DEFAULT_UPSTREAMS } from '../config/schema.js';
 
 /**
  * GitHub's REST API, as sleds uses it: JSON, a Bearer token, the documented headers (a request without User-Agent
@@ -13,8 +14,9 @@ import type { TokenAnswer } from './token.js';
  * every request before that time fails without being sent. Time comes from the injected clock.
  */
 
-export const GITHUB_API_ENV = 'SLEDS_GITHUB_API';
-export const DEFAULT_GITHUB_API = 'https://api.github.com';
+export const DEFAULT_GITHUB_API = DEFAULT_UPSTREAMS.github;
+/** Where a wrong API URL is fixed, for the error lines. */
+const API_URL_SETTING = 'upstreams.github in config.yml';
 export const GITHUB_API_VERSION = '2022-11-28';
 /** A wait longer than this is not slept through: the caller gets the line and tries on its next round. */
 export const DEFAULT_MAX_SLEEP_MS = 60_000;
@@ -29,9 +31,8 @@ export interface GithubClientDeps {
   clock: Clock;
   /** Waits out a short rate limit; tests pass one that moves their clock and returns at once. */
   sleep?: (ms: number) => Promise<void>;
-  /** Default: env SLEDS_GITHUB_API, else https://api.github.com. */
+  /** config.yml's upstreams.github; default https://api.github.com. */
   baseUrl?: string;
-  env?: Record<string, string | undefined>;
   fetchImpl?: typeof fetch;
   userAgent?: string;
   timeoutMs?: number;
@@ -56,8 +57,8 @@ export interface GithubRequest<T> {
 
 const realSleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-export function githubApiUrl(deps: Pick<GithubClientDeps, 'baseUrl' | 'env'>): string {
-  return (deps.baseUrl ?? (deps.env ?? process.env)[GITHUB_API_ENV] ?? DEFAULT_GITHUB_API).trim().replace(/\/+$/, '');
+export function githubApiUrl(deps: Pick<GithubClientDeps, 'baseUrl'>): string {
+  return (deps.baseUrl ?? DEFAULT_GITHUB_API).trim().replace(/\/+$/, '');
 }
 
 /** The host `gh auth token --hostname` is asked for: null for github.com (and for a test's 127.0.0.1). */
@@ -136,7 +137,7 @@ export class GithubClient {
       } catch (e) {
         const err = e as Error & { cause?: { code?: string } };
         const why = err.name === 'TimeoutError' ? 'no answer in time' : scrub(err.cause?.code ?? err.message, tok.token);
-        return { ok: false, status: null, error: `GitHub could not be reached at ${url.host} while ${req.what} (${why}) — check the network or ${GITHUB_API_ENV}` };
+        return { ok: false, status: null, error: `GitHub could not be reached at ${url.host} while ${req.what} (${why}) — check the network or ${API_URL_SETTING}` };
       }
       const text = await res.text().catch(() => '');
       const now = this.deps.clock.now();
@@ -167,7 +168,7 @@ export class GithubClient {
       try {
         json = text === '' ? null : JSON.parse(text);
       } catch {
-        return { ok: false, status: res.status, error: `GitHub answered ${res.status} with something that is not JSON while ${req.what} — is ${GITHUB_API_ENV} right?` };
+        return { ok: false, status: res.status, error: `GitHub answered ${res.status} with something that is not JSON while ${req.what} — is ${API_URL_SETTING} right?` };
       }
       const parsed = req.schema.safeParse(json);
       if (!parsed.success) {

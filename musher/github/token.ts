@@ -7,15 +7,14 @@ import type { SecretStore } from '../secrets/store.js';
  */
 
 export const GITHUB_TOKEN_SECRET = 'github-token';
-/** SLEDS_GH_BIN: the `gh` to ask (default: gh on PATH). */
-export const GH_BIN_ENV = 'SLEDS_GH_BIN';
 const GH_TIMEOUT_MS = 5_000;
 
 export type TokenAnswer = { ok: true; token: string; source: 'secret-store' | 'gh' } | { ok: false; error: string };
 
 export interface TokenSourceDeps {
   secrets: Pick<SecretStore, 'get'>;
-  env?: Record<string, string | undefined>;
+  /** The `gh` to ask, looked up when asked (config.yml's binaries.gh, else gh on PATH); null: there is none. Default: `gh` by PATH. */
+  ghBin?: () => string | null;
   /** The GitHub host for `gh auth token --hostname` (GitHub Enterprise); null for github.com. */
   ghHostname?: string | null;
 }
@@ -35,7 +34,7 @@ function ghToken(bin: string, hostname: string | null): Promise<string | null> {
 }
 
 export function githubTokenSource(deps: TokenSourceDeps): () => Promise<TokenAnswer> {
-  const env = deps.env ?? process.env;
+  const ghBin = deps.ghBin ?? (() => 'gh');
   return async () => {
     let stored: string | null;
     try {
@@ -44,7 +43,8 @@ export function githubTokenSource(deps: TokenSourceDeps): () => Promise<TokenAns
       return { ok: false, error: `could not read the GitHub token — ${(e as Error).message}` };
     }
     if (stored) return { ok: true, token: stored, source: 'secret-store' };
-    const fromGh = await ghToken(env[GH_BIN_ENV] || 'gh', deps.ghHostname ?? null);
+    const bin = ghBin();
+    const fromGh = bin ? await ghToken(bin, deps.ghHostname ?? null) : null;
     return fromGh ? { ok: true, token: fromGh, source: 'gh' } : { ok: false, error: NO_TOKEN_LINE };
   };
 }

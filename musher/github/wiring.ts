@@ -37,7 +37,10 @@ export interface GithubWiringDeps {
   pickerText?: (task: Task) => Promise<string | null>;
   clock: Clock;
   log: Log;
-  env?: Record<string, string | undefined>;
+  /** config.yml's upstreams.github; default https://api.github.com. */
+  apiUrl?: string;
+  /** The `gh` asked for a token when none is stored (config.yml's binaries.gh, else PATH); null: none. */
+  ghBin?: () => string | null;
   version: string;
   timers?: Timers;
   sleep?: (ms: number) => Promise<void>;
@@ -79,14 +82,13 @@ export function trackerConfig(policy: PolicyPort, folders: Array<string | null>)
 }
 
 export function buildGithub(d: GithubWiringDeps): GithubParts {
-  const env = d.env ?? process.env;
-  const apiUrl = githubApiUrl({ env });
+  const apiUrl = githubApiUrl({ baseUrl: d.apiUrl });
   const ghHost = ghHostnameFor(apiUrl);
   const client = new GithubClient({
-    token: githubTokenSource({ secrets: d.secrets, env, ghHostname: ghHost }),
+    token: githubTokenSource({ secrets: d.secrets, ghBin: d.ghBin, ghHostname: ghHost }),
     clock: d.clock,
     sleep: d.sleep,
-    env,
+    baseUrl: apiUrl,
     userAgent: `sleds/${d.version}`,
     log: d.log,
   });

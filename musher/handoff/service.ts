@@ -13,7 +13,7 @@ import type { SecretStore } from '../secrets/store.js';
 import { readSnapshot } from '../snapshot/files.js';
 import type { HandoffRow, HandoffStore } from '../store/handoffs.js';
 import type { WallRow } from '../store/wall-book.js';
-import { notifyDesktop, notifyHandoff, notifyPickedUp } from '../notify/index.js';
+import { notifyDesktop, notifyHandoff, notifyPickedUp, type NotifySettings } from '../notify/index.js';
 import { pickedUpDesktopWords } from '../../core/notify/messages.js';
 import { packSnapshotContent, unpackSnapshotContent, type SnapshotContent } from './bundle-content.js';
 import { openGitTransport } from './git-transport.js';
@@ -47,6 +47,8 @@ export interface HandoffDeps {
   trust: HandoffTrust;
   /** Called as a pickup completes each step (tests stop the process there, to prove a retry mends it). */
   onPickupStep?(step: PickupStep): void | Promise<void>;
+  /** Slack's API URL and the desktop notifier, from config.yml (default: slack.com, the notifier on PATH). */
+  notify?: NotifySettings;
 }
 
 /** A pickup done: what the answer needs (`dir` is the worktree holding the sender's work), and the brief. */
@@ -175,7 +177,7 @@ export class HandoffService {
       const slackId = roster ? (teammateByHandle(roster, row.peer)?.slack ?? null) : null;
       const slack = await notifyHandoff(
         { sender: me() ?? 'someone', title: `session ${(row.sessionId ?? '').slice(0, 8)}`, handoffId: id, expiresAt: row.expiresAt, timeZone: this.d.timeZone, to: { handle: row.peer, slackId } },
-        { slack: { secrets: this.d.secrets, log: this.d.log } },
+        { slack: { secrets: this.d.secrets, log: this.d.log, baseUrl: this.d.notify?.slackApiUrl }, desktop: { binaries: this.d.notify?.binaries } },
       );
       const note = slack.slack.ok ? { slack: { channel: slack.slack.channel, ts: slack.slack.ts } } : { slack: { error: slack.slack.error } };
       this.d.handoffs.sent(id, sent.ref, null, JSON.stringify({ ...note, transport: transport.describe() }));
@@ -216,7 +218,7 @@ export class HandoffService {
       await unlink(this.outboxFile(row.id)).catch(() => undefined);
       const why = (JSON.parse(this.d.handoffs.get(row.id)?.note ?? '{}') as { error?: string }).error ?? 'it could not be sent';
       this.d.log.error(`hand-off ${row.id} to ${row.peer} was not sent: ${why}`);
-      await notifyDesktop(`Hand-off to ${row.peer} not sent`, `${row.id}: ${why}`).catch(() => undefined);
+      await notifyDesktop(`Hand-off to ${row.peer} not sent`, `${row.id}: ${why}`, { binaries: this.d.notify?.binaries }).catch(() => undefined);
     }
   }
 
@@ -331,11 +333,11 @@ export class HandoffService {
     const post = (JSON.parse(h.note ?? '{}') as { slack?: { channel?: string; ts?: string } }).slack;
     const words = { by, at, handoffId: h.id, title: `session ${(h.sessionId ?? '').slice(0, 8)}`, timeZone: this.d.timeZone };
     if (post?.channel && post.ts) {
-      const r = await notifyPickedUp({ ...words, channel: post.channel, threadTs: post.ts }, { slack: { secrets: this.d.secrets, log: this.d.log } });
+      const r = await notifyPickedUp({ ...words, channel: post.channel, threadTs: post.ts }, { slack: { secrets: this.d.secrets, log: this.d.log, baseUrl: this.d.notify?.slackApiUrl }, desktop: { binaries: this.d.notify?.binaries } });
       if (!r.slack.ok) this.d.log.warn(`hand-off ${h.id}: Slack did not take the pickup note: ${r.slack.error}`);
     } else {
       const words2 = pickedUpDesktopWords(words);
-      await notifyDesktop(words2.title, words2.body);
+      await notifyDesktop(words2.title, words2.body, { binaries: this.d.notify?.binaries });
     }
   }
 

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { findBinary } from '../find-binary.js';
+import { configuredBinary, DEFAULT_CONFIG, type SledsConfig } from '../config/schema.js';
 import { desktopCommand, hasDisplay } from '../../core/notify/desktop-command.js';
 
 /**
@@ -9,15 +10,18 @@ import { desktopCommand, hasDisplay } from '../../core/notify/desktop-command.js
 
 export interface DesktopDeps {
   platform?: string;
+  /** For the display check (DISPLAY, WAYLAND_DISPLAY) and PATH. */
   env?: Record<string, string | undefined>;
-  /** Default: SLEDS_NOTIFY_SEND / SLEDS_OSASCRIPT when set (an absolute path), else the binary on PATH. */
+  /** config.yml's binaries.notifySend / binaries.osascript (only it, when set); else the binary on PATH. */
+  binaries?: Partial<Pick<SledsConfig['binaries'], 'notifySend' | 'osascript'>>;
+  /** Replaces the lookup (unit tests). */
   findBinary?: (name: string) => string | null;
   /** Default: node's execFile with an argument array, 5 s timeout. Resolves true when the command exited 0. */
   run?: (file: string, args: string[]) => Promise<boolean>;
 }
 
 const TIMEOUT_MS = 5_000;
-const OVERRIDE_VAR = { 'notify-send': 'SLEDS_NOTIFY_SEND', osascript: 'SLEDS_OSASCRIPT' } as const;
+const SETTING = { 'notify-send': 'notifySend', osascript: 'osascript' } as const;
 
 function runFile(file: string, args: string[]): Promise<boolean> {
   return new Promise((resolve) => {
@@ -32,7 +36,9 @@ export async function notifyDesktop(title: string, body: string, deps: DesktopDe
   if (!hasDisplay(platform, env)) return false;
   const cmd = desktopCommand(platform, title, body);
   if (!cmd) return false;
-  const bin = deps.findBinary ? deps.findBinary(cmd.file) : findBinary(env, cmd.file, OVERRIDE_VAR[cmd.file]).bin;
+  const bin = deps.findBinary
+    ? deps.findBinary(cmd.file)
+    : findBinary(cmd.file, configuredBinary({ ...DEFAULT_CONFIG.binaries, ...deps.binaries }, SETTING[cmd.file]), env.PATH).bin;
   if (!bin) return false;
   try {
     return await (deps.run ?? runFile)(bin, cmd.args);

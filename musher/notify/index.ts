@@ -10,6 +10,12 @@ import { postHandoff, postPickedUp, type HandoffNotice, type PickedUpNotice, typ
 export * from './slack.js';
 export * from './desktop.js';
 
+/** What config.yml says about notices: Slack's API URL (upstreams.slack) and the desktop notifier's binaries. */
+export interface NotifySettings {
+  slackApiUrl?: string;
+  binaries?: DesktopDeps['binaries'];
+}
+
 export interface NotifyDeps {
   slack: SlackDeps;
   desktop?: DesktopDeps;

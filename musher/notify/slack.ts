@@ -10,6 +10,7 @@ import { noChannelLine, noTokenLine, slackErrorLine, type SlackFailureContext } 
 import { retryAfterMs } from '../../core/usage-endpoint.js';
 import type { Log } from '../log.js';
 import type { SecretStore } from '../secrets/store.js';
+import { DEFAULT_UPSTREAMS } from '../config/schema.js';
 
 /**
  * Slack's Web API, `chat.postMessage` only: JSON with the bot token as a Bearer header (never a form field, never
@@ -17,8 +18,9 @@ import type { SecretStore } from '../secrets/store.js';
  * honoured once (a hand-off notice that waits longer than that is better reported than queued).
  */
 
-export const SLACK_API_URL_ENV = 'SLEDS_SLACK_API_URL';
-export const DEFAULT_SLACK_API_URL = 'https://slack.com/api/';
+export const DEFAULT_SLACK_API_URL = DEFAULT_UPSTREAMS.slack;
+/** Where a wrong API URL is fixed, for the error lines. */
+const API_URL_SETTING = 'upstreams.slack in config.yml';
 /** The secret store's name for the bot token (`xoxb-…`). */
 export const SLACK_BOT_TOKEN_SECRET = 'slack-bot-token';
 /** A Retry-After longer than this is not waited for: the notice fails with its line instead. */
@@ -27,9 +29,8 @@ const DEFAULT_TIMEOUT_MS = 10_000;
 
 export interface SlackDeps {
   secrets: Pick<SecretStore, 'get'>;
-  /** Default: env SLEDS_SLACK_API_URL, else https://slack.com/api/. */
+  /** config.yml's upstreams.slack; default https://slack.com/api/. */
   baseUrl?: string;
-  env?: Record<string, string | undefined>;
   fetchImpl?: typeof fetch;
   /** Waits out a 429's Retry-After; tests pass one that records and returns at once. */
   sleep?: (ms: number) => Promise<void>;
@@ -71,8 +72,8 @@ const PostMessageAnswer = z.looseObject({
   ts: z.string().optional(),
 });
 
-export function slackApiUrl(deps: Pick<SlackDeps, 'baseUrl' | 'env'>): string {
-  const base = deps.baseUrl ?? (deps.env ?? process.env)[SLACK_API_URL_ENV] ?? DEFAULT_SLACK_API_URL;
+export function slackApiUrl(deps: Pick<SlackDeps, 'baseUrl'>): string {
+  const base = deps.baseUrl ?? DEFAULT_SLACK_API_URL;
   return base.endsWith('/') ? base : `${base}/`;
 }
 
@@ -119,7 +120,7 @@ export async function postMessage(
       });
     } catch (e) {
       const cause = (e as Error).name === 'TimeoutError' ? 'it did not answer in time' : scrub((e as Error).message, token);
-      return fail(`Slack could not be reached at ${new URL(url).host} (${cause}) — check the network or ${SLACK_API_URL_ENV}`, 'network');
+      return fail(`Slack could not be reached at ${new URL(url).host} (${cause}) — check the network or ${API_URL_SETTING}`, 'network');
     }
     if (res.status === 429) {
       await res.body?.cancel();
@@ -133,7 +134,7 @@ export async function postMessage(
     }
     if (res.status !== 200) {
       await res.body?.cancel();
-      return fail(`Slack answered HTTP ${res.status} to chat.postMessage — try again later, or check ${SLACK_API_URL_ENV}`, `http_${res.status}`);
+      return fail(`Slack answered HTTP ${res.status} to chat.postMessage — try again later, or check ${API_URL_SETTING}`, `http_${res.status}`);
     }
     let parsed: z.infer<typeof PostMessageAnswer>;
     try {
@@ -141,7 +142,7 @@ export async function postMessage(
       if (!answer.success) throw new Error('not a Web API answer');
       parsed = answer.data;
     } catch {
-      return fail(`Slack's answer to chat.postMessage was not its JSON — check ${SLACK_API_URL_ENV}`, 'bad_answer');
+      return fail(`Slack's answer to chat.postMessage was not its JSON — check ${API_URL_SETTING}`, 'bad_answer');
     }
     if (!parsed.ok) {
       const code = parsed.error ?? 'unknown_error';
@@ -149,7 +150,7 @@ export async function postMessage(
       deps.log?.warn(`slack: chat.postMessage failed: ${line}`);
       return fail(line, code);
     }
-    if (!parsed.ts || !parsed.channel) return fail(`Slack's answer to chat.postMessage had no ts or channel — check ${SLACK_API_URL_ENV}`, 'bad_answer');
+    if (!parsed.ts || !parsed.channel) return fail(`Slack's answer to chat.postMessage had no ts or channel — check ${API_URL_SETTING}`, 'bad_answer');
     return { ok: true, ts: parsed.ts, channel: parsed.channel };
   }
 }

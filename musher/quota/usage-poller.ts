@@ -13,6 +13,7 @@ import { formatAge } from '../../core/format.js';
 import type { Clock } from '../clock.js';
 import type { Log } from '../log.js';
 import { acquireLock } from '../lock.js';
+import { DEFAULT_UPSTREAMS } from '../config/schema.js';
 import type { ClaudeCredentials, CredentialsFailure } from './credentials.js';
 
 /**
@@ -22,8 +23,9 @@ import type { ClaudeCredentials, CredentialsFailure } from './credentials.js';
  * read before: the readings simply age, and whoever shows them marks them stale.
  */
 
-export const DEFAULT_USAGE_BASE_URL = 'https://api.anthropic.com';
-export const USAGE_URL_ENV = 'SLEDS_CLAUDE_USAGE_URL';
+export const DEFAULT_USAGE_BASE_URL = DEFAULT_UPSTREAMS.claudeUsage;
+/** Where a wrong base URL is fixed, for the error line. */
+const USAGE_URL_SETTING = 'upstreams.claudeUsage in config.yml';
 /** The floor: no option makes the poller ask more often than this. */
 export const MIN_POLL_INTERVAL_MS = 180_000;
 /** Backoff after a 429 without Retry-After: 5 min, doubling. */
@@ -43,9 +45,8 @@ export interface UsagePollerOptions {
   /** Every state change (for status and doctor); optional. */
   onState?: (state: UsagePollerState) => void;
   fetchImpl?: typeof fetch;
-  /** Default: env SLEDS_CLAUDE_USAGE_URL, else https://api.anthropic.com. */
+  /** config.yml's upstreams.claudeUsage; default https://api.anthropic.com. */
   baseUrl?: string;
-  env?: Record<string, string | undefined>;
   /** Raised to 180 s if lower. */
   minIntervalMs?: number;
   maxBackoffMs?: number;
@@ -150,8 +151,7 @@ export class UsagePoller {
     this.log = opts.log;
     this.timers = opts.timers ?? realTimers;
     this.fetchImpl = opts.fetchImpl ?? fetch;
-    const env = opts.env ?? process.env;
-    const base = (opts.baseUrl ?? env[USAGE_URL_ENV] ?? DEFAULT_USAGE_BASE_URL).trim().replace(/\/+$/, '');
+    const base = (opts.baseUrl ?? DEFAULT_USAGE_BASE_URL).trim().replace(/\/+$/, '');
     this.url = `${base}${USAGE_ENDPOINT_PATH}`;
     this.minIntervalMs = Math.max(MIN_POLL_INTERVAL_MS, opts.minIntervalMs ?? MIN_POLL_INTERVAL_MS);
     this.maxBackoffMs = Math.max(this.minIntervalMs, opts.maxBackoffMs ?? DEFAULT_MAX_BACKOFF_MS);
@@ -395,7 +395,7 @@ export class UsagePoller {
     if (res.status === 429) return { kind: 'rate-limited', retryAfter };
     if (res.status === 401 || res.status === 403) return { kind: 'auth', status: res.status };
     if (res.status >= 300 && res.status < 400) {
-      return { kind: 'failed', line: `claude usage endpoint redirected (${res.status}) — is ${USAGE_URL_ENV} right?`, retryAfter };
+      return { kind: 'failed', line: `claude usage endpoint redirected (${res.status}) — is ${USAGE_URL_SETTING} right?`, retryAfter };
     }
     if (res.status !== 200) {
       const parsed = readingsFromUsage(text, now);

@@ -134,7 +134,7 @@ export class ReceiptService {
       keyMicros: this.d.platformKey.sessionsSpendMicros(sessions),
       activeMinutes: minutes,
       promptChars: task.promptChars,
-      filesTouched: filesTouched(this.d.hookEvents.payloadsOf(sessions, 'PostToolUse')),
+      filesTouched: filesTouched(this.d.hookEvents.keptFieldsOf(sessions, 'PostToolUse')),
       turns: task.turns,
       band,
       inBand: landedInBand(band, costMicros, minutes),

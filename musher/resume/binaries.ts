@@ -1,15 +1,17 @@
 import { homedir } from 'node:os';
-import { findBinary, findClaude } from '../find-binary.js';
+import { claudeFallbacks, findBinary, TMUX_FALLBACKS } from '../find-binary.js';
+import { configuredBinary, DEFAULT_CONFIG, type SledsConfig } from '../config/schema.js';
 import type { Binaries } from './resume-job.js';
 
 /**
- * The harness and tmux binaries, found the way the CLI finds them (SLEDS_CLAUDE_BIN / SLEDS_CODEX_BIN /
- * SLEDS_TMUX_BIN, else PATH, else the usual places). Absolute paths only: musher runs them without a shell.
+ * The harness and tmux binaries musher runs: config.yml's `binaries` (and only it, when set), else PATH, else the
+ * usual places. Never a SLEDS_* variable of the session that happened to start musher. Absolute paths only: musher
+ * runs them without a shell.
  */
-export function findBinaries(env: Record<string, string | undefined> = process.env, home: string = homedir()): Binaries {
+export function findBinaries(configured: SledsConfig['binaries'] = DEFAULT_CONFIG.binaries, pathVar: string | undefined = process.env.PATH, home: string = homedir()): Binaries {
   return {
-    claude: findClaude(env, home).bin,
-    codex: findBinary(env, 'codex', 'SLEDS_CODEX_BIN').bin,
-    tmux: findBinary(env, 'tmux', 'SLEDS_TMUX_BIN', ['/usr/bin/tmux', '/usr/local/bin/tmux', '/opt/homebrew/bin/tmux']).bin,
+    claude: findBinary('claude', configuredBinary(configured, 'claude'), pathVar, claudeFallbacks(home)).bin,
+    codex: findBinary('codex', configuredBinary(configured, 'codex'), pathVar).bin,
+    tmux: findBinary('tmux', configuredBinary(configured, 'tmux'), pathVar, TMUX_FALLBACKS).bin,
   };
 }

@@ -42,7 +42,7 @@ export function resumeJobHandler(deps: ResumeJobDeps): JobHandler {
       const mode = live ? 'tmux' : 'headless';
       const needed = [target.harness === 'claude-code' ? (['claude', bins.claude] as const) : (['codex', bins.codex] as const), ...(live ? [['tmux', bins.tmux] as const] : [])];
       const missing = needed.find(([, bin]) => !bin);
-      if (missing) return { ok: false, summary: `no ${missing[0]} binary found — install it or set SLEDS_${missing[0].toUpperCase()}_BIN` };
+      if (missing) return { ok: false, summary: `no ${missing[0]} binary found — install it or set binaries.${missing[0]} in config.yml` };
       const req: ResumeRequest = {
         harness: target.harness,
         sessionId: target.sessionId,

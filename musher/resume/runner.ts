@@ -124,7 +124,7 @@ export class ResumeRunner {
       try {
         accessSync(bin, fsConstants.X_OK);
       } catch {
-        return `resume: ${bin} is not an executable file — install it or set SLEDS_CLAUDE_BIN / SLEDS_CODEX_BIN / SLEDS_TMUX_BIN`;
+        return `resume: ${bin} is not an executable file — install it or set binaries.claude / binaries.codex / binaries.tmux in config.yml`;
       }
     }
     return null;

@@ -1,10 +1,14 @@
 import type Database from 'better-sqlite3';
+import { keptHookFields } from '../../core/hook-fields.js';
 
 /**
  * Versioned migrations, applied in order inside one transaction each; PRAGMA user_version holds the
- * number applied. Never edit a shipped migration: add the next one.
+ * number applied. Never edit a shipped migration: add the next one. A migration is SQL, or a function for what SQL
+ * cannot say.
  */
-const MIGRATIONS: ReadonlyArray<string> = [
+type Migration = string | ((db: Database.Database) => void);
+
+const MIGRATIONS: ReadonlyArray<Migration> = [
   // 1: the hook path, transcripts, bars and walls.
   `
   CREATE TABLE hook_events (
@@ -371,16 +375,42 @@ const MIGRATIONS: ReadonlyArray<string> = [
     until_ms      INTEGER NOT NULL
   );
   `,
+  // 17: hook events as the fields musher reads (core/hook-fields.ts), no longer the payload as received: the rows
+  // kept before (a tool's output, a file's contents, a prompt) are rewritten. The store runs with secure_delete, so
+  // the old bytes are zeroed, not left in free pages.
+  slimHookEvents,
 ];
 
-export function migrate(db: Database.Database): number {
+function slimHookEvents(db: Database.Database): void {
+  const page = db.prepare(`SELECT rowid AS id, event, payload FROM hook_events WHERE rowid > ? ORDER BY rowid LIMIT 500`);
+  const update = db.prepare(`UPDATE hook_events SET payload = ? WHERE rowid = ?`);
+  let after = 0;
+  for (;;) {
+    const rows = page.all(after) as Array<{ id: number; event: string; payload: string }>;
+    if (rows.length === 0) return;
+    for (const r of rows) {
+      let parsed: unknown = null;
+      try {
+        parsed = JSON.parse(r.payload);
+      } catch {
+        // not JSON: nothing of it is kept
+      }
+      update.run(JSON.stringify(keptHookFields(r.event, parsed)), r.id);
+      after = r.id;
+    }
+  }
+}
+
+/** Applies the migrations not yet applied, up to `upTo` (all by default; tests stop short to build an old store). */
+export function migrate(db: Database.Database, upTo: number = MIGRATIONS.length): number {
   const current = db.pragma('user_version', { simple: true }) as number;
-  for (let version = current; version < MIGRATIONS.length; version++) {
-    const sql = MIGRATIONS[version]!;
+  for (let version = current; version < Math.min(upTo, MIGRATIONS.length); version++) {
+    const step = MIGRATIONS[version]!;
     db.transaction(() => {
-      db.exec(sql);
+      if (typeof step === 'string') db.exec(step);
+      else step(db);
       db.pragma(`user_version = ${version + 1}`);
     })();
   }
-  return MIGRATIONS.length;
+  return db.pragma('user_version', { simple: true }) as number;
 }

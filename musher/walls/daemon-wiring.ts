@@ -9,9 +9,10 @@ import { HandoffTrust } from '../handoff/trust-gate.js';
 import { TrustStore, trustFilePath } from '../handoff/trust-store.js';
 import type { SledsPaths } from '../../core/paths.js';
 import type { Log } from '../log.js';
+import type { NotifySettings } from '../notify/index.js';
 
 /** The wall as the daemon runs it: the workspace policy, the platform keys in the secret store, musher's gateway. */
-export function daemonWallWiring(m: Musher, policy: PolicyPort, secrets: SecretStore, o: { paths: SledsPaths; claudeConfigDir: string; codexHome: string; log: Log }): WallWiring {
+export function daemonWallWiring(m: Musher, policy: PolicyPort, secrets: SecretStore, o: { paths: SledsPaths; claudeConfigDir: string; codexHome: string; log: Log; notify?: NotifySettings }): WallWiring {
   const handoff = new HandoffService({
     paths: o.paths,
     clock: m.clock,
@@ -24,6 +25,7 @@ export function daemonWallWiring(m: Musher, policy: PolicyPort, secrets: SecretS
     rosterFor: (cwd) => m.roster.rosterAt(cwd),
     folderFor: (cwd) => policy.forDirectory(cwd).handoffFolder,
     trust: new HandoffTrust(new TrustStore(trustFilePath(o.paths), m.clock)),
+    notify: o.notify,
   });
   m.handoff = handoff;
   return {

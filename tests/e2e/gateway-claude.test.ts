@@ -21,7 +21,8 @@ describe('the gateway in front of the real Claude Code', { timeout: 120_000 }, (
     const { home, world } = await fx.claudeWithSleds({
       mode: 'apiKey',
       fakeUrl: 'http://127.0.0.1:9', // replaced by the gateway's URL below
-      sledsEnv: { SLEDS_KEYRING: 'file', SLEDS_ANTHROPIC_UPSTREAM: fake.url, SLEDS_SEAT: 'dana' },
+      sledsEnv: { SLEDS_KEYRING: 'file', SLEDS_SEAT: 'dana' },
+      sledsConfig: { upstreams: { anthropic: fake.url } },
     });
     // The seat's allowance, from the user's policy file (no repository here).
     mkdirSync(join(world.sledsHome, 'config'), { recursive: true });

@@ -35,7 +35,8 @@ describe('hand-off between two machines', { timeout: 240_000 }, () => {
       mode: 'subscriber',
       fakeUrl,
       cwd,
-      sledsEnv: { SLEDS_SEAT: handle, SLEDS_KEYRING: 'file', SLEDS_CLAUDE_BIN: fx.claudeBin, SLEDS_SLACK_API_URL: slackUrl },
+      sledsEnv: { SLEDS_SEAT: handle, SLEDS_KEYRING: 'file' },
+      sledsConfig: { upstreams: { slack: slackUrl }, binaries: { claude: fx.claudeBin } },
     });
     for (const k of ['GIT_AUTHOR_NAME', 'GIT_COMMITTER_NAME']) home.env[k] = handle;
     for (const k of ['GIT_AUTHOR_EMAIL', 'GIT_COMMITTER_EMAIL']) home.env[k] = `${handle}@example.com`;

@@ -40,9 +40,9 @@ describe('resuming a session with the real harnesses', { timeout: 120_000 }, () 
     );
   }
 
-  /** A Claude home whose musher runs the resumes: SLEDS_HOME inside it, the pinned claude as SLEDS_CLAUDE_BIN. */
+  /** A Claude home whose musher runs the resumes: SLEDS_HOME inside it, the pinned claude and tmux in its config.yml. */
   async function claudeWorld(baseUrl: string) {
-    const { home, world } = await fx.claudeWithSleds({ mode: 'apiKey', fakeUrl: baseUrl, sledsEnv: { SLEDS_CLAUDE_BIN: fx.claudeBin, SLEDS_TMUX_BIN: TMUX_BIN, TZ: 'UTC' } });
+    const { home, world } = await fx.claudeWithSleds({ mode: 'apiKey', fakeUrl: baseUrl, sledsEnv: { TZ: 'UTC' }, sledsConfig: { binaries: { claude: fx.claudeBin, tmux: TMUX_BIN } } });
     return { home, world, cwd: home.cwd };
   }
 

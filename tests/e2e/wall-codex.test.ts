@@ -20,11 +20,9 @@ describe('the wall in the real Codex CLI', { timeout: 180_000 }, () => {
     const fake = await fx.fakeOpenAI({ reply: 'Codex fake reply.' });
     const { home, env, world } = await fx.codexWithSleds({
       fakeUrl: fake.url,
-      sledsEnv: {
-        SLEDS_SEAT: 'dana',
-        // The gateway's upstream is the API's origin (it adds /v1/responses itself).
-        SLEDS_OPENAI_UPSTREAM: fake.url.replace(/\/v1$/, ''),
-      },
+      sledsEnv: { SLEDS_SEAT: 'dana' },
+      // The gateway's upstream is the API's origin (it adds /v1/responses itself).
+      sledsConfig: { upstreams: { openai: fake.url.replace(/\/v1$/, '') } },
     });
     expect((await sleds(world, ['install'])).code).toBe(0);
     expect((await sleds(world, ['key', 'set', 'openai'], `${PLATFORM_KEY}\n`)).code).toBe(0);

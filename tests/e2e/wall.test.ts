@@ -46,7 +46,7 @@ describe('the wall in the real Claude Code', { timeout: 180_000 }, () => {
   const fx = useE2eFixture({ claude: true });
 
   /** A git project with the team's policy, a Claude home on the fake API, and musher with the platform key. */
-  async function setUp(policy: string, settings?: object, extraEnv: Record<string, string> = {}) {
+  async function setUp(policy: string, settings?: object, extraBinaries: { tmux?: string } = {}) {
     const fake = await fx.fakeAnthropic({ reply: (req) => `Answer to: ${lastUserPrompt(req).slice(0, 60)}` });
     const cwd = await fx.project();
     execFileSync('git', ['init', '-q'], { cwd });
@@ -58,7 +58,8 @@ describe('the wall in the real Claude Code', { timeout: 180_000 }, () => {
       fakeUrl: fake.url,
       cwd,
       settings,
-      sledsEnv: { SLEDS_SEAT: 'dana', SLEDS_ANTHROPIC_UPSTREAM: fake.url, SLEDS_CLAUDE_BIN: fx.claudeBin, ...extraEnv },
+      sledsEnv: { SLEDS_SEAT: 'dana' },
+      sledsConfig: { upstreams: { anthropic: fake.url }, binaries: { claude: fx.claudeBin, ...extraBinaries } },
     });
     const keySet = await sleds(world, ['key', 'set', 'anthropic'], `${PLATFORM_KEY}\n`);
     expect(keySet.code, keySet.stderr).toBe(0);
@@ -87,7 +88,7 @@ describe('the wall in the real Claude Code', { timeout: 180_000 }, () => {
     const { fake, home, world } = await setUp(
       ['allowance:', '  default: { per_day: $0.05 }', ''].join('\n'),
       { statusLine: { type: 'command', command: STATUSLINE, padding: 0 } },
-      { SLEDS_TMUX_BIN: tmuxRec.bin },
+      { tmux: tmuxRec.bin },
     );
     const tmux = await fx.claudeInTmux(home, ['--plugin-dir', PLUGIN_DIR], 30_000);
     await tmux.sendText('first task: rename the widget');

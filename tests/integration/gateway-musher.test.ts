@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { requestMusher } from '../../hooks/musher-client.js';
 import { startFakeAnthropic } from '../e2e/harness/fake-anthropic.js';
+import { writeSledsConfig } from '../support/sleds-config.js';
 import { disposeWorld, makeWorld, sleds, startMusher, status, stopMusher, waitFor, type SledsWorld } from '../support/sleds-env.js';
 
 const KEY = 'sk-ant-api03-PLATFORMKEY-musher-test-9f8e7d6c5b4a';
@@ -24,7 +25,8 @@ afterEach(async () => {
 async function setUp(extraEnv: NodeJS.ProcessEnv = {}) {
   const fake = await startFakeAnthropic({ reply: 'metered', usage: { input_tokens: 2000, output_tokens: 300, cache_read_input_tokens: 10_000, cache_creation_input_tokens: 500 } });
   cleanups.push(() => fake.close());
-  const world = makeWorld({ SLEDS_KEYRING: 'file', SLEDS_ANTHROPIC_UPSTREAM: fake.url, SLEDS_SEAT: 'dana', ...extraEnv });
+  const world = makeWorld({ SLEDS_KEYRING: 'file', SLEDS_SEAT: 'dana', ...extraEnv });
+  writeSledsConfig(world, { upstreams: { anthropic: fake.url } });
   cleanups.push(() => disposeWorld(world));
   return { fake, world };
 }

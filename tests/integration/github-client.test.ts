@@ -44,7 +44,7 @@ async function rig(opts: { stored?: string | null; ghPrints?: string | null; acc
   chmodSync(ghBin, 0o755);
   const sleeps: number[] = [];
   const client = new GithubClient({
-    token: githubTokenSource({ secrets, env: { SLEDS_GH_BIN: ghBin } }),
+    token: githubTokenSource({ secrets, ghBin: () => ghBin }),
     clock,
     sleep: async (ms) => {
       sleeps.push(ms);

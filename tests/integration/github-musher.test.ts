@@ -8,6 +8,7 @@ import { RECEIPT_START, receiptLineIn } from '../../core/receipt/pr-block.js';
 import type { PrWatchRound } from '../../musher/github/pr-watcher.js';
 import { sleds, startMusher, waitFor, type SledsWorld } from '../support/sleds-env.js';
 import { useWorlds } from '../support/worlds.js';
+import { writeSledsConfig } from '../support/sleds-config.js';
 import { startFakeGithub, type FakeGithub } from '../support/fake-github.js';
 
 const TOKEN = 'ghp_musher_pr_token_never_printed';
@@ -39,7 +40,8 @@ describe('the PR watcher and the receipt in the PR body (sleds musher against th
   it("a PR opened for the task's branch ends the task, and its receipt lands in the PR body once", async () => {
     const gh = await startFakeGithub({ token: TOKEN });
     fakes.push(gh);
-    const w = world({ SLEDS_GITHUB_API: gh.apiUrl, SLEDS_KEYRING: 'file', SLEDS_GH_BIN: '/nonexistent/gh' });
+    const w = world({ SLEDS_KEYRING: 'file' });
+    writeSledsConfig(w, { upstreams: { github: gh.apiUrl }, binaries: { gh: '/nonexistent/gh' } });
     expect((await sleds(w, ['github', 'set-token'], TOKEN)).code).toBe(0);
     await startMusher(w);
     const checkout = repo('feature/login', 'git@github.com:acme/shop.git');

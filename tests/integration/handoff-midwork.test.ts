@@ -12,6 +12,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterEach, describe, expect, it } from 'vitest';
 import { ensureClaudeBinary } from '../e2e/harness/claude-binary.js';
 import { CLI, disposeWorld, makeWorld, sleds, startMusher, waitFor, type SledsWorld } from '../support/sleds-env.js';
+import { writeSledsConfig, type TestSledsConfig } from '../support/sleds-config.js';
 
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
 afterEach(async () => {
@@ -67,7 +68,7 @@ async function handoffTool(w: SledsWorld, sessionId: string, cwd: string): Promi
 }
 
 /** Sam and dana: keys, a roster naming dana as the owner of *.ts, clones of one bare remote, a musher each. */
-async function team(danaEnv: NodeJS.ProcessEnv = {}) {
+async function team(danaEnv: NodeJS.ProcessEnv = {}, danaConfig: TestSledsConfig = {}) {
   const root = mkdtempSync(join(tmpdir(), 'sl-mid-'));
   cleanups.push(() => rmSync(root, { recursive: true, force: true }));
   const remote = join(root, 'shop.git');
@@ -80,15 +81,16 @@ async function team(danaEnv: NodeJS.ProcessEnv = {}) {
   git(a, 'commit', '-q', '-m', 'cart');
   git(a, 'push', '-q', 'origin', 'HEAD:main');
 
-  const seat = async (handle: string, name: string, env: NodeJS.ProcessEnv = {}) => {
+  const seat = async (handle: string, name: string, env: NodeJS.ProcessEnv = {}, config: TestSledsConfig = {}) => {
     const w = makeWorld({ SLEDS_SEAT: handle, SLEDS_KEYRING: 'file', ...env });
     cleanups.push(() => disposeWorld(w));
+    writeSledsConfig(w, config);
     const keys = await sleds(w, ['keys', 'init', '--name', name, '--json']);
     expect(keys.code, keys.stderr).toBe(0);
     return { w, entry: JSON.parse(keys.stdout).entry as Record<string, unknown> };
   };
   const sam = await seat('sam', 'Sam');
-  const dana = await seat('dana', 'Dana', danaEnv);
+  const dana = await seat('dana', 'Dana', danaEnv, danaConfig);
   mkdirSync(join(a, '.sleds'));
   writeFileSync(join(a, '.sleds', 'roster.yml'), JSON.stringify({ teammates: [sam.entry, { ...dana.entry, areas: ['*.ts'] }] }, null, 2));
   git(a, 'add', '.sleds');
@@ -182,7 +184,7 @@ describe('a hand-off asked for from the session: /sled handoff and the MCP tool'
 describe('/sled pickup typed in Claude Code inside tmux', { timeout: 600_000 }, () => {
   it("resumes sam's session in a new tmux window beside dana's, in the worktree, and leaves her pane as it was", async () => {
     const claude = await ensureClaudeBinary();
-    const t = await team({ SLEDS_CLAUDE_BIN: claude, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' });
+    const t = await team({ CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' }, { binaries: { claude } });
     const sessionId = '7c3f2e5a-9d4b-4a1c-8e83-2f4a5b6c7d8e';
     const tx = join(t.sam.claudeDir, 'projects', t.a.replace(/[^A-Za-z0-9]/g, '-'), `${sessionId}.jsonl`);
     transcript(tx, sessionId, t.a, 'rename the cart total');

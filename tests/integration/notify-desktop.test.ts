@@ -1,4 +1,4 @@
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -24,14 +24,22 @@ describe('desktop notifications through a real child process', () => {
   it('runs notify-send with the strings as separate arguments, untouched by any shell', async () => {
     const { bin, argvFile } = fakeNotifier();
     const title = 'sleds: handed off to $(whoami) `id`';
-    const shown = await notifyDesktop(title, "it's; rm -rf ~ && echo \"x\"", { platform: 'linux', env: { DISPLAY: ':0', SLEDS_NOTIFY_SEND: bin } });
+    const shown = await notifyDesktop(title, "it's; rm -rf ~ && echo \"x\"", { platform: 'linux', env: { DISPLAY: ':0' }, binaries: { notifySend: bin } });
     expect(shown).toBe(true);
     expect(JSON.parse(readFileSync(argvFile, 'utf8'))).toEqual(['--app-name=sleds', '--', title, "it's; rm -rf ~ && echo \"x\""]);
   });
 
   it('a notifier that fails (no notification server) → not shown, no error', async () => {
     const { bin } = fakeNotifier(1);
-    expect(await notifyDesktop('t', 'b', { platform: 'linux', env: { DISPLAY: ':0', SLEDS_NOTIFY_SEND: bin } })).toBe(false);
+    expect(await notifyDesktop('t', 'b', { platform: 'linux', env: { DISPLAY: ':0' }, binaries: { notifySend: bin } })).toBe(false);
+  });
+
+  it('SLEDS_NOTIFY_SEND in the environment is not run: only config.yml names the notifier', async () => {
+    const { bin, argvFile } = fakeNotifier();
+    const empty = mkdtempSync(join(tmpdir(), 'sl-desktop-'));
+    dirs.push(empty);
+    expect(await notifyDesktop('t', 'b', { platform: 'linux', env: { DISPLAY: ':0', PATH: empty, SLEDS_NOTIFY_SEND: bin } })).toBe(false);
+    expect(existsSync(argvFile)).toBe(false);
   });
 
   it('no notify-send on PATH → not shown, no error', async () => {

@@ -6,6 +6,7 @@ import { FileSecretStore } from '../../musher/secrets/store.js';
 import type { Log } from '../../musher/log.js';
 import { notifyHandoff, postHandoff, postPickedUp, SLACK_BOT_TOKEN_SECRET, type HandoffNotice, type SlackDeps } from '../../musher/notify/index.js';
 import { startFakeSlack, type FakeSlack, type SlackScript } from '../support/fake-slack.js';
+import { writeSledsConfig } from '../support/sleds-config.js';
 
 const TOKEN = 'xoxb-1234-5678-SECRET-do-not-log';
 const DANA = 'U0DANA001';
@@ -37,7 +38,7 @@ async function rig(opts: { token?: string | null } = {}): Promise<Rig> {
   const sleeps: number[] = [];
   const deps: SlackDeps = {
     secrets,
-    env: { SLEDS_SLACK_API_URL: slack.apiUrl },
+    baseUrl: slack.apiUrl,
     log,
     sleep: async (ms) => void sleeps.push(ms),
   };
@@ -204,7 +205,8 @@ describe('sleds slack set-token (the built CLI)', () => {
     const { resolvePaths } = await import('../../core/paths.js');
     const slack = await startFakeSlack({ token: TOKEN, known: [DANA] });
     cleanups.push(() => slack.close());
-    const world = makeWorld({ SLEDS_KEYRING: 'file', SLEDS_SLACK_API_URL: slack.apiUrl });
+    const world = makeWorld({ SLEDS_KEYRING: 'file' });
+    writeSledsConfig(world, { upstreams: { slack: slack.apiUrl } });
     cleanups.push(() => disposeWorld(world));
 
     const inArgv = await sleds(world, ['slack', 'set-token', TOKEN]);
@@ -221,11 +223,11 @@ describe('sleds slack set-token (the built CLI)', () => {
     for (const out of [inArgv, appToken, set, status]) expect(out.stdout + out.stderr).not.toContain(TOKEN);
 
     const secrets = openSecretStore(resolvePaths(world.env, world.home), { env: world.env });
-    const result = await postHandoff(notice(), { secrets, env: world.env });
+    const result = await postHandoff(notice(), { secrets, baseUrl: slack.apiUrl });
     expect(result.ok).toBe(true);
     expect(slack.requests.at(-1)!.headers.authorization).toBe(`Bearer ${TOKEN}`);
 
     expect((await sleds(world, ['slack', 'rm'])).stdout).toBe('Slack bot token removed\n');
-    expect(await postHandoff(notice(), { secrets, env: world.env })).toMatchObject({ ok: false, code: 'no_token' });
+    expect(await postHandoff(notice(), { secrets, baseUrl: slack.apiUrl })).toMatchObject({ ok: false, code: 'no_token' });
   });
 });

@@ -10,6 +10,7 @@ import type { Job, JobResult } from '../../musher/scheduler/job.js';
 import type { Log } from '../../musher/log.js';
 import { requestMusher } from '../../hooks/musher-client.js';
 import { disposeWorld, makeWorld, sleds, startMusher, stopMusher, waitFor, type SledsWorld } from '../support/sleds-env.js';
+import { writeSledsConfig } from '../support/sleds-config.js';
 
 /** The scheduler over a real SQLite file, with a test clock and a timer the test fires by hand. */
 
@@ -364,7 +365,8 @@ describe('jobs through musher: the API and sleds jobs', () => {
   const post = (path: string, body: unknown) => requestMusher(world.socket, 'POST', path, body === null ? null : JSON.stringify(body), { 'content-type': 'application/json' }, 5000);
 
   it('schedules a resume for "+2h", lists it, cancels it, and keeps no env in the payload', async () => {
-    world = makeWorld({ SLEDS_CLAUDE_BIN: '/nonexistent/claude' });
+    world = makeWorld();
+    writeSledsConfig(world, { binaries: { claude: '/nonexistent/claude' } });
     await startMusher(world);
     const res = await post('/v1/jobs', {
       kind: 'hold',
@@ -394,7 +396,8 @@ describe('jobs through musher: the API and sleds jobs', () => {
   });
 
   it('refuses a bad time or payload with one line, and runs an overdue job at once with a clear failure when claude is missing', async () => {
-    world = makeWorld({ SLEDS_CLAUDE_BIN: '/nonexistent/claude' });
+    world = makeWorld();
+    writeSledsConfig(world, { binaries: { claude: '/nonexistent/claude' } });
     await startMusher(world);
     const bad = await post('/v1/jobs', { kind: 'hold', when: 'soonish', payload: { harness: 'claude-code', sessionId: 's', cwd: '/w' } });
     expect(bad.status).toBe(400);
@@ -406,7 +409,7 @@ describe('jobs through musher: the API and sleds jobs', () => {
     const due = await post('/v1/jobs', { kind: 'defer', runAt: Date.now() - 1000, payload: { harness: 'claude-code', sessionId: 's', cwd: world.root, where: 'headless' } });
     const id = (JSON.parse(due.body) as { job: Job }).job.id;
     const listed = await waitForJob(world, id, (j) => j.state === 'failed');
-    expect(listed.result?.summary).toBe('no claude binary found — install it or set SLEDS_CLAUDE_BIN');
+    expect(listed.result?.summary).toBe('no claude binary found — install it or set binaries.claude in config.yml');
     expect((await sleds(world, ['jobs'])).stdout).toMatch(new RegExp(`^${id}  defer claude s .* failed\\s+no claude binary found`, 'm'));
   });
 

@@ -5,6 +5,7 @@ import type { Task } from '../../core/task/task.js';
 import type { TrackerRound } from '../../musher/tracker/intake.js';
 import { sleds, startMusher, stopMusher, waitFor, type SledsWorld } from '../support/sleds-env.js';
 import { useWorlds } from '../support/worlds.js';
+import { writeSledsConfig } from '../support/sleds-config.js';
 import { startFakeGithub, type FakeGithub } from '../support/fake-github.js';
 
 const TOKEN = 'ghp_daemon_test_token_do_not_print';
@@ -31,7 +32,8 @@ describe('tracker intake (sleds musher against the fake GitHub API)', () => {
   it('a labelled issue becomes a task and gets exactly one comment — across rounds and a musher restart', async () => {
     const gh = await startFakeGithub({ token: TOKEN });
     fakes.push(gh);
-    const w = world({ SLEDS_GITHUB_API: gh.apiUrl, SLEDS_KEYRING: 'file', SLEDS_GH_BIN: '/nonexistent/gh' });
+    const w = world({ SLEDS_KEYRING: 'file' });
+    writeSledsConfig(w, { upstreams: { github: gh.apiUrl }, binaries: { gh: '/nonexistent/gh' } });
     mkdirSync(join(w.sledsHome, 'config'), { recursive: true });
     writeFileSync(join(w.sledsHome, 'config', 'policy.yml'), 'tracker:\n  github:\n    repos: [acme/shop, acme/api]\n');
 
@@ -100,7 +102,8 @@ describe('tracker intake (sleds musher against the fake GitHub API)', () => {
   it('no tracker in the policy: the poll says how to add one, and GitHub is not asked', async () => {
     const gh = await startFakeGithub({ token: TOKEN });
     fakes.push(gh);
-    const w = world({ SLEDS_GITHUB_API: gh.apiUrl, SLEDS_KEYRING: 'file', SLEDS_GH_BIN: '/nonexistent/gh' });
+    const w = world({ SLEDS_KEYRING: 'file' });
+    writeSledsConfig(w, { upstreams: { github: gh.apiUrl }, binaries: { gh: '/nonexistent/gh' } });
     await startMusher(w);
     const r = await sleds(w, ['tracker', 'poll']);
     expect(r.code, r.stderr).toBe(0);

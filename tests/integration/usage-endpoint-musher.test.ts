@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeUsageEndpoint, type FakeUsageEndpoint } from '../support/fake-usage-endpoint.js';
+import { writeSledsConfig } from '../support/sleds-config.js';
 import { disposeWorld, makeWorld, sleds, startMusher, status, waitFor, type SledsWorld } from '../support/sleds-env.js';
 
 const cleanups: Array<() => Promise<unknown>> = [];
@@ -15,7 +16,7 @@ async function setUp(): Promise<{ w: SledsWorld; fake: FakeUsageEndpoint }> {
   const fake = await startFakeUsageEndpoint();
   cleanups.push(() => fake.close());
   const w = makeWorld();
-  w.env.SLEDS_CLAUDE_USAGE_URL = fake.baseUrl;
+  writeSledsConfig(w, { upstreams: { claudeUsage: fake.baseUrl } });
   cleanups.push(() => disposeWorld(w));
   return { w, fake };
 }

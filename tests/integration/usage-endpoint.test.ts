@@ -370,14 +370,22 @@ describe('usage poller against a fake usage endpoint (real HTTP, driven time)', 
     expect(usage(r.fake)).toHaveLength(3);
   });
 
-  it('the base URL comes from SLEDS_CLAUDE_USAGE_URL when not given', async () => {
+  it("the base URL is the one given (config.yml's upstreams.claudeUsage), never SLEDS_CLAUDE_USAGE_URL", async () => {
     const r = await rig();
     await r.poller.stop();
-    const viaEnv = r.another({ baseUrl: undefined, env: { SLEDS_CLAUDE_USAGE_URL: `${r.fake.baseUrl}/` }, lockFile: null, stateFile: null });
-    expect(viaEnv.poller.endpoint).toBe(`${r.fake.baseUrl}/api/oauth/usage`);
-    viaEnv.poller.start();
+    const given = r.another({ baseUrl: `${r.fake.baseUrl}/`, lockFile: null, stateFile: null });
+    expect(given.poller.endpoint).toBe(`${r.fake.baseUrl}/api/oauth/usage`);
+    given.poller.start();
     await r.advance(0);
     expect(usage(r.fake)).toHaveLength(1);
+    await given.poller.stop();
+
+    process.env.SLEDS_CLAUDE_USAGE_URL = r.fake.baseUrl;
+    try {
+      expect(r.another({ baseUrl: undefined, lockFile: null, stateFile: null }).poller.endpoint).toBe('https://api.anthropic.com/api/oauth/usage');
+    } finally {
+      delete process.env.SLEDS_CLAUDE_USAGE_URL;
+    }
   });
 });
 

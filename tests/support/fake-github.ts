@@ -65,7 +65,7 @@ interface FakeRepo {
 }
 
 export interface FakeGithub {
-  /** What SLEDS_GITHUB_API takes: `http://127.0.0.1:<port>`. */
+  /** What config.yml's upstreams.github takes: `http://127.0.0.1:<port>`. */
   apiUrl: string;
   requests: GithubRequestRecord[];
   /** Answers for the next requests, in order, before the normal handling (after the auth checks). */

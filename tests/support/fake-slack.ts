@@ -20,7 +20,7 @@ export interface SlackPost {
 export type SlackScript = { kind: 'ratelimited'; retryAfter: string } | { kind: 'error'; error: string } | { kind: 'status'; status: number };
 
 export interface FakeSlack {
-  /** What SLEDS_SLACK_API_URL takes: `http://127.0.0.1:<port>/api/`. */
+  /** What config.yml's upstreams.slack takes: `http://127.0.0.1:<port>/api/`. */
   apiUrl: string;
   requests: SlackPost[];
   /** Messages accepted, as Slack would store them. */

@@ -37,7 +37,7 @@ export interface FakeRequest {
 }
 
 export interface FakeUsageEndpoint {
-  /** The base URL (no path): what SLEDS_CLAUDE_USAGE_URL or the poller's baseUrl takes. */
+  /** The base URL (no path): what config.yml's upstreams.claudeUsage or the poller's baseUrl takes. */
   baseUrl: string;
   requests: FakeRequest[];
   /** Queue answers for the next requests, in order. */

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { canonicalJson, canonicalReceipt } from '../../core/receipt/canonical.js';
 import { bandWord, receiptLine, UNSIGNED_NOTE } from '../../core/receipt/line.js';
 import { activeMinutes, ACTIVE_GAP_MS, filesTouched } from '../../core/receipt/activity.js';
+import { keptHookFields } from '../../core/hook-fields.js';
 import { remainingFromBand } from '../../core/estimate/remaining.js';
 import type { Band } from '../../core/estimate/band.js';
 import type { ReceiptBody } from '../../core/receipt/receipt.js';
@@ -63,7 +64,7 @@ describe('active minutes', () => {
 });
 
 describe('files touched', () => {
-  it('distinct paths from Claude Code edits and Codex patches; reads and shells do not count', () => {
+  it('distinct paths from what was kept of Claude Code edits and Codex patches; reads and shells do not count', () => {
     const payloads = [
       { tool_name: 'Edit', tool_input: { file_path: '/r/src/a.ts', old_string: 'x', new_string: 'y' } },
       { tool_name: 'Edit', tool_input: { file_path: '/r/src/a.ts' } },
@@ -76,7 +77,8 @@ describe('files touched', () => {
       'garbage',
       null,
     ];
-    expect(filesTouched(payloads)).toBe(6);
+    expect(filesTouched(payloads.map((p) => keptHookFields('PostToolUse', p)))).toBe(6);
+    expect(filesTouched([{ tool: 'Edit', files: ['/a', '/b'] }, { tool: 'Write', files: ['/a'] }, { files: 'garbage' }, null, 'x'])).toBe(2);
   });
 });
 

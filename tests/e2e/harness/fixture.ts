@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterEach, beforeAll } from 'vitest';
 
 import { stopMusher, worldIn, type SledsWorld } from '../../support/sleds-env.js';
+import { writeSledsConfig, type TestSledsConfig } from '../../support/sleds-config.js';
 import { ensureClaudeBinary } from './claude-binary.js';
 import { makeClaudeHome, makeProjectDir, type ClaudeHome, type MakeClaudeHomeOptions } from './claude-env.js';
 import { ensureCodexBinary } from './codex-binary.js';
@@ -33,11 +34,15 @@ export interface ClaudeWithSledsOptions extends Omit<MakeClaudeHomeOptions, 'cwd
   cwd?: string;
   /** Set in the home's environment after SLEDS_HOME. */
   sledsEnv?: Record<string, string>;
+  /** Written to <SLEDS_HOME>/config/config.yml: musher's upstreams and binaries (it reads them from nowhere else). */
+  sledsConfig?: TestSledsConfig;
 }
 
 export interface CodexWithSledsOptions extends Omit<MakeCodexHomeOptions, 'cwd'> {
-  /** Set in the environment after the defaults (SLEDS_HOME, SLEDS_CODEX_BIN, no claude, TZ=UTC). */
+  /** Set in the environment after the defaults (SLEDS_HOME, TZ=UTC). */
   sledsEnv?: Record<string, string>;
+  /** Written to config.yml over the defaults (the pinned codex, no claude). */
+  sledsConfig?: TestSledsConfig;
 }
 
 export interface E2eFixture {
@@ -65,8 +70,8 @@ export interface E2eFixture {
    */
   claudeWithSleds(opts: ClaudeWithSledsOptions): Promise<{ home: ClaudeHome; world: SledsWorld }>;
   /**
-   * A new project and a Codex home with sleds living in it (SLEDS_HOME = <home>/s, the pinned codex as
-   * SLEDS_CODEX_BIN, no claude, TZ=UTC) in `env`, which the world shares; its musher is stopped after the test.
+   * A new project and a Codex home with sleds living in it (SLEDS_HOME = <home>/s and TZ=UTC in `env`, which the
+   * world shares; the pinned codex and no claude in its config.yml); its musher is stopped after the test.
    */
   codexWithSleds(opts: CodexWithSledsOptions): Promise<{ home: CodexHome; env: Record<string, string>; world: SledsWorld }>;
 }
@@ -116,17 +121,19 @@ export function useE2eFixture(opts: E2eFixtureOptions): E2eFixture {
       await tmux.waitForScreen((screen) => /^❯\s*$/m.test(screen), readyTimeoutMs, 'the input prompt');
       return tmux;
     },
-    async claudeWithSleds({ cwd, sledsEnv, ...homeOpts }) {
+    async claudeWithSleds({ cwd, sledsEnv, sledsConfig, ...homeOpts }) {
       const home = await fx.claudeHome({ ...homeOpts, cwd: cwd ?? (await fx.project()) });
       Object.assign(home.env, { SLEDS_HOME: join(home.home, '.sleds'), ...sledsEnv });
       const world = worldIn(home.home, home.env);
+      if (sledsConfig) writeSledsConfig(world, sledsConfig);
       later(() => stopMusher(world));
       return { home, world };
     },
-    async codexWithSleds({ sledsEnv, ...homeOpts }) {
+    async codexWithSleds({ sledsEnv, sledsConfig, ...homeOpts }) {
       const home = await fx.codexHome({ ...homeOpts, cwd: await fx.project(makeCodexProjectDir) });
-      const env = { ...home.env, SLEDS_HOME: join(home.home, 's'), SLEDS_CODEX_BIN: fx.codexBin, SLEDS_CLAUDE_BIN: '/nonexistent/claude', TZ: 'UTC', ...sledsEnv };
+      const env = { ...home.env, SLEDS_HOME: join(home.home, 's'), TZ: 'UTC', ...sledsEnv };
       const world = worldIn(home.home, env);
+      writeSledsConfig(world, { ...sledsConfig, binaries: { codex: fx.codexBin, claude: '/nonexistent/claude', ...sledsConfig?.binaries } });
       later(() => stopMusher(world));
       return { home, env, world };
     },

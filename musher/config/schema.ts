@@ -1,0 +1,130 @@
+import { isAbsolute } from 'node:path';
+import { z } from 'zod';
+import type { IssuePath } from '../../core/policy/schema.js';
+import type { BinarySetting } from '../find-binary.js';
+
+/**
+ * The user's own settings for musher, `<config dir>/config.yml`: where musher sends requests (the upstreams) and
+ * which programs it runs (the binaries), and how long it keeps raw events. musher is auto-started by whichever
+ * harness session runs a hook first, so none of this may come from that session's environment: a hostile
+ * repository's session could otherwise point the gateway (and the platform key) at its own "upstream", or make
+ * musher run a program of its choosing. Pure: parsing and defaults only; musher/config/load.ts reads the file.
+ *
+ *   upstreams:
+ *     anthropic: https://api.anthropic.com     # the gateway's upstream for Claude (the platform key goes there)
+ *     openai: https://api.openai.com           # the gateway's upstream for Codex
+ *     claudeUsage: https://api.anthropic.com   # Claude's usage endpoint (the poller)
+ *     slack: https://slack.com/api/            # hand-off notices
+ *     github: https://api.github.com           # receipts in PR bodies, the PR watcher, tracker intake
+ *   binaries:                                  # absolute paths; when unset, PATH then the usual places
+ *     claude: /usr/local/bin/claude
+ *     codex: …   tmux: …   gh: …   osascript: …   notifySend: …
+ *   retention:
+ *     rawEventsDays: 30                        # hook events older than this are pruned (on start, then daily)
+ */
+
+export const UPSTREAM_NAMES = ['anthropic', 'openai', 'claudeUsage', 'slack', 'github'] as const;
+export type UpstreamName = (typeof UPSTREAM_NAMES)[number];
+
+export const BINARY_NAMES = ['claude', 'codex', 'tmux', 'gh', 'osascript', 'notifySend'] as const;
+export type BinaryName = (typeof BINARY_NAMES)[number];
+
+export const DEFAULT_UPSTREAMS: Readonly<Record<UpstreamName, string>> = {
+  anthropic: 'https://api.anthropic.com',
+  openai: 'https://api.openai.com',
+  claudeUsage: 'https://api.anthropic.com',
+  slack: 'https://slack.com/api/',
+  github: 'https://api.github.com',
+};
+
+export const DEFAULT_RAW_EVENTS_DAYS = 30;
+
+export interface SledsConfig {
+  upstreams: Record<UpstreamName, string>;
+  /** An absolute path the user chose, or null: look on PATH, then the usual places. */
+  binaries: Record<BinaryName, string | null>;
+  retention: { rawEventsDays: number };
+}
+
+export const DEFAULT_CONFIG: SledsConfig = {
+  upstreams: { ...DEFAULT_UPSTREAMS },
+  binaries: { claude: null, codex: null, tmux: null, gh: null, osascript: null, notifySend: null },
+  retention: { rawEventsDays: DEFAULT_RAW_EVENTS_DAYS },
+};
+
+const HttpUrl = z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' });
+const AbsolutePath = z.string({ error: 'must be an absolute path' }).refine((p) => isAbsolute(p), 'must be an absolute path (musher runs it without a shell or PATH)');
+
+const Upstreams = z.object(Object.fromEntries(UPSTREAM_NAMES.map((n) => [n, HttpUrl.optional()])) as Record<UpstreamName, z.ZodOptional<typeof HttpUrl>>);
+const Binaries = z.object(Object.fromEntries(BINARY_NAMES.map((n) => [n, AbsolutePath.optional()])) as Record<BinaryName, z.ZodOptional<typeof AbsolutePath>>);
+const Retention = z.object({
+  rawEventsDays: z.number({ error: 'must be a whole number of days' }).int('must be a whole number of days').min(1, 'must be at least 1 day').max(3650, 'must be at most 3650 days').optional(),
+});
+
+/** The file as written: every section and key optional; unknown keys are dropped (and reported as warnings). */
+export const ConfigFile = z.object({
+  upstreams: Upstreams.nullish(),
+  binaries: Binaries.nullish(),
+  retention: Retention.nullish(),
+});
+
+const KNOWN: Record<string, readonly string[]> = {
+  upstreams: UPSTREAM_NAMES,
+  binaries: BINARY_NAMES,
+  retention: ['rawEventsDays'],
+};
+
+export interface ConfigIssue {
+  path: IssuePath;
+  message: string;
+}
+
+export interface ResolvedConfig {
+  /** The file's settings over the defaults; the defaults alone when there is any error. */
+  config: SledsConfig;
+  errors: ConfigIssue[];
+  /** Unknown keys: ignored, but said (a typo such as `antropic` would otherwise pass unseen). */
+  warnings: ConfigIssue[];
+}
+
+function unknownKeys(data: Record<string, unknown>): ConfigIssue[] {
+  const out: ConfigIssue[] = [];
+  for (const [key, value] of Object.entries(data)) {
+    const known = KNOWN[key];
+    if (!known) {
+      out.push({ path: [key], message: `unknown key (ignored); known: ${Object.keys(KNOWN).join(', ')}` });
+      continue;
+    }
+    if (value && typeof value === 'object' && !Array.isArray(value)) {
+      for (const sub of Object.keys(value)) {
+        if (!known.includes(sub)) out.push({ path: [key, sub], message: `unknown key (ignored); known: ${known.join(', ')}` });
+      }
+    }
+  }
+  return out;
+}
+
+/** The settings a parsed config.yml gives (`{}` for an empty file). */
+export function resolveConfig(data: unknown): ResolvedConfig {
+  if (data === null || data === undefined) return { config: DEFAULT_CONFIG, errors: [], warnings: [] };
+  if (typeof data !== 'object' || Array.isArray(data)) return { config: DEFAULT_CONFIG, errors: [{ path: [], message: 'must be a mapping (upstreams:, binaries:, retention:)' }], warnings: [] };
+  const parsed = ConfigFile.safeParse(data);
+  if (!parsed.success) {
+    return { config: DEFAULT_CONFIG, errors: parsed.error.issues.map((i) => ({ path: i.path as IssuePath, message: i.message })), warnings: [] };
+  }
+  const f = parsed.data;
+  const config: SledsConfig = {
+    upstreams: { ...DEFAULT_UPSTREAMS },
+    binaries: { ...DEFAULT_CONFIG.binaries },
+    retention: { rawEventsDays: f.retention?.rawEventsDays ?? DEFAULT_RAW_EVENTS_DAYS },
+  };
+  for (const n of UPSTREAM_NAMES) config.upstreams[n] = f.upstreams?.[n] ?? DEFAULT_UPSTREAMS[n];
+  for (const n of BINARY_NAMES) config.binaries[n] = f.binaries?.[n] ?? null;
+  return { config, errors: [], warnings: unknownKeys(data as Record<string, unknown>) };
+}
+
+/** A binary as musher takes it: config.yml's path (named so in messages), or null to look on PATH. */
+export function configuredBinary(binaries: Record<BinaryName, string | null>, name: BinaryName): BinarySetting | null {
+  const path = binaries[name];
+  return path ? { path, source: `config.yml binaries.${name}` } : null;
+}
