@@ -6,6 +6,17 @@ import { findClaude } from './install-claude.js';
 import { findCliBinary } from '../musher/config/cli-settings.js';
 import { resumeArgv } from '../core/resume-plan.js';
 import { cdAndRun } from '../core/shell-quote.js';
+import { userInfo } from 'node:os';
+import { seatHandle } from '../musher/handoff/keys.js';
+import { runKeysTrust } from './keys-trust.js';
+
+function osUser(): string | null {
+  try {
+    return userInfo().username;
+  } catch {
+    return null;
+  }
+}
 
 /** A received hand-off as musher's API sends it. */
 interface Received {
@@ -41,8 +52,16 @@ export async function runPickup(args: string[], json: boolean): Promise<number> 
     return 2;
   }
   // A pickup fetches from the remote and checks out a worktree: give it time.
-  const res = await callMusher('POST', '/v1/handoffs/pickup', { id: id.toLowerCase(), cwd: process.cwd() }, 120_000);
+  const ask = () => callMusher('POST', '/v1/handoffs/pickup', { id: id.toLowerCase(), cwd: process.cwd() }, 120_000);
+  let res = await ask();
   if (!res) return 1;
+  // From a teammate whose keys this seat has not pinned: on a terminal, show their fingerprints, ask, and go on.
+  if (res.status === 409 && res.body.kind === 'untrusted-sender' && typeof res.body.handle === 'string' && !json && process.stdin.isTTY) {
+    process.stderr.write(`sleds: ${String(res.body.error)}\n`);
+    if ((await runKeysTrust('trust', [res.body.handle], false, seatHandle(process.env, osUser()))) !== 0) return 1;
+    res = await ask();
+    if (!res) return 1;
+  }
   if (res.status !== 200 || !res.body.received) return reportRefusal(res, json);
   const r = res.body.received as Received;
   const note = JSON.parse(r.note ?? '{}') as { dir?: string; briefFile?: string };

@@ -1,3 +1,4 @@
+import { isHandoffError } from '../core/handoff/errors.js';
 import { harnessOf, resumeArgv } from '../core/resume-plan.js';
 import { shellLine } from '../core/shell-quote.js';
 import { cliMainPath } from './package-root.js';
@@ -422,12 +423,14 @@ export class Musher {
   }
 
   /** Picks a hand-off up into a worktree of the repository `cwd` is in; one line when it cannot. */
-  async pickupHandoff(id: string, cwd: string): Promise<{ picked: PickedUpSession } | { error: string }> {
+  async pickupHandoff(id: string, cwd: string): Promise<{ picked: PickedUpSession } | { error: string; kind?: string; handle?: string }> {
     if (!this.handoff) return { error: 'hand-offs are not set up on this machine' };
     try {
       return { picked: await this.handoff.pickup(id, cwd) };
     } catch (e) {
       this.opts.log.warn(`pickup ${id}: ${(e as Error).message}`);
+      // A refusal's kind and the teammate it names, for a caller that can ask (the CLI on a terminal).
+      if (isHandoffError(e)) return { error: e.message, kind: e.kind, ...(e.handle ? { handle: e.handle } : {}) };
       return { error: (e as Error).message };
     }
   }

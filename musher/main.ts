@@ -23,6 +23,7 @@ import { loadSeatKeys } from './handoff/keys.js';
 import { loadConfig } from './config/load.js';
 import { configuredBinary } from './config/schema.js';
 import { findBinary } from './find-binary.js';
+import { tightenUmask } from './user-umask.js';
 import { findBinaries } from './resume/binaries.js';
 import { RawEventRetention } from './store/retention.js';
 import { FAILED_DIR } from './ingest/spool-drain.js';
@@ -31,7 +32,7 @@ import type { Log } from './log.js';
 /** `sleds musher run`: the daemon itself, in the foreground (the background start runs this detached). */
 export async function runMusher(opts: { background: boolean }): Promise<number> {
   // Everything musher writes (the database and its -wal/-shm, snapshots, logs, state files) is the user's alone.
-  process.umask(0o077);
+  tightenUmask(0o077);
   const paths = resolvePaths(process.env, homedir());
   for (const dir of [paths.configDir, paths.dataDir, paths.runtimeDir, paths.stateDir, paths.spoolDir]) {
     mkdirSync(dir, { recursive: true, mode: 0o700 });

@@ -39,6 +39,8 @@ export class HandoffError extends Error {
   constructor(
     readonly kind: HandoffErrorKind,
     message: string,
+    /** The teammate the refusal is about, when it names one (whose keys to pin, for `untrusted-sender`). */
+    readonly handle: string | null = null,
   ) {
     super(message);
     this.name = 'HandoffError';
@@ -93,6 +95,7 @@ export const refusal = {
     new HandoffError(
       'untrusted-sender',
       `hand-off ${id} comes from '${sender}', whose keys are not pinned on this seat (roster ed25519 ${roster.ed25519}, x25519 ${roster.x25519}) — nothing was written; compare them with ${sender} out of band (they run 'sleds keys show'), then run 'sleds keys trust ${sender}' and pick it up again`,
+      sender,
     ),
   selfKeyMismatch: (handle: string, diffs: readonly KeyDifference[]) =>
     new HandoffError(

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { asUser } from '../user-umask.js';
 
 /**
  * git with stdin and extra environment, which the hand-off's plumbing needs (`hash-object --stdin`, `mktree`, a
@@ -33,7 +34,8 @@ function env(extra: Record<string, string> | undefined): NodeJS.ProcessEnv {
 
 export function gitExec(args: string[], opts: GitExecOptions): Promise<GitExecResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn('git', args, { cwd: opts.cwd, env: env(opts.env), stdio: ['pipe', 'pipe', 'pipe'] });
+    // The user's umask: a picked-up worktree's files are theirs as git would make them, not musher's 0600.
+    const child = asUser(() => spawn('git', args, { cwd: opts.cwd, env: env(opts.env), stdio: ['pipe', 'pipe', 'pipe'] }));
     const chunks: Buffer[] = [];
     let kept = 0;
     let truncated = false;

@@ -3,7 +3,6 @@ import { mkdir, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { userInfo } from 'node:os';
 import { teammateByHandle, type RosterFile } from '../../core/roster.js';
-import { isHandoffError } from '../../core/handoff/errors.js';
 import { BundleIdSchema } from '../../core/handoff/header.js';
 import type { SledsPaths } from '../../core/paths.js';
 import type { Clock } from '../clock.js';
@@ -257,16 +256,11 @@ export class HandoffService {
     if (picked && picked.by !== self) throw new Error(`hand-off ${id} was already picked up by ${picked.by} — one pickup per hand-off`);
 
     const bundle = await transport.fetch(id);
-    let opened;
-    try {
-      // The sender's key must be the one pinned on this seat before it is trusted to verify anything.
-      const verdict = this.d.trust.checkSender(roster, seatPublicKeys(self, keys), readHeader(bundle).sender, id);
-      if (!verdict.ok) throw verdict.error;
-      opened = open(bundle, { roster, me: { handle: self, x25519PrivateKey: keys.x25519.privateKey }, nowMs: this.d.clock.now(), expectId: id });
-    } catch (e) {
-      if (isHandoffError(e)) throw new Error(e.message);
-      throw e;
-    }
+    // The sender's key must be the one pinned on this seat before it is trusted to verify anything; a refusal is
+    // thrown as it is (its kind and the teammate it names reach the caller: the CLI asks to pin them).
+    const verdict = this.d.trust.checkSender(roster, seatPublicKeys(self, keys), readHeader(bundle).sender, id);
+    if (!verdict.ok) throw verdict.error;
+    const opened = open(bundle, { roster, me: { handle: self, x25519PrivateKey: keys.x25519.privateKey }, nowMs: this.d.clock.now(), expectId: id });
     const content: SnapshotContent = unpackSnapshotContent(opened.content);
     const step = async (s: PickupStep): Promise<void> => {
       await this.d.onPickupStep?.(s);

@@ -1,4 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
+import { asUser } from '../user-umask.js';
 import { randomBytes } from 'node:crypto';
 import { accessSync, chmodSync, closeSync, constants as fsConstants, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -197,12 +198,15 @@ export class ResumeRunner {
       };
       let child;
       try {
-        child = spawn(plan.file, plan.args, {
-          cwd: plan.cwd,
-          env: { ...(this.deps.baseEnv ?? process.env), ...plan.env },
-          detached: true,
-          stdio: ['ignore', out, err],
-        });
+        // The user's umask: what the resumed harness writes in the project is the user's as they would make it.
+        child = asUser(() =>
+          spawn(plan.file, plan.args, {
+            cwd: plan.cwd,
+            env: { ...(this.deps.baseEnv ?? process.env), ...plan.env },
+            detached: true,
+            stdio: ['ignore', out, err],
+          }),
+        );
       } finally {
         closeSync(out);
         closeSync(err);

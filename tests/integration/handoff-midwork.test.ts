@@ -3,8 +3,8 @@
  * Two seats (sam, dana) with their own musher and keys, a bare git repository as the shared remote, the real seal and
  * transport; the teammate's `sleds pickup` gets the uncommitted work and the conversation.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -51,6 +51,17 @@ async function prompt(w: SledsWorld, sessionId: string, cwd: string, text: strin
   return r.stdout.trim() === '' ? {} : (JSON.parse(r.stdout) as HookOut);
 }
 
+/** `sleds <args>` on a real pseudo-terminal (python's pty), with `input` typed into it. */
+function sledsOnTty(w: SledsWorld, args: string[], input: string, cwd: string): Promise<{ code: number; stdout: string }> {
+  const spawnPty = 'import pty, sys; sys.exit(pty.spawn(sys.argv[1:]) >> 8)';
+  return new Promise((resolve) => {
+    const child = execFile('python3', ['-c', spawnPty, process.execPath, CLI, ...args], { env: w.env, cwd, timeout: 60_000 }, (err, stdout) => {
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout });
+    });
+    child.stdin!.end(input);
+  });
+}
+
 async function handoffs(w: SledsWorld): Promise<Array<{ id: string; state: string; direction: string; peer: string; wallId: string | null; sessionId: string }>> {
   return JSON.parse((await sleds(w, ['handoffs', '--json'])).stdout).handoffs;
 }
@@ -68,7 +79,7 @@ async function handoffTool(w: SledsWorld, sessionId: string, cwd: string): Promi
 }
 
 /** Sam and dana: keys, a roster naming dana as the owner of *.ts, clones of one bare remote, a musher each. */
-async function team(danaEnv: NodeJS.ProcessEnv = {}, danaConfig: TestSledsConfig = {}) {
+async function team(danaEnv: NodeJS.ProcessEnv = {}, danaConfig: TestSledsConfig = {}, opts: { danaPinsSam?: boolean } = {}) {
   const root = mkdtempSync(join(tmpdir(), 'sl-mid-'));
   cleanups.push(() => rmSync(root, { recursive: true, force: true }));
   const remote = join(root, 'shop.git');
@@ -98,8 +109,10 @@ async function team(danaEnv: NodeJS.ProcessEnv = {}, danaConfig: TestSledsConfig
   git(a, 'push', '-q', 'origin', 'HEAD:main');
   git(root, 'clone', '-q', remote, b);
   // Dana checked sam's fingerprints with him and pinned his keys (her first hand-off from him).
-  const trusted = await sleds(dana.w, ['keys', 'trust', 'sam', '--yes', '--json'], undefined, {}, b);
-  expect(trusted.code, trusted.stderr).toBe(0);
+  if (opts.danaPinsSam ?? true) {
+    const trusted = await sleds(dana.w, ['keys', 'trust', 'sam', '--yes', '--json'], undefined, {}, b);
+    expect(trusted.code, trusted.stderr).toBe(0);
+  }
   await startMusher(sam.w);
   await startMusher(dana.w);
   return { root, remote, a, b, sam: sam.w, dana: dana.w };
@@ -128,9 +141,38 @@ describe('a hand-off asked for from the session: /sled handoff and the MCP tool'
     const got = JSON.parse(picked.stdout) as { peer: string; dir: string; sessionId: string };
     expect(got).toMatchObject({ peer: 'sam', sessionId });
     expect(readFileSync(join(got.dir, 'cart.ts'), 'utf8')).toBe('export const total = 2; // half done\n');
+    // Checked out as dana's own git would, not with musher's private umask (077).
+    const mask = process.umask();
+    expect(statSync(join(got.dir, 'cart.ts')).mode & 0o777).toBe(0o666 & ~mask);
+    expect(statSync(got.dir).mode & 0o777).toBe(0o777 & ~mask);
     // Where Claude Code finds it by id (it searches every projects/*/ folder): the same place as on sam's machine.
     const installed = join(t.dana.claudeDir, 'projects', t.a.replace(/[^A-Za-z0-9]/g, '-'), `${sessionId}.jsonl`);
     expect(readFileSync(installed, 'utf8')).toContain('remember the word PELICAN');
+  });
+
+  it("from a sender dana has not pinned: refused with his fingerprints; on a terminal `sleds pickup` asks, pins and picks up", async () => {
+    const t = await team({}, {}, { danaPinsSam: false });
+    const sessionId = '9e5a4b7c-1f6d-4c3e-8a05-4b6c7d8e9f0a';
+    const tx = join(t.sam.claudeDir, 'projects', t.a.replace(/[^A-Za-z0-9]/g, '-'), `${sessionId}.jsonl`);
+    transcript(tx, sessionId, t.a, 'port the cart to decimals');
+    await prompt(t.sam, sessionId, t.a, 'port the cart to decimals', tx);
+    writeFileSync(join(t.a, 'cart.ts'), 'export const total = 4;\n');
+    const id = /\/sled pickup ([2-9a-km-np-z]{12})/.exec((await prompt(t.sam, sessionId, t.a, '/sled handoff dana', tx)).reason ?? '')?.[1];
+    await waitFor('the push', async () => (await handoffs(t.sam)).find((h) => h.id === id && h.state === 'sent'), 30_000);
+
+    const refused = await sleds(t.dana, ['pickup', id!, '--json'], undefined, {}, t.b);
+    expect(refused.code).toBe(1);
+    const body = JSON.parse(refused.stdout) as { error: string; kind: string; handle: string };
+    expect(body).toMatchObject({ kind: 'untrusted-sender', handle: 'sam' });
+    expect(body.error).toMatch(new RegExp(`^hand-off ${id} comes from 'sam', whose keys are not pinned on this seat \\(roster ed25519 [0-9a-f ]{19}, x25519 [0-9a-f ]{19}\\) — nothing was written`));
+    expect(existsSync(`${t.b}-handoff-${id}`)).toBe(false);
+
+    // On a terminal the same command shows the fingerprints, asks, pins sam and goes on with the pickup.
+    const onTty = await sledsOnTty(t.dana, ['pickup', id!, '--headless'], 'y\n', t.b);
+    expect(onTty.stdout).toContain('Trust these keys? [y/N]');
+    expect(onTty.stdout).toMatch(/Pinned sam's keys/);
+    expect(readFileSync(join(`${t.b}-handoff-${id}`, 'cart.ts'), 'utf8')).toBe('export const total = 4;\n');
+    expect((await handoffs(t.dana)).find((h) => h.id === id)).toMatchObject({ direction: 'received', state: 'received', peer: 'sam' });
   });
 
   it('the MCP handoff tool sends this session to the teammate named and says so once it is pushed; an unknown name is refused in one line', async () => {

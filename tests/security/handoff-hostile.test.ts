@@ -147,6 +147,25 @@ describe('a hostile hand-off is refused in one line and writes nothing anywhere'
     expect(process.memoryUsage().rss - rss).toBeLessThan(256 * 1024 ** 2);
   });
 
+  it('an honest Codex hand-off: the rollout and its fork parent land in CODEX_HOME/sessions/YYYY/MM/DD, nowhere else', async () => {
+    const h = await hostileWorld();
+    const { manifest, blobs, history } = await h.honest();
+    const parent = '019ad105-0b2a-7d41-8e6f-1a2b3c4d5e6f';
+    const parentBytes = Buffer.from(`${JSON.stringify({ type: 'session_meta', payload: { id: parent } })}\n`);
+    blobs.set(sha256(parentBytes), parentBytes);
+    manifest.harness = 'codex';
+    manifest.transcript = [
+      { role: 'fork-parent', sessionId: parent, path: `sessions/2026/11/28/rollout-2026-11-28T09-00-00-${parent}.jsonl`, sourcePath: '/x', hash: sha256(parentBytes), bytes: parentBytes.length },
+      { role: 'session', sessionId: SESSION, path: `sessions/2026/11/29/rollout-2026-11-29T22-19-28-${SESSION}.jsonl`, sourcePath: '/y', hash: sha256(TRANSCRIPT), bytes: TRANSCRIPT.length },
+    ];
+    await h.send('cdh2k2m9qa4p', { manifest, blobs, history });
+    const picked = await h.dana().pickup('cdh2k2m9qa4p', h.w.b);
+    expect(picked).toMatchObject({ harness: 'codex', sessionId: SESSION });
+    expect(execFileSync('cat', [join(h.codexHome, 'sessions', '2026', '11', '29', `rollout-2026-11-29T22-19-28-${SESSION}.jsonl`)])).toEqual(TRANSCRIPT);
+    expect(execFileSync('cat', [join(h.codexHome, 'sessions', '2026', '11', '28', `rollout-2026-11-28T09-00-00-${parent}.jsonl`)])).toEqual(parentBytes);
+    expect(execFileSync('find', [h.claudeDir, '-type', 'f'], { encoding: 'utf8' })).toBe('');
+  });
+
   it('a swapped work branch on the remote changes nothing: the worktree is what the seal holds', async () => {
     const h = await hostileWorld();
     const honest = await h.honest();
