@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { open, rename, stat, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
@@ -29,5 +30,27 @@ export async function pathExists(path: string): Promise<boolean> {
     return true;
   } catch {
     return false;
+  }
+}
+
+/**
+ * The same, synchronously, for small private files (the secret file, the pinned keys): the folder made 0700, the
+ * file born 0600 under a temp name ('wx' never reuses a file someone planted), fsync, rename.
+ */
+export function writePrivateFileSync(path: string, text: string): void {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  const tmp = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  const fd = openSync(tmp, 'wx', 0o600);
+  try {
+    writeSync(fd, text);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    renameSync(tmp, path);
+  } catch (e) {
+    unlinkSync(tmp);
+    throw e;
   }
 }

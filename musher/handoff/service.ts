@@ -198,13 +198,18 @@ export class HandoffService {
    */
   async recover(): Promise<void> {
     for (const row of this.d.handoffs.inState('picking')) {
-      try {
-        await undoPickup(parseJournal(row.note), this.d.log);
-        this.d.handoffs.dropPickup(row.id);
-        this.d.log.warn(`hand-off ${row.id}: a pickup that did not finish was undone — pick it up again`);
-      } catch (e) {
-        this.d.log.error(`hand-off ${row.id}: a pickup that did not finish could not be undone: ${(e as Error).message}`);
-      }
+      await this.oneAtATime(row.id, async () => {
+        // A pickup of it may have begun (and undone it itself) since the list was read.
+        const now = this.d.handoffs.get(row.id);
+        if (now?.state !== 'picking' || now.note !== row.note) return;
+        try {
+          await undoPickup(parseJournal(row.note), this.d.log);
+          this.d.handoffs.dropPickup(row.id);
+          this.d.log.warn(`hand-off ${row.id}: a pickup that did not finish was undone — pick it up again`);
+        } catch (e) {
+          this.d.log.error(`hand-off ${row.id}: a pickup that did not finish could not be undone: ${(e as Error).message}`);
+        }
+      });
     }
     for (const row of this.d.handoffs.inState('sending')) {
       const cwd = (JSON.parse(row.note ?? '{}') as SendingNote).cwd;
@@ -233,6 +238,25 @@ export class HandoffService {
     const idOk = BundleIdSchema.safeParse(idArg);
     if (!idOk.success) throw new Error(`${JSON.stringify(idArg.slice(0, 40))} is not a hand-off id — copy the 12 characters from the hand-off message`);
     const id = assertHandoffId(idOk.data);
+    // One pickup of a bundle at a time on this machine (two prompts typing it, a start's undo): the second waits.
+    return this.oneAtATime(id, () => this.pickupNow(id, cwd));
+  }
+
+  private readonly busy = new Map<string, Promise<unknown>>();
+
+  /** Runs `work` after whatever else runs for hand-off `id`. */
+  private oneAtATime<T>(id: string, work: () => Promise<T>): Promise<T> {
+    const before = this.busy.get(id) ?? Promise.resolve();
+    const mine = before.catch(() => undefined).then(work);
+    const settled = mine.catch(() => undefined);
+    this.busy.set(id, settled);
+    void settled.then(() => {
+      if (this.busy.get(id) === settled) this.busy.delete(id);
+    });
+    return mine;
+  }
+
+  private async pickupNow(id: string, cwd: string): Promise<PickedUpSession> {
     const self = me();
     if (!self) throw new Error('this seat has no handle — set SLEDS_SEAT, or run `sleds keys init`');
     const prior = this.d.handoffs.get(id);

@@ -1,10 +1,10 @@
-import { randomBytes } from 'node:crypto';
-import { closeSync, type Stats, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { type Stats, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { sameHandle } from '../../core/handoff/header.js';
 import { TrustFileSchema, type PinRequest, type PinnedKeys } from '../../core/handoff/trust.js';
 import type { SledsPaths } from '../../core/paths.js';
 import type { Clock } from '../clock.js';
+import { writePrivateFileSync } from '../fs-atomic.js';
 
 /**
  * The teammates' public keys this seat trusts, pinned locally: a 0600 JSON file in the data dir, replaced
@@ -95,21 +95,6 @@ export class TrustStore {
   private write(pins: PinnedKeys[]): void {
     // What we write must be what we would read back.
     const body = TrustFileSchema.parse({ v: 1, pins });
-    mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
-    const tmp = `${this.path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
-    // 'wx': never reuse a file someone planted; born 0600.
-    const fd = openSync(tmp, 'wx', 0o600);
-    try {
-      writeSync(fd, `${JSON.stringify(body, null, 2)}\n`);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    try {
-      renameSync(tmp, this.path);
-    } catch (e) {
-      unlinkSync(tmp);
-      throw e;
-    }
+    writePrivateFileSync(this.path, `${JSON.stringify(body, null, 2)}\n`);
   }
 }

@@ -1,5 +1,5 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
+import { readFileSync, statSync } from 'node:fs';
+import { writePrivateFileSync } from '../fs-atomic.js';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -41,7 +41,7 @@ export class SecretsFileError extends Error {}
 export class FileSecretStore implements SecretStore {
   readonly path: string;
   constructor(
-    private readonly dir: string,
+    dir: string,
     private readonly keyringUnavailable?: string,
   ) {
     this.path = join(dir, SECRETS_FILE);
@@ -77,22 +77,8 @@ export class FileSecretStore implements SecretStore {
   }
 
   private write(secrets: Record<string, string>): void {
-    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-    const tmp = `${this.path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
-    // Born 0600 ('wx' refuses to reuse a file someone planted): no moment at which the value is readable by others.
-    const fd = openSync(tmp, 'wx', 0o600);
-    try {
-      writeSync(fd, `${JSON.stringify({ version: 1, secrets }, null, 2)}\n`);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    try {
-      renameSync(tmp, this.path);
-    } catch (e) {
-      unlinkSync(tmp);
-      throw e;
-    }
+    // Born 0600: no moment at which the value is readable by others.
+    writePrivateFileSync(this.path, `${JSON.stringify({ version: 1, secrets }, null, 2)}\n`);
   }
 
   async get(name: string): Promise<string | null> {

@@ -85,6 +85,17 @@ describe('a pickup killed at any step', { timeout: 60_000 }, () => {
     expect(h.tree(left)).toBe(before.split('\n').filter((l) => !l.startsWith('/dana-state')).join('\n'));
   });
 
+  it('two pickups of one bundle at once (two prompts): one installs it, the other is told where it is', async () => {
+    const h = await hostileWorld();
+    const id = 'twc2k2m9qa4p';
+    await h.send(id, await h.honest());
+    const musher = h.dana();
+    const both = await Promise.all([musher.pickup(id, h.w.b), musher.pickup(id, h.w.b)]);
+    expect(both.map((p) => p.again).sort()).toEqual([false, true]);
+    expect(both[0]!.dir).toBe(both[1]!.dir);
+    expectWhole(h, id, both[0]!.dir);
+  });
+
   it('a pickup that fails midway (a transcript of another content is in its place) undoes what it made', async () => {
     const h = await hostileWorld();
     const id = 'fai2k2m9qa4p';
