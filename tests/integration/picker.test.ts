@@ -158,7 +158,9 @@ describe('sleds pick', () => {
     const full = JSON.stringify({ session_id: 's1', cwd: repo, model: { id: 'claude-opus-5-5' }, rate_limits: { five_hour: { used_percentage: 100, resets_at: resets } } });
     expect((await sleds(w, ['statusline'], full)).code).toBe(0);
     const view = await waitForPicker(w, task.id, (v) => v.rows.some((r) => r.kind === 'teammate' && r.verb !== 'Offer') && v.rows[1]!.headroomPct === 0);
-    expect(view.wallLine).toMatch(/^the 5-hour bar is full; it resets at \d{1,2}:\d{2} [ap]m UTC$/);
+    // A reset past midnight (UTC, the world's zone) names its day: "it resets at Wednesday 12:08 am UTC".
+    const day = new Date(resets * 1000).getUTCDate() !== new Date().getUTCDate() ? `${new Date(resets * 1000).toLocaleDateString('en-US', { weekday: 'long', timeZone: 'UTC' })} ` : '';
+    expect(view.wallLine).toMatch(new RegExp(`^the 5-hour bar is full; it resets at ${day}\\d{1,2}:\\d{2} [ap]m UTC$`));
     expect(view.rows[1]).toMatchObject({ model: 'claude-sonnet-5-5', verb: '—', headroom: '0% of the bar left' });
     expect(view.rows[1]!.reason).toMatch(/^the 5-hour bar is full until \d{1,2}:\d{2}[ap]m$/);
     expect(view.rows.find((r) => r.harness === 'codex')!.verb).toBe('Switch');
