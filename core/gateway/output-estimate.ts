@@ -39,8 +39,29 @@ function parse(data: string): unknown {
 
 const ANTHROPIC_DELTA_TEXT: Record<string, string> = { text_delta: 'text', thinking_delta: 'thinking', input_json_delta: 'partial_json' };
 
+/**
+ * The length of the JSON string value of `"<field>":"…"` in `data` without parsing it, when that is exact: no
+ * backslash anywhere (so no escape makes the JSON longer than its text) and the key there once. Null otherwise.
+ * Every streamed delta passes here, and most are plain text: this keeps JSON.parse off the gateway's hot path.
+ */
+function plainStringLength(data: string, field: string): number | null {
+  if (data.includes('\\')) return null;
+  const key = `"${field}":"`;
+  const at = data.indexOf(key);
+  if (at < 0 || data.indexOf(key, at + 1) >= 0) return null;
+  const start = at + key.length;
+  const end = data.indexOf('"', start);
+  return end < 0 ? null : end - start;
+}
+
 /** The output characters of one Anthropic `content_block_delta` event's data; null when it carries none. */
 export function anthropicDeltaChars(data: string): number | null {
+  for (const [type, field] of Object.entries(ANTHROPIC_DELTA_TEXT)) {
+    if (!data.includes(`"${type}"`)) continue;
+    const fast = plainStringLength(data, field);
+    if (fast !== null) return fast;
+    break;
+  }
   const e = parse(data) as { delta?: Record<string, unknown> } | undefined;
   const delta = e?.delta;
   if (!delta || typeof delta.type !== 'string') return null;
@@ -56,6 +77,8 @@ export function isOpenAITextDelta(event: string): boolean {
 
 /** The output characters of one OpenAI text-delta event's data; null when it carries none. */
 export function openAIDeltaChars(data: string): number | null {
+  const fast = plainStringLength(data, 'delta');
+  if (fast !== null) return fast;
   const e = parse(data) as { delta?: unknown } | undefined;
   return typeof e?.delta === 'string' ? e.delta.length : null;
 }

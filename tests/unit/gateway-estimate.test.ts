@@ -78,6 +78,10 @@ describe('the output estimate from the deltas seen', () => {
     ['citations_delta: not generated text', delta({ type: 'citations_delta', citation: { cited_text: 'x' } }), null],
     ['an unknown delta', delta({ type: 'future_delta', text: 'x' }), null],
     ['not JSON', '{"type":"content_block_delta",', null],
+    // Read without JSON.parse when nothing is escaped; the same count as the parse, whatever the text holds.
+    ['text with a non-BMP character', delta({ type: 'text_delta', text: 'héllo 🎉' }), 'héllo 🎉'.length],
+    ['text with quotes and a newline (escaped)', delta({ type: 'text_delta', text: 'say "text":"x"\n' }), 'say "text":"x"\n'.length],
+    ['text naming another delta type', delta({ type: 'text_delta', text: 'thinking_delta' }), 14],
   ])('Anthropic %s', (_name, data, chars) => {
     expect(anthropicDeltaChars(data)).toBe(chars);
   });
@@ -101,6 +105,8 @@ describe('the output estimate from the deltas seen', () => {
   it('OpenAI delta characters', () => {
     expect(openAIDeltaChars(JSON.stringify({ type: 'response.output_text.delta', delta: 'Hi there', sequence_number: 3 }))).toBe(8);
     expect(openAIDeltaChars(JSON.stringify({ type: 'response.output_text.delta', delta: { nested: true } }))).toBeNull();
+    expect(openAIDeltaChars(JSON.stringify({ type: 'response.output_text.delta', delta: 'a "delta":"b" \t c' }))).toBe('a "delta":"b" \t c'.length);
+    expect(openAIDeltaChars(JSON.stringify({ type: 'response.output_text.delta', delta: '🎉 ok' }))).toBe('🎉 ok'.length);
   });
 
   it.each([
