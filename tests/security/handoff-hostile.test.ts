@@ -8,6 +8,7 @@ import { mkdirSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SnapshotManifest } from '../../core/snapshot.js';
+import { generateSeatKeys, keyFingerprint } from '../../musher/handoff/keys.js';
 import { disposeWorlds, git } from '../integration/handoff-transport-world.js';
 import { DAY, hostileWorld, NOW, SESSION, sha256, TRANSCRIPT, type HostileWorld } from './hostile-world.js';
 
@@ -113,6 +114,16 @@ describe('a hostile hand-off is refused in one line and writes nothing anywhere'
     const { manifest, blobs, history } = await h.honest();
     await h.send('syp2k2m9qa4p', { manifest, blobs, history });
     await refused(h, 'syp2k2m9qa4p', /^hand-off syp2k2m9qa4p refused: .*-home-sam-shop is a symlink: "projects\/-home-sam-shop\/.*\.jsonl" would be written through it — nothing was written$/);
+  });
+
+  it("a branch's roster that gives sam another key: the bundle signed with it is refused, naming sam and both fingerprints", async () => {
+    const h = await hostileWorld();
+    const mallory = generateSeatKeys();
+    h.rosterSays(mallory);
+    await h.send('kyc2k2m9qa4p', await h.honest(), { signer: mallory });
+    const pinned = keyFingerprint(h.keys.sam.ed25519.publicKey);
+    const claimed = keyFingerprint(mallory.ed25519.publicKey);
+    await refused(h, 'kyc2k2m9qa4p', new RegExp(`^\\.sleds/roster\\.yml has keys for 'sam' other than the ones pinned on this seat \\(.*${pinned}.*${claimed}.*\\) — confirm the new keys with sam out of band`));
   });
 
   it('the signed header names another hand-off than the ref it was fetched by', async () => {

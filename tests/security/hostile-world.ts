@@ -45,7 +45,9 @@ export interface HostileWorld {
   /** Sam's real manifest (his work in progress) with a transcript, and its blobs: what an honest bundle holds. */
   honest(): Promise<{ manifest: SnapshotManifest; blobs: Map<string, Buffer>; history: Buffer | null }>;
   /** Seals a content of sam's making to dana and pushes it under `ref` (its id unless told otherwise). */
-  send(id: string, content: { manifest: unknown; blobs: Map<string, Buffer>; history?: Buffer | null }, opts?: { nowMs?: number; ref?: string }): Promise<Buffer>;
+  send(id: string, content: { manifest: unknown; blobs: Map<string, Buffer>; history?: Buffer | null }, opts?: { nowMs?: number; ref?: string; signer?: SeatKeys }): Promise<Buffer>;
+  /** The roster dana's working tree holds from now on (a branch can change it): sam's entry with other keys. */
+  rosterSays(samKeys: SeatKeys): void;
   /** What tests/security/fixtures/pickup-child.mjs needs to pick `id` up as dana in a process of its own. */
   childConfig(id: string, killAt: string | null): Record<string, unknown>;
   /** Every path under the watched folder but the sender's side, with its kind and content (a symlink's target). */
@@ -56,7 +58,7 @@ export async function hostileWorld(): Promise<HostileWorld> {
   const w = await makeWorld();
   const keys = { sam: generateSeatKeys(), dana: generateSeatKeys() };
   const entry = (handle: string, k: SeatKeys) => ({ handle, keys: { x25519: k.x25519.publicKey, ed25519: k.ed25519.publicKey } });
-  const roster = RosterFile.parse({ teammates: [entry('sam', keys.sam), entry('dana', keys.dana)] });
+  let roster = RosterFile.parse({ teammates: [entry('sam', keys.sam), entry('dana', keys.dana)] });
   const danaHome = join(w.root, 'dana-home');
   const claudeDir = join(danaHome, '.claude');
   const codexHome = join(danaHome, '.codex');
@@ -111,7 +113,7 @@ export async function hostileWorld(): Promise<HostileWorld> {
 
   const send: HostileWorld['send'] = async (id, content, opts = {}) => {
     const bytes = encodeSnapshotContent({ snapshotId: 'hostile2k2m9', manifest: content.manifest as SnapshotManifest, blobs: content.blobs, history: content.history ?? null, historyNote: null });
-    const bundle = seal(bytes, { sender: { handle: 'sam', signingKey: keys.sam.ed25519.privateKey }, recipient: { handle: 'dana', x25519: keys.dana.x25519.publicKey }, nowMs: opts.nowMs ?? NOW, id });
+    const bundle = seal(bytes, { sender: { handle: 'sam', signingKey: (opts.signer ?? keys.sam).ed25519.privateKey }, recipient: { handle: 'dana', x25519: keys.dana.x25519.publicKey }, nowMs: opts.nowMs ?? NOW, id });
     const t = await openGitTransport({ repoDir: w.a, readExpiry: () => null, clock: { now: () => NOW } });
     await t.send({ id: opts.ref ?? id, bundle });
     return bundle;
@@ -135,5 +137,8 @@ export async function hostileWorld(): Promise<HostileWorld> {
     return lines.join('\n');
   };
 
-  return { w, keys, danaHome, claudeDir, codexHome, handoffs, dana, honest, send, tree, childConfig };
+  const rosterSays: HostileWorld['rosterSays'] = (samKeys) => {
+    roster = RosterFile.parse({ teammates: [entry('sam', samKeys), entry('dana', keys.dana)] });
+  };
+  return { rosterSays, w, keys, danaHome, claudeDir, codexHome, handoffs, dana, honest, send, tree, childConfig };
 }
