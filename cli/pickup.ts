@@ -4,7 +4,7 @@ import { homedir } from 'node:os';
 import { callMusher, reportRefusal } from './musher-call.js';
 import { findClaude } from './install-claude.js';
 import { findCliBinary } from '../musher/config/cli-settings.js';
-import { resumeArgv } from '../core/resume-plan.js';
+import { resumeArgv, resumeWords } from '../core/resume-plan.js';
 import { cdAndRun } from '../core/shell-quote.js';
 import { userInfo } from 'node:os';
 import { seatHandle } from '../musher/handoff/keys.js';
@@ -72,8 +72,7 @@ export async function runPickup(args: string[], json: boolean): Promise<number> 
   }
   if (again && note.dir && r.sessionId) {
     // Picked up before: nothing is installed or started again (a second harness on one transcript would interleave it).
-    const harness = r.harness === 'codex' ? 'codex' : 'claude-code';
-    const resume = cdAndRun(note.dir, resumeArgv({ harness, bin: harness === 'codex' ? 'codex' : 'claude', sessionId: r.sessionId, headless: false, structured: false, prompt: null }));
+    const resume = cdAndRun(note.dir, resumeWords(r.harness === 'codex' ? 'codex' : 'claude-code', r.sessionId));
     process.stderr.write(`sleds: you picked up ${r.id} from ${r.peer} before: the work is in ${note.dir} (branch ${r.branch ?? '?'}). To resume it: ${resume}\n`);
     return 0;
   }

@@ -197,6 +197,14 @@ export function resumeArgv(r: HarnessResume): string[] {
   return [r.bin, 'resume', ...model, ...extra, '--', r.sessionId, ...prompt];
 }
 
+/**
+ * The interactive resume as a person types it (`claude --resume=<id>`, `codex resume -- <id>`), for a command printed
+ * to paste: the caller shell-quotes it (core/shell-quote.ts). Not for running: resumeArgv checks the id.
+ */
+export function resumeWords(harness: Harness, sessionId: string): string[] {
+  return harness === 'codex' ? ['codex', 'resume', '--', sessionId] : ['claude', `--resume=${sessionId}`];
+}
+
 /** One argument as tmux's own argv parser must see it so the program receives it unchanged (see the top). */
 export function tmuxArg(arg: string): string {
   return arg.endsWith(';') ? `${arg.slice(0, -1)}\\;` : arg;

@@ -1,3 +1,4 @@
+import { resumeWords } from '../resume-plan.js';
 import { cdAndRun, shellLine } from '../shell-quote.js';
 
 /** The facts of a pickup the answer needs (musher's PickedUpSession has them). */
@@ -12,11 +13,6 @@ export interface PickedUp {
   again?: boolean;
 }
 
-/** The command that resumes a picked-up session in its own harness (the id glued to its option, or after `--`). */
-export function resumeArgv(harness: 'claude-code' | 'codex', sessionId: string): string[] {
-  return harness === 'codex' ? ['codex', 'resume', '--', sessionId] : ['claude', `--resume=${sessionId}`];
-}
-
 /**
  * What the teammate is told after a pickup: where the work is, and the one command that resumes it (or the tmux
  * window it resumed in). The command is for pasting into a shell: every part is shell-quoted (the folder and the id
@@ -28,7 +24,7 @@ export function pickedUpAnswer(p: PickedUp, here: 'claude-code' | 'codex', tmuxW
     : `Picked up ${p.id} from ${p.sender}: the work is in ${p.dir} (branch ${p.branch}).`;
   const pickup = shellLine(['sleds', 'pickup', p.id]);
   if (p.harness === here) {
-    const resume = cdAndRun(p.dir, resumeArgv(here, p.sessionId));
+    const resume = cdAndRun(p.dir, resumeWords(here, p.sessionId));
     if (p.again) return `${where}\nTo resume it: ${resume}`;
     if (tmuxWindow) return `${where}\n${p.sender}'s session resumed in a new tmux window, ${tmuxWindow}, next to this one (this session stays as it was). Elsewhere: ${resume}`;
     return `${where}\nThe session resumes there: ${resume}   (or \`${pickup}\` in a terminal)`;

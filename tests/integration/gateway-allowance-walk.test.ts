@@ -5,25 +5,15 @@
  * sockets, a real SQLite rail, the repo's price table. The drain deadline runs on timers the test fires by hand.
  */
 import http from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openStore, type Db } from '../../musher/store/db.js';
-import { PlatformKeyStore } from '../../musher/store/platform-key.js';
-import { GatewayTokens } from '../../musher/gateway/tokens.js';
-import { startGateway, type Gateway } from '../../musher/gateway/server.js';
-import type { Allowance } from '../../core/gateway/allowance.js';
 import { estimateRequest } from '../../core/gateway/request-estimate.js';
-import { loadPriceTable } from '../../musher/prices.js';
-import type { Log } from '../../musher/log.js';
-import type { Timers } from '../../musher/timers.js';
+import type { Db } from '../../musher/store/db.js';
+import { gatewayWorld, post, prices, type GatewayWorld } from '../support/gateway-world.js';
+import { ManualTimers } from '../support/manual-timers.js';
 import { startFakeAnthropic, type FakeAnthropic } from '../e2e/harness/fake-anthropic.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../e2e/harness/fake-openai.js';
-import { REPO_ROOT, waitFor } from '../support/sleds-env.js';
-
-const prices = loadPriceTable(REPO_ROOT);
+import { waitFor } from '../support/sleds-env.js';
 const NOW = Date.UTC(2026, 11, 2, 15);
 
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
@@ -31,74 +21,26 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-/** Timers the test fires by hand: the drain deadline never depends on how fast the machine is. */
-function manualTimers(): Timers & { fire(): number; pending(): number } {
-  const pending = new Map<number, () => void>();
-  let next = 0;
-  return {
-    setTimeout(fn) {
-      pending.set(++next, fn);
-      return next;
-    },
-    clearTimeout(h) {
-      pending.delete(h as number);
-    },
-    fire() {
-      const due = [...pending];
-      pending.clear();
-      for (const [, fn] of due) fn();
-      return due.length;
-    },
-    pending: () => pending.size,
-  };
-}
-
-interface World {
-  gateway: Gateway;
-  db: Db;
-  rail: PlatformKeyStore;
-  logLines: string[];
-  allowance: { current: Allowance };
-  timers: ReturnType<typeof manualTimers>;
+type World = GatewayWorld & {
+  timers: ManualTimers;
   /** Set: reading the platform key fails (a locked keyring). */
   keyFails: { current: boolean };
-  token: string;
-}
+};
 
 async function world(upstreams: { anthropic?: string; openai?: string }, drain = { maxBytes: 64 * 1024, deadlineMs: 15_000 }): Promise<World> {
   const keyFails = { current: false };
-  const dir = mkdtempSync(join(tmpdir(), 'sl-gw-walk-'));
-  const db = openStore(join(dir, 'sleds.db'));
-  const clock = { now: () => NOW };
-  const logLines: string[] = [];
-  const log: Log = { info: (m) => logLines.push(`INFO ${m}`), warn: (m) => logLines.push(`WARN ${m}`), error: (m) => logLines.push(`ERROR ${m}`) };
-  const rail = new PlatformKeyStore(db);
-  const tokens = new GatewayTokens(db, () => clock.now());
-  const allowance = { current: { perDayMicros: null, perWeekMicros: null } as Allowance };
-  const timers = manualTimers();
-  const gateway = await startGateway({
-    upstreams: { anthropic: upstreams.anthropic ?? 'http://127.0.0.1:9', openai: upstreams.openai ?? 'http://127.0.0.1:9' },
-    tokens,
-    platformKeys: rail,
-    prices,
-    clock,
-    log,
+  const timers = new ManualTimers();
+  const w = await gatewayWorld(cleanups, {
+    upstreams,
+    clock: { now: () => NOW },
+    timers,
+    drain,
     platformKey: async (p) => {
       if (keyFails.current) throw new Error('the keyring is locked');
       return p === 'anthropic' ? 'sk-ant-api03-REALKEY' : 'sk-proj-REALKEY';
     },
-    allowance: () => allowance.current,
-    utcOffset: () => 0,
-    timers,
-    drain,
   });
-  cleanups.push(async () => {
-    await gateway.close();
-    db.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-  const token = tokens.mint({ seat: 'dana', project: 'acme/api', sessionId: 'sess-1', expiresAtMs: NOW + 86_400_000 });
-  return { gateway, db, rail, logLines, allowance, timers, keyFails, token };
+  return { ...w, timers, keyFails };
 }
 
 function rows(db: Db): Array<Record<string, any>> {
@@ -108,20 +50,6 @@ function rows(db: Db): Array<Record<string, any>> {
 const MESSAGES = '/v1/messages?beta=true';
 const RESPONSES = '/v1/responses';
 const HEADERS = { anthropic: (t: string) => ({ 'x-api-key': t, 'anthropic-version': '2023-06-01' }), openai: (t: string) => ({ authorization: `Bearer ${t}` }) };
-
-function post(base: string, path: string, headers: Record<string, string>, body: unknown): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode!, body: text }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(JSON.stringify(body));
-  });
-}
 
 /**
  * Reads a stream until the event `until` has arrived whole, then destroys the socket (what a client that has what it
@@ -193,7 +121,7 @@ describe('a stream the client closes early is metered at its real output', () =>
 
     const row = await waitFor('the response metered', () => rows(w.db)[0]);
     expect(row).toMatchObject({ seat: 'dana', model: 'claude-opus-5-5', input_tokens: 1000, output_tokens: 700, output_known: 1, cost_micros: 1000 * 4 + 700 * 20 });
-    expect(w.timers.pending()).toBe(0); // the drain deadline is cleared once metered
+    expect(w.timers.pending).toHaveLength(0); // the drain deadline is cleared once metered
   });
 
   it('Anthropic: an upstream that ends without message_delta is metered from the output deltas, never at the placeholder', async () => {
@@ -220,7 +148,8 @@ describe('a stream the client closes early is metered at its real output', () =>
     await readUntilThenClose(w.gateway.url, MESSAGES, HEADERS.anthropic(w.token), ANTHROPIC_BODY, 'content_block_stop');
     await waitFor('the gateway reading on after the client left', () => w.logLines.some((l) => /client left/.test(l)), 5000);
     expect(rows(w.db)).toHaveLength(0); // still waiting for the real usage
-    expect(w.timers.fire()).toBe(1); // the deadline
+    expect(w.timers.pending).toHaveLength(1); // the deadline
+    w.timers.fireAll();
 
     const row = await waitFor('the response metered', () => rows(w.db)[0]);
     expect(row.output_known).toBe(0);
@@ -259,7 +188,7 @@ describe('a stream the client closes early is metered at its real output', () =>
     expect(row).toMatchObject({ request_id: 'req_long', output_known: 0, input_tokens: 1000 });
     // The deltas read before the cap count too: more than the first block alone.
     expect(row.output_tokens).toBeGreaterThan(Math.ceil(REPLY.length / 2));
-    expect(w.timers.pending()).toBe(0);
+    expect(w.timers.pending).toHaveLength(0);
   });
 
   it('OpenAI Responses: the client hangs up after the last output item; the response.completed sent after that is what the rail records', async () => {
@@ -416,7 +345,7 @@ describe('concurrent requests cannot walk past the allowance', () => {
     gone.destroy();
     await waitFor('the gateway reading on after the client left', () => w.logLines.some((l) => /client left/.test(l)), 5000);
     expect(w.gateway.heldMicros('dana')).toBeGreaterThan(0); // the upstream may still answer and bill
-    w.timers.fire();
+    w.timers.fireAll();
     await waitFor('the reservation released at the deadline', () => w.gateway.heldMicros('dana') === 0, 5000);
     holdHead = false;
     answer = 'ok';

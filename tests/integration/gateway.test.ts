@@ -4,27 +4,21 @@
  * answer until the test has read the first event), never with sleeps.
  */
 import http from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openStore, type Db } from '../../musher/store/db.js';
-import { PlatformKeyStore } from '../../musher/store/platform-key.js';
-import { GatewayTokens } from '../../musher/gateway/tokens.js';
-import { startGateway, type Gateway } from '../../musher/gateway/server.js';
+import type { Db } from '../../musher/store/db.js';
+import { startGateway } from '../../musher/gateway/server.js';
 import { allowanceLeft } from '../../musher/gateway/allowance.js';
-import type { Allowance } from '../../core/gateway/allowance.js';
-import { loadPriceTable } from '../../musher/prices.js';
-import type { Log } from '../../musher/log.js';
+import { gatewayWorld, post, prices, type GatewayWorld } from '../support/gateway-world.js';
 import { startFakeAnthropic } from '../e2e/harness/fake-anthropic.js';
 import { startFakeOpenAI } from '../e2e/harness/fake-openai.js';
 import { parseSse } from '../e2e/harness/sse.js';
-import { REPO_ROOT, waitFor } from '../support/sleds-env.js';
+import { waitFor } from '../support/sleds-env.js';
 
 const REAL_KEY = 'sk-ant-api03-REALPLATFORMKEY-0123456789abcdef';
 const OPENAI_KEY = 'sk-proj-REALOPENAIKEY-0123456789';
-const prices = loadPriceTable(REPO_ROOT);
 const utc = () => 0;
 
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
@@ -32,63 +26,16 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-interface World {
-  gateway: Gateway;
-  db: Db;
-  rail: PlatformKeyStore;
-  tokens: GatewayTokens;
-  clock: { t: number; now(): number };
-  logLines: string[];
-  allowance: { current: Allowance };
-  token: string;
-}
+type World = GatewayWorld & { clock: { t: number; now(): number } };
 
 async function world(upstreams: { anthropic?: string; openai?: string }, keys: { anthropic?: string | null; openai?: string | null } = {}): Promise<World> {
-  const dir = mkdtempSync(join(tmpdir(), 'sl-gw-'));
-  const db = openStore(join(dir, 'sleds.db'));
   const clock = { t: Date.UTC(2026, 11, 2, 15), now() { return this.t; } };
-  const logLines: string[] = [];
-  const log: Log = { info: (m) => logLines.push(`INFO ${m}`), warn: (m) => logLines.push(`WARN ${m}`), error: (m) => logLines.push(`ERROR ${m}`) };
-  const rail = new PlatformKeyStore(db);
-  const tokens = new GatewayTokens(db, () => clock.now());
-  const allowance = { current: { perDayMicros: null, perWeekMicros: null } as Allowance };
-  const gateway = await startGateway({
-    upstreams: { anthropic: upstreams.anthropic ?? 'http://127.0.0.1:9', openai: upstreams.openai ?? 'http://127.0.0.1:9' },
-    tokens,
-    platformKeys: rail,
-    prices,
+  const w = await gatewayWorld(cleanups, {
+    upstreams,
     clock,
-    log,
     platformKey: async (p) => (p === 'anthropic' ? (keys.anthropic === undefined ? REAL_KEY : keys.anthropic) : keys.openai === undefined ? OPENAI_KEY : keys.openai),
-    allowance: () => allowance.current,
-    utcOffset: utc,
   });
-  cleanups.push(async () => {
-    await gateway.close();
-    db.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-  const token = tokens.mint({ seat: 'dana', project: 'acme/api', sessionId: 'sess-1', expiresAtMs: clock.t + 7 * 86_400_000 });
-  return { gateway, db, rail, tokens, clock, logLines, allowance, token };
-}
-
-interface Reply {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: string;
-}
-
-function post(base: string, path: string, headers: Record<string, string>, body: unknown): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(JSON.stringify(body));
-  });
+  return { ...w, clock };
 }
 
 const MESSAGES_BODY = { model: 'claude-opus-5-5', max_tokens: 1024, stream: true, messages: [{ role: 'user', content: 'hello' }] };

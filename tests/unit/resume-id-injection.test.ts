@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { pickedUpAnswer, resumeArgv as printedResumeArgv } from '../../core/handoff/answer.js';
-import { planResume, resumeArgv, ResumePlanError, type Harness, type ResumeMode, type ResumeRequest } from '../../core/resume-plan.js';
+import { pickedUpAnswer } from '../../core/handoff/answer.js';
+import { planResume, resumeArgv, ResumePlanError, resumeWords as printedResumeArgv, type Harness, type ResumeMode, type ResumeRequest } from '../../core/resume-plan.js';
 
 /**
  * Issue 11, point 2: a session id never becomes an option. Every argv builder either refuses an id that is not a
