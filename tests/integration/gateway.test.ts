@@ -5,8 +5,6 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Db } from '../../musher/store/db.js';
 import { startGateway } from '../../musher/gateway/server.js';
