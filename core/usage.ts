@@ -17,6 +17,16 @@ export interface UsageTokens {
   inferenceGeo: string | null;
 }
 
+/** Every token count at zero: a record spreads it, then sets what it is about. */
+export const ZERO_TOKEN_COUNTS: Omit<UsageTokens, 'serviceTier' | 'inferenceGeo'> = {
+  inputTokens: 0,
+  outputTokens: 0,
+  cacheWrite5mTokens: 0,
+  cacheWrite1hTokens: 0,
+  cacheReadTokens: 0,
+  webSearchRequests: 0,
+};
+
 export interface UsageRecord extends UsageTokens {
   /** The adapter that produced it, e.g. "claude-transcript". */
   source: string;

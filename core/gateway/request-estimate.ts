@@ -20,7 +20,7 @@
 import { z } from 'zod';
 import type { PriceTable } from '../price-table.js';
 import { priceUsage } from '../pricing.js';
-import type { UsageTokens } from '../usage.js';
+import { ZERO_TOKEN_COUNTS, type UsageTokens } from '../usage.js';
 import type { GatewayProvider } from './meter.js';
 
 export const BODY_BYTES_PER_TOKEN = 3;
@@ -55,16 +55,8 @@ export function estimateRequest(prices: PriceTable, provider: GatewayProvider, b
   return { model, inputTokens, outputTokens, costMicros: dearestCost(prices, model, inputTokens, outputTokens, atMs) };
 }
 
-const ZERO: UsageTokens = {
-  inputTokens: 0,
-  outputTokens: 0,
-  cacheWrite5mTokens: 0,
-  cacheWrite1hTokens: 0,
-  cacheReadTokens: 0,
-  webSearchRequests: 0,
-  serviceTier: null,
-  inferenceGeo: 'us',
-};
+/** Priced as if data residency were asked for: the dearer of the two. */
+const ZERO: UsageTokens = { ...ZERO_TOKEN_COUNTS, serviceTier: null, inferenceGeo: 'us' };
 
 /** The input priced as each input class the row has (a class it has no price for is passed over): the dearest. */
 function dearestCost(prices: PriceTable, model: string, inputTokens: number, outputTokens: number, atMs: number): number {
