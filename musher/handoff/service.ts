@@ -214,12 +214,13 @@ export class HandoffService {
     for (const row of this.d.handoffs.inState('sending')) {
       const cwd = (JSON.parse(row.note ?? '{}') as SendingNote).cwd;
       const bundle = await readFile(this.outboxFile(row.id)).catch(() => null);
-      let ok = false;
-      if (bundle === null || !cwd) this.d.handoffs.setState(row.id, 'failed', JSON.stringify({ error: 'musher stopped while sending it, and its sealed bundle is gone — hand it off again' }));
-      else if (row.expiresAt <= this.d.clock.now()) this.d.handoffs.setState(row.id, 'failed', JSON.stringify({ error: 'musher stopped while sending it, and it has expired since — hand it off again' }));
-      else ok = await this.push(row.id, cwd, bundle);
-      if (ok) continue;
-      await unlink(this.outboxFile(row.id)).catch(() => undefined);
+      const lost = bundle === null || !cwd ? 'its sealed bundle is gone' : row.expiresAt <= this.d.clock.now() ? 'it has expired since' : null;
+      // push() marks a failed push itself, and empties the outbox either way.
+      if (lost === null && (await this.push(row.id, cwd!, bundle!))) continue;
+      if (lost !== null) {
+        this.d.handoffs.setState(row.id, 'failed', JSON.stringify({ error: `musher stopped while sending it, and ${lost} — hand it off again` }));
+        await unlink(this.outboxFile(row.id)).catch(() => undefined);
+      }
       const why = (JSON.parse(this.d.handoffs.get(row.id)?.note ?? '{}') as { error?: string }).error ?? 'it could not be sent';
       this.d.log.error(`hand-off ${row.id} to ${row.peer} was not sent: ${why}`);
       await notifyDesktop(`Hand-off to ${row.peer} not sent`, `${row.id}: ${why}`, { binaries: this.d.notify?.binaries }).catch(() => undefined);

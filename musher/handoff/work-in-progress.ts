@@ -158,14 +158,11 @@ export function pickupWorktreeDir(top: string, id: string): string {
 
 /**
  * Checks the WIP commit out as the sender had it: a new worktree at `dir` on a branch `sleds/handoff/<id>` at the
- * base commit, the changes uncommitted on top (untracked files untracked again).
+ * base commit, the changes uncommitted on top (untracked files untracked again). The pickup has checked that neither
+ * the folder nor the branch exists (and git refuses both anyway).
  */
 export async function checkoutWip(top: string, id: string, wipCommit: string, dir: string): Promise<CheckedOutWip> {
   const branch = pickupBranchName(id);
-  if ((await gitExec(['rev-parse', '--verify', '-q', `refs/heads/${branch}`], { cwd: top })).code === 0) {
-    throw new Error(`branch ${branch} exists already in ${top} — this hand-off was checked out here before; delete the branch to check it out again`);
-  }
-  if (await pathExists(dir)) throw new Error(`${dir} exists already — move it away, then pick up again`);
   const parentR = await gitExec(['rev-parse', '--verify', '-q', `${wipCommit}^`], { cwd: top });
   const parent = parentR.code === 0 ? parentR.stdout.toString('utf8').trim() : null;
   const r = await gitExec(['worktree', 'add', '-q', '-b', branch, dir, wipCommit], { cwd: top });
