@@ -48,3 +48,8 @@ export function formatUsdShort(micros: number): string {
   if (micros >= 10_000_000 || cents % 100 === 0) return formatUsdWhole(micros);
   return formatUsd(micros);
 }
+
+/** A size in mebibytes with one decimal ("20.0 MB"): what a cap or a cut file is told in. */
+export function formatMegabytes(bytes: number): string {
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}

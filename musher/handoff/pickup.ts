@@ -110,7 +110,7 @@ export async function installPickup(p: PickupInput, d: PickupDeps): Promise<{ di
   const journal: PickupJournal = { id: p.id, top, dir, branch, briefFile: p.briefFile, wrote: [], writing: [], madeDirs: [] };
   d.begin(journal);
   try {
-    if (m.git.head !== null) await ensureBase(top, m.git.head, p.content.history, p.sender, { scratchDir: p.scratchDir });
+    if (m.git.head !== null) await ensureBase(top, m.git.head, p.content.history, p.sender, { scratchDir: p.scratchDir, historyNote: p.content.historyNote });
     await d.step('base');
     const wip = wipFromGit(m.git, (hash) => p.content.blobs.get(hash))!;
     const commit = await buildWipCommit(top, p.id, wip, p.scratchDir);

@@ -1,6 +1,7 @@
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { formatMegabytes } from '../../core/format.js';
 import type { SnapshotGit } from '../../core/snapshot.js';
 import { pathExists } from '../fs-atomic.js';
 import { firstLine, gitExec, gitOk } from './git-exec.js';
@@ -69,7 +70,7 @@ export async function historyFor(top: string, id: string, head: string | null, o
       return { history: null, note: `the commits up to ${head.slice(0, 12)} could not be bundled (${firstLine(r.stderr)})` };
     }
     const size = (await stat(file)).size;
-    if (size > maxBytes) return { history: null, note: `the commits up to ${head.slice(0, 12)} that ${remote ?? 'no remote'} lacks are ${Math.ceil(size / 1048576)} MB, over the ${Math.floor(maxBytes / 1048576)} MB a hand-off carries` };
+    if (size > maxBytes) return { history: null, note: `the commits up to ${head.slice(0, 12)}${remote !== null ? ` that ${remote} lacks` : ' (no remote: the whole history)'} are ${formatMegabytes(size)}, over the ${formatMegabytes(maxBytes)} a hand-off carries` };
     return { history: await readFile(file), note: null };
   } finally {
     await gitExec(['update-ref', '-d', ref], { cwd: top });
@@ -82,7 +83,7 @@ export async function historyFor(top: string, id: string, head: string | null, o
  * ordinary remote, or unbundled from the sealed history (whose own prerequisites come from the remote). Throws one
  * line naming the commit when none of these has it.
  */
-export async function ensureBase(top: string, head: string, history: Buffer | null, sender: string, opts: { scratchDir?: string } = {}): Promise<void> {
+export async function ensureBase(top: string, head: string, history: Buffer | null, sender: string, opts: { scratchDir?: string; historyNote?: string | null } = {}): Promise<void> {
   if (await hasCommit(top, head)) return;
   const remote = await ordinaryRemote(top);
   if (remote !== null) {
@@ -107,7 +108,8 @@ export async function ensureBase(top: string, head: string, history: Buffer | nu
     }
     if (await hasCommit(top, head)) return;
   }
-  throw new Error(`the base commit ${head.slice(0, 12)} of this hand-off is not on ${remote ?? 'any remote'} and did not come with it — ask ${sender} to push their branch, then pick up again`);
+  const why = opts.historyNote ? ` (${opts.historyNote})` : '';
+  throw new Error(`the base commit ${head.slice(0, 12)} of this hand-off is not on ${remote ?? 'any remote'} and did not come with it${why} — ask ${sender} to push their branch, then pick up again`);
 }
 
 /**

@@ -3,6 +3,7 @@ import { join, relative, sep } from 'node:path';
 import type { SnapshotCut, SnapshotGit } from '../../core/snapshot.js';
 import { gitText, runGit } from './run-git.js';
 import { globToRegExp } from '../../core/roster.js';
+import { formatMegabytes as mb } from '../../core/format.js';
 
 /** The default cap on what the git state keeps: the patch and the untracked files together. */
 export const DEFAULT_GIT_MAX_BYTES = 20 * 1024 * 1024;
@@ -42,9 +43,6 @@ export function redactRemote(url: string): string {
   return user.length > 0 ? `${scheme}${user}@${rest}` : `${scheme}${rest}`;
 }
 
-function mb(bytes: number): string {
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
-}
 
 async function remoteOf(root: string): Promise<string | null> {
   const names = (await gitText(['remote'], root))?.split('\n').filter((n) => n.length > 0) ?? [];

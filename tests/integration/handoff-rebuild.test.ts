@@ -42,6 +42,13 @@ describe('the worktree rebuilt from the sealed work in progress', () => {
     expect(git(w.b, 'for-each-ref', '--format=%(refname)').split('\n').sort()).toEqual(['refs/heads/main', 'refs/heads/sleds/handoff/jd7k2m9qa41p', 'refs/remotes/origin/HEAD', 'refs/remotes/origin/main']);
   });
 
+  it('history over the cap stays home with a note naming its size (the pickup then needs the base on the remote)', async () => {
+    const w = await makeWorld();
+    const h = await historyFor(w.a, 'cap2k2m9qa41', w.aHead, { maxBytes: 16 });
+    expect(h.history).toBeNull();
+    expect(h.note).toMatch(/^the commits up to [0-9a-f]{12} that origin lacks are \d+\.\d MB, over the 0\.0 MB a hand-off carries$/);
+  });
+
   it('a base the remote has needs no history: it is fetched by id from the ordinary remote', async () => {
     const w = await makeWorld();
     git(w.a, 'push', '-q', 'origin', 'HEAD:refs/heads/sam-work');
@@ -56,6 +63,10 @@ describe('the worktree rebuilt from the sealed work in progress', () => {
     const before = checkoutState(w.b);
     await expect(ensureBase(w.b, w.aHead, null, 'sam')).rejects.toThrow(
       `the base commit ${w.aHead.slice(0, 12)} of this hand-off is not on origin and did not come with it — ask sam to push their branch, then pick up again`,
+    );
+    // The sender's side said why the commits did not come (too large for a hand-off): the refusal says so too.
+    await expect(ensureBase(w.b, w.aHead, null, 'sam', { historyNote: 'the commits up to x are 90 MB, over the 64 MB a hand-off carries' })).rejects.toThrow(
+      'did not come with it (the commits up to x are 90 MB, over the 64 MB a hand-off carries) — ask sam to push their branch',
     );
     // An unrelated repository without A's first commit: the history's prerequisite is missing.
     const lone = join(w.root, 'lone');
