@@ -3,7 +3,7 @@
  * again from the sealed outbox at the next start — or marked failed with its reason when it cannot be, and the
  * sender is told.
  */
-import { existsSync, mkdirSync, readdirSync, unlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RosterFile } from '../../core/roster.js';
@@ -13,6 +13,9 @@ import type { Log } from '../../musher/log.js';
 import { FileSecretStore } from '../../musher/secrets/store.js';
 import { HandoffStore } from '../../musher/store/handoffs.js';
 import { pinnedTrust } from '../support/trust-pins.js';
+import { resolvePaths } from '../../core/paths.js';
+import { openStore } from '../../musher/store/db.js';
+import { disposeWorld, makeWorld as makeSledsWorld, startMusher, stopMusher, waitFor } from '../support/sleds-env.js';
 import { DAY, disposeWorlds, git, makeWorld, NOW, SESSION, type World } from './handoff-transport-world.js';
 
 const seat = process.env.SLEDS_SEAT;
@@ -88,4 +91,27 @@ describe('a hand-off musher stopped before sending', () => {
     await sam.musher().recover();
     expect(sam.logged).toEqual([]);
   });
+
+  it('a real musher does it as it starts: the row left in sending is sent, with nothing else asked of it', async () => {
+    const w = await makeWorld();
+    const seatWorld = makeSledsWorld({ SLEDS_SEAT: 'sam', SLEDS_NO_AUTOSTART: '1' });
+    try {
+      // What a musher killed between sealing and pushing leaves: the row and the sealed bundle in the outbox.
+      const paths = resolvePaths({ SLEDS_HOME: seatWorld.sledsHome }, seatWorld.home);
+      const db = openStore(paths.dbFile);
+      new HandoffStore(db).record({ id: 'lft2k2m9qa4p', direction: 'sent', wallId: null, sessionId: SESSION, harness: 'claude-code', peer: 'dana', createdAt: Date.now(), expiresAt: Date.now() + DAY, transport: 'git', ref: null, branch: null, state: 'sending', note: JSON.stringify({ cwd: w.a }) });
+      db.close();
+      mkdirSync(join(paths.stateDir, 'handoffs', 'outbox'), { recursive: true });
+      writeFileSync(join(paths.stateDir, 'handoffs', 'outbox', 'lft2k2m9qa4p.sleds'), 'sealed bytes');
+      await startMusher(seatWorld);
+      await waitFor('the push at start', async () => git(w.shared, 'for-each-ref', '--format=%(refname)', 'refs/sleds/') === 'refs/sleds/handoffs/lft2k2m9qa4p' || null, 30_000);
+      await stopMusher(seatWorld);
+      const after = openStore(paths.dbFile);
+      expect(new HandoffStore(after).get('lft2k2m9qa4p')?.state).toBe('sent');
+      after.close();
+    } finally {
+      await disposeWorld(seatWorld);
+    }
+  });
 });
+
