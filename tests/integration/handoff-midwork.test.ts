@@ -148,6 +148,10 @@ describe('a hand-off asked for from the session: /sled handoff and the MCP tool'
     // Where Claude Code finds it by id (it searches every projects/*/ folder): the same place as on sam's machine.
     const installed = join(t.dana.claudeDir, 'projects', t.a.replace(/[^A-Za-z0-9]/g, '-'), `${sessionId}.jsonl`);
     expect(readFileSync(installed, 'utf8')).toContain('remember the word PELICAN');
+    // Again in a terminal: nothing installed or started, the line says where the work is and the command to paste.
+    const again = await sleds(t.dana, ['pickup', id!], undefined, {}, t.b);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toBe(`sleds: you picked up ${id} from sam before: the work is in ${got.dir} (branch sleds/handoff/${id}). To resume it: cd ${got.dir} && claude --resume=${sessionId}\n`);
   });
 
   it("from a sender dana has not pinned: refused with his fingerprints; on a terminal `sleds pickup` asks, pins and picks up", async () => {
