@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 const USAGE = `sleds — keeps you moving when your AI seat runs out
 
 Usage:
+  sleds demo [--keep] [--json]  the whole story in a minute, in temporary homes: no seat, no key, no network
   sleds install                 wire sleds into Claude Code (plugin, statusline) and start musher
   sleds uninstall               undo everything install changed
   sleds doctor [--json]         what is wired and what is not, line by line
@@ -217,6 +218,8 @@ async function main(argv: string[]): Promise<number> {
       const { runKeys } = await import('./keys.js');
       return runKeys(rest, json);
     }
+    case 'demo':
+      return (await import('./demo/index.js')).runDemo(rest, json);
     case 'install': {
       const { runInstall } = await import('./install.js');
       return runInstall(self, rest);

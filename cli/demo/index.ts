@@ -1,0 +1,61 @@
+import { setTimeout as pause } from 'node:timers/promises';
+import { jsonSink, textSink, type Frame } from './frames.js';
+import { Cleanup, makeHomes, removeRoot, type DemoHomes } from './homes.js';
+import { makeProject } from './project.js';
+import { tellStory } from './script.js';
+
+/**
+ * `sleds demo [--keep] [--json]`: the main job on an embedded default, with no seat, no key and no network — two
+ * temporary homes (jake and dana), a real musher in each, jake's scripted session through the real hook and
+ * statusline bundles, the wall, a hand-off and dana's pickup, printed frame by frame; then everything removed
+ * (also on Ctrl-C and on failure). `--keep` leaves the homes and prints where they are.
+ */
+export async function runDemo(args: string[], json: boolean): Promise<number> {
+  const unknown = args.filter((a) => a !== '--keep' && a !== '--json');
+  if (unknown.length > 0) {
+    const error = `sleds: demo takes --keep and --json, not '${unknown[0]}'`;
+    if (json) process.stdout.write(`${JSON.stringify({ error })}\n`);
+    else process.stderr.write(`${error}\n`);
+    return 2;
+  }
+  const keep = args.includes('--keep');
+  const color = !json && !('NO_COLOR' in process.env && process.env.NO_COLOR !== '');
+  const write = (s: string): void => void process.stdout.write(s);
+  const emit = json ? jsonSink(write) : textSink(write, color);
+  const cleanup = new Cleanup();
+  let homes: DemoHomes | null = null;
+  let last: string | null = null;
+  const track = (f: Frame): void => {
+    last = f.step;
+    emit(f);
+  };
+  try {
+    homes = makeHomes(color);
+    const root = homes.root;
+    if (!keep) cleanup.add(() => removeRoot(root), () => removeRoot(root));
+    const project = await makeProject(homes);
+    await tellStory({ homes, project, cleanup, emit: track, color, now: () => Date.now(), pause: (ms) => pause(ms) });
+    await cleanup.run();
+    emit({ step: 'cleanup', title: keep ? 'Kept for a look' : 'Cleaned up', text: keep ? keptText(homes) : `Stopped both mushers and removed ${root}.` });
+    return 0;
+  } catch (e) {
+    await cleanup.run();
+    const where = last === null ? 'before the first frame' : `after the '${last}' frame`;
+    const kept = keep && homes ? ` — the homes are kept in ${homes.root}` : ' — everything it made was removed';
+    const error = `sleds: the demo stopped ${where}: ${(e as Error).message}${kept}`;
+    if (json) process.stdout.write(`${JSON.stringify({ error })}\n`);
+    else process.stderr.write(`${error}\n`);
+    return 1;
+  }
+}
+
+function keptText(homes: DemoHomes): string {
+  return [
+    `Both mushers are stopped; the homes are in ${homes.root}:`,
+    `  jake  ${homes.jake.home}   (his checkout: ${homes.jake.home}/shop)`,
+    `  dana  ${homes.dana.home}   (her checkout and the picked-up worktree beside it)`,
+    `  the team remote  ${homes.remote}`,
+    `To look with sleds: SLEDS_HOME=${homes.jake.env.SLEDS_HOME} sleds musher start && SLEDS_HOME=${homes.jake.env.SLEDS_HOME} sleds status`,
+    `Remove them with: rm -rf ${homes.root}`,
+  ].join('\n');
+}
