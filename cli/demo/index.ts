@@ -41,7 +41,7 @@ export async function runDemo(args: string[], json: boolean): Promise<number> {
   } catch (e) {
     await cleanup.run();
     const where = last === null ? 'before the first frame' : `after the '${last}' frame`;
-    const kept = keep && homes ? ` — the homes are kept in ${homes.root}` : ' — everything it made was removed';
+    const kept = keep && homes ? ` (the homes are kept in ${homes.root})` : ' (nothing was left behind)';
     const error = `sleds: the demo stopped ${where}: ${(e as Error).message}${kept}`;
     if (json) process.stdout.write(`${JSON.stringify({ error })}\n`);
     else process.stderr.write(`${error}\n`);

@@ -28,8 +28,9 @@ export interface RunOptions {
 export function run(file: string, args: string[], opts: RunOptions): Promise<Ran> {
   return new Promise((resolve) => {
     const child = execFile(file, args, { env: opts.env, cwd: opts.cwd, timeout: opts.timeoutMs ?? 60_000, maxBuffer: 8 * 1024 * 1024 }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1) : 0;
-      resolve({ code, stdout, stderr });
+      const why = (err as { code?: unknown } | null)?.code;
+      if (why === 'ENOENT') return resolve({ code: 127, stdout, stderr: `${file} is not on PATH` });
+      resolve({ code: err ? (typeof why === 'number' ? why : 1) : 0, stdout, stderr });
     });
     // A child may exit before reading its stdin (git does): that is not an error here.
     child.stdin?.on('error', () => undefined);
@@ -64,6 +65,7 @@ export async function statusline(payload: Record<string, unknown>, opts: RunOpti
 
 export async function git(cwd: string, args: string[], env: NodeJS.ProcessEnv, who = { name: 'Jake', email: 'jake@example.invalid' }): Promise<string> {
   const r = await run('git', ['-c', `user.name=${who.name}`, '-c', `user.email=${who.email}`, '-c', 'init.defaultBranch=main', ...args], { env, cwd });
+  if (r.code === 127) throw new Error('git is not on PATH: the hand-off travels over a git remote — install git, then run sleds demo again');
   if (r.code !== 0) throw new Error(`'git ${args.join(' ')}' exited ${r.code}: ${lastLine(r.stderr)}`);
   return r.stdout;
 }

@@ -87,20 +87,20 @@ export async function tellStory(d: StoryDeps): Promise<void> {
 
   // 4. The next reply hits the limit, with jake's change half done: the line turns red and names the wall.
   leaveWorkInProgress(project);
-  const atWall = await statusline(line(100), at);
+  await statusline(line(100), at);
   const wall = await until('the wall to open', async () => {
     const s = await sledsJson<StatusJson>(['status'], at);
     return s.wallBook.find((w) => w.sessionId === tx.sessionId && w.snapshotId !== null) ?? null;
   });
   const red = await statusline(line(100), at);
-  emit({ step: 'wall', title: 'The 5-hour limit: musher opens a wall and snapshots the session', text: red.includes(wall.wallId) ? red : atWall });
+  emit({ step: 'wall', title: 'The 5-hour limit: musher opens a wall and snapshots the session', text: red });
 
   // 5. jake's next prompt gets the card, answered by the hook with no model call.
   const say = async (seat: Seat, who: Record<string, unknown>, cwd: string, prompt: string) =>
     hookAnswerText(await hook('UserPromptSubmit', { ...who, prompt, permission_mode: 'default' }, { env: seat.env, cwd }));
   const cardPrompt = 'go on with the discounts';
   emit({ step: 'card', title: 'jake types his next prompt: the card with the exits', text: promptAndAnswer(cardPrompt, await say(jake, session, project.jakeRepo, cardPrompt)) });
-  emit({ step: 'hold', title: '/sled 2: hold until the reset, for free', text: promptAndAnswer('/sled 2', await say(jake, session, project.jakeRepo, '/sled 2')) });
+  emit({ step: 'hold', title: '/sled 2: hold until the reset', text: promptAndAnswer('/sled 2', await say(jake, session, project.jakeRepo, '/sled 2')) });
 
   // 6. jake changes his mind: dana takes it over now.
   const handedOff = await say(jake, session, project.jakeRepo, '/sled 5 dana');

@@ -4,12 +4,13 @@
  * then everything removed. The test runs it as a new user would, with HOME and TMPDIR pointing at empty folders of
  * its own, and checks the story it prints and that nothing is left behind.
  */
-import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CLI } from '../support/sleds-env.js';
+import { CLI, waitFor } from '../support/sleds-env.js';
 
 interface Frame {
   step: string;
@@ -134,6 +135,47 @@ describe('sleds demo', { timeout: 120_000 }, () => {
       // musher is gone: its socket was removed when it stopped.
       expect(readdirSync(root, { recursive: true }).some((p) => String(p).startsWith(seat) && String(p).endsWith('musher.sock'))).toBe(false);
     }
+    expect(readdirSync(shell.home)).toEqual([]);
+  });
+
+  it('Ctrl-C mid-story stops both mushers and removes everything', async () => {
+    const shell = userShell();
+    const child = spawn(process.execPath, [CLI, 'demo', '--json'], { env: { PATH: process.env.PATH, HOME: shell.home, TMPDIR: shell.tmp, LANG: 'C.UTF-8', TZ: 'UTC' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    // The first frame means both mushers are up.
+    const firstFrame = await new Promise<Frame>((resolve, reject) => {
+      const lines = createInterface({ input: child.stdout! });
+      lines.once('line', (l) => resolve(JSON.parse(l) as Frame));
+      child.once('exit', () => reject(new Error('the demo ended before its first frame')));
+    });
+    expect(firstFrame.step).toBe('statusline');
+    const root = join(shell.tmp, readdirSync(shell.tmp)[0]!);
+    const pids = ['jake', 'dana'].map((seat) => Number(readFileSync(join(root, seat, '.s', 'run', 'musher.pid'), 'utf8')));
+    expect(pids.every((p) => Number.isInteger(p) && p > 0)).toBe(true);
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    expect(readdirSync(shell.tmp)).toEqual([]);
+    const alive = (pid: number): boolean => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    await waitFor('both mushers to be gone', () => pids.every((p) => !alive(p)) || null, 10_000);
+    expect(readdirSync(shell.home)).toEqual([]);
+  });
+
+  it('a failure says where the story stopped in one JSON error, exit 1, and still removes everything', async () => {
+    const shell = userShell();
+    // No git on PATH (node is run by its full path): the project cannot be made.
+    const r = await demo(['--json'], shell, { PATH: join(shell.home, 'no-bin') });
+    expect(r.code).toBe(1);
+    const lines = r.stdout.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]!)).toEqual({ error: expect.stringMatching(/^sleds: the demo stopped before the first frame: git is not on PATH: .* — install git, then run sleds demo again \(nothing was left behind\)$/) });
+    expect(readdirSync(shell.tmp)).toEqual([]);
     expect(readdirSync(shell.home)).toEqual([]);
   });
 });
