@@ -139,5 +139,6 @@ export async function startMusher(seat: Seat, cleanup: Cleanup): Promise<void> {
 }
 
 export function removeRoot(root: string): void {
-  rmSync(root, { recursive: true, force: true });
+  // Retries: a musher told to stop at process exit may still be closing its files.
+  rmSync(root, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
 }

@@ -19,10 +19,16 @@ export async function runDemo(args: string[], json: boolean): Promise<number> {
     return 2;
   }
   const keep = args.includes('--keep');
-  const color = !json && !('NO_COLOR' in process.env && process.env.NO_COLOR !== '');
+  // Colour for a terminal (or FORCE_COLOR), never in --json or with NO_COLOR set.
+  const noColor = 'NO_COLOR' in process.env && process.env.NO_COLOR !== '';
+  const color = !json && !noColor && (process.stdout.isTTY === true || (process.env.FORCE_COLOR ?? '') !== '');
   const write = (s: string): void => void process.stdout.write(s);
   const emit = json ? jsonSink(write) : textSink(write, color);
   const cleanup = new Cleanup();
+  // The reader went away (`sleds demo | head`): stop the story, clean up, and end quietly.
+  process.stdout.on('error', () => {
+    void cleanup.run().finally(() => process.exit(0));
+  });
   let homes: DemoHomes | null = null;
   let last: string | null = null;
   const track = (f: Frame): void => {
@@ -55,7 +61,9 @@ function keptText(homes: DemoHomes): string {
     `  jake  ${homes.jake.home}   (his checkout: ${homes.jake.home}/shop)`,
     `  dana  ${homes.dana.home}   (her checkout and the picked-up worktree beside it)`,
     `  the team remote  ${homes.remote}`,
-    `To look with sleds: SLEDS_HOME=${homes.jake.env.SLEDS_HOME} sleds musher start && SLEDS_HOME=${homes.jake.env.SLEDS_HOME} sleds status`,
+    `To look around as jake (his HOME too, so his musher reads his demo transcripts, not yours):`,
+    `  export HOME=${homes.jake.home} SLEDS_HOME=${homes.jake.env.SLEDS_HOME} SLEDS_KEYRING=file`,
+    `  sleds musher start; sleds status; sleds walls; sleds handoffs; sleds musher stop`,
     `Remove them with: rm -rf ${homes.root}`,
   ].join('\n');
 }
