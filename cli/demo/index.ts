@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs';
 import { setTimeout as pause } from 'node:timers/promises';
+import { HOOK_BUNDLE, STATUSLINE_BUNDLE } from './processes.js';
 import { jsonSink, textSink, type Frame } from './frames.js';
 import { Cleanup, makeHomes, removeRoot, type DemoHomes } from './homes.js';
 import { makeProject } from './project.js';
@@ -36,6 +38,9 @@ export async function runDemo(args: string[], json: boolean): Promise<number> {
     emit(f);
   };
   try {
+    for (const built of [HOOK_BUNDLE, STATUSLINE_BUNDLE]) {
+      if (!existsSync(built)) throw new Error(`${built} is missing — run 'npm run build' in the sleds checkout first`);
+    }
     homes = makeHomes(color);
     const root = homes.root;
     if (!keep) cleanup.add(() => removeRoot(root), () => removeRoot(root));

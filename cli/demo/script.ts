@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { commandAndOutput, hookAnswerText, promptAndAnswer, type FrameSink } from './frames.js';
 import { startMusher, type Cleanup, type DemoHomes, type Seat } from './homes.js';
@@ -122,13 +122,29 @@ export async function tellStory(d: StoryDeps): Promise<void> {
   const received = (await sledsJson<HandoffsJson>(['handoffs'], { env: dana.env, cwd: project.danaRepo })).handoffs.find((x) => x.id === sent.id && x.direction === 'received');
   const dir = (JSON.parse(received?.note ?? '{}') as { dir?: string }).dir;
   if (!dir) throw new Error(`dana's musher has no worktree for ${sent.id}`);
+  const conversation = installedTranscripts(join(dana.home, '.claude', 'projects'), tx.sessionId).map((p) => `~${p.slice(dana.home.length)}`);
   const status = await git(dir, ['status', '--short'], dana.env);
   const diff = await git(dir, ['diff', '--', project.changedFile], dana.env);
   emit({
     step: 'work',
     title: "dana's worktree: jake's commits, and his half-done change still uncommitted",
-    text: `${commandAndOutput(`cd ${dir} && git status --short`, status, d.color)}\n${commandAndOutput(`git diff ${project.changedFile}`, diff, d.color)}`,
+    text: [
+      commandAndOutput(`cd ${dir} && git status --short`, status, d.color),
+      commandAndOutput(`git diff ${project.changedFile}`, diff, d.color),
+      commandAndOutput(`ls ~/.claude/projects/*/${tx.sessionId}.jsonl   # jake's conversation, where claude --resume finds it`, conversation.join('\n') || '(not installed)', d.color),
+    ].join('\n'),
   });
+}
+
+/** The copies of a session's transcript in a Claude config dir's project folders. */
+function installedTranscripts(projects: string, sessionId: string): string[] {
+  let folders: string[];
+  try {
+    folders = readdirSync(projects);
+  } catch {
+    return [];
+  }
+  return folders.map((f) => join(projects, f, `${sessionId}.jsonl`)).filter((p) => existsSync(p));
 }
 
 type Until = <T>(what: string, check: () => Promise<T | null>, timeoutMs?: number) => Promise<T>;

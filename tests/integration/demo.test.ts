@@ -101,6 +101,8 @@ describe('sleds demo', { timeout: 120_000 }, () => {
     const work = byStep(fs, 'work').text;
     expect(work).toMatch(/^ M cart\.ts$/m); // jake's uncommitted change, uncommitted in dana's worktree
     expect(work).toContain('half done');
+    // jake's conversation is in dana's Claude config, where `claude --resume` finds it.
+    expect(work).toMatch(/^~\/\.claude\/projects\/[^/\s]+\/[0-9a-f-]{36}\.jsonl$/m);
 
     // Nothing left: no folder under TMPDIR, nothing written into the user's HOME.
     expect(readdirSync(shell.tmp)).toEqual([]);
