@@ -8,7 +8,8 @@ import { fileURLToPath } from 'node:url';
 const USAGE = `sleds — keeps you moving when your AI seat runs out
 
 Usage:
-  sleds demo [--keep] [--json]  the whole story in a minute, in temporary homes: no seat, no key, no network
+  sleds demo [--keep] [--json]  the whole story (a wall, its exits, a hand-off, the pickup) in temporary homes:
+                                no seat, no key, no network; --keep leaves the homes for a look
   sleds install                 wire sleds into Claude Code (plugin, statusline) and start musher
   sleds uninstall               undo everything install changed
   sleds doctor [--json]         what is wired and what is not, line by line

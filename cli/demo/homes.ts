@@ -32,8 +32,13 @@ export function makeHomes(color: boolean): DemoHomes {
   // Short names: a Unix socket path must stay under ~100 bytes, and macOS's tmpdir is long already.
   const root = realpathSync(mkdtempSync(join(tmpdir(), 'sleds-demo-')));
   const remote = join(root, 'remote', 'shop.git');
-  mkdirSync(join(root, 'remote'));
-  return { root, remote, jake: makeSeat(root, 'jake', 'Jake', color), dana: makeSeat(root, 'dana', 'Dana', color) };
+  try {
+    mkdirSync(join(root, 'remote'));
+    return { root, remote, jake: makeSeat(root, 'jake', 'Jake', color), dana: makeSeat(root, 'dana', 'Dana', color) };
+  } catch (e) {
+    removeRoot(root);
+    throw e;
+  }
 }
 
 function makeSeat(root: string, handle: string, name: string, color: boolean): Seat {

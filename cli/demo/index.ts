@@ -47,7 +47,8 @@ export async function runDemo(args: string[], json: boolean): Promise<number> {
     const project = await makeProject(homes);
     await tellStory({ homes, project, cleanup, emit: track, color, now: () => Date.now(), pause: (ms) => pause(ms) });
     await cleanup.run();
-    emit({ step: 'cleanup', title: keep ? 'Kept for a look' : 'Cleaned up', text: keep ? keptText(homes) : `Stopped both mushers and removed ${root}.` });
+    const gone = existsSync(root) ? `Stopped both mushers, but ${root} is still there: remove it with rm -rf ${root}` : `Stopped both mushers and removed ${root}.`;
+    emit({ step: 'cleanup', title: keep ? 'Kept for a look' : 'Cleaned up', text: keep ? keptText(homes) : gone });
     return 0;
   } catch (e) {
     await cleanup.run();
