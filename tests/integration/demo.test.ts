@@ -5,7 +5,7 @@
  * its own, and checks the story it prints and that nothing is left behind.
  */
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -129,8 +129,12 @@ describe('sleds demo', { timeout: 120_000 }, () => {
     const kept = byStep(frames(r.stdout), 'cleanup').text;
     const left = readdirSync(shell.tmp);
     expect(left).toHaveLength(1);
-    const root = join(shell.tmp, left[0]!);
+    const root = join(realpathSync(shell.tmp), left[0]!);
     expect(kept).toContain(root);
+    // dana's picked-up worktree is there to look at, with jake's half-done change.
+    const worktree = readdirSync(join(root, 'dana')).find((n) => n.startsWith('shop-handoff-'));
+    expect(worktree).toBeDefined();
+    expect(readFileSync(join(root, 'dana', worktree!, 'cart.ts'), 'utf8')).toContain('half done');
     for (const seat of ['jake', 'dana']) {
       expect(kept).toContain(join(root, seat));
       expect(existsSync(join(root, seat))).toBe(true);
