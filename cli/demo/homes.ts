@@ -95,7 +95,10 @@ export class Cleanup {
       }
     }
   };
+  /** Set on Ctrl-C: a child killed by the same signal is not a failure to report. */
+  interrupted = false;
   private readonly onSignal = (signal: NodeJS.Signals): void => {
+    this.interrupted = true;
     void this.run().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
   };
 

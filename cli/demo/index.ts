@@ -52,6 +52,7 @@ export async function runDemo(args: string[], json: boolean): Promise<number> {
     return 0;
   } catch (e) {
     await cleanup.run();
+    if (cleanup.interrupted) return 130;
     const where = last === null ? 'before the first frame' : `after the '${last}' frame`;
     const kept = keep && homes ? ` (the homes are kept in ${homes.root})` : ' (nothing was left behind)';
     const error = `sleds: the demo stopped ${where}: ${(e as Error).message}${kept}`;
