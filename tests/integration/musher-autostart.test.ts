@@ -42,7 +42,7 @@ describe('commands that need musher start it', { timeout: 90_000 }, () => {
     expect(JSON.parse(r.stdout)).toHaveProperty(key);
   });
 
-  it('a command that asks musher twice (a refusal, then the plain form) says it started it only the first time', async () => {
+  it('a refusal from a musher the command started: the start on stderr, the refusal as JSON on stdout', async () => {
     const w = world();
     const json = await sleds(w, ['task', 'nosuchtask99', '--json']);
     expect(json.code).toBe(1);

@@ -10,6 +10,7 @@ import { useWorlds } from '../support/worlds.js';
 import { requestMusher } from '../../hooks/musher-client.js';
 
 const world = useWorlds({ SLEDS_NO_AUTOSTART: '1' });
+const autostartWorld = useWorlds();
 
 /** The pid answering on the world's socket, or null. */
 async function answering(w: SledsWorld): Promise<number | null> {
@@ -97,5 +98,20 @@ describe('one musher per user, by a lock the kernel releases', { timeout: 90_000
       return living.length === 1 ? living : null;
     });
     expect(alive).toEqual([pid]);
+  });
+
+  it('two hooks and a command at once, in a fresh home: one musher, the one the command reports', async () => {
+    const w = autostartWorld();
+    const hook = (event: string) => sleds(w, ['hook', event], JSON.stringify({ session_id: 'lock-1', hook_event_name: event, cwd: w.root }));
+    const [a, b, st] = await Promise.all([hook('SessionStart'), hook('UserPromptSubmit'), sleds(w, ['status', '--json'])]);
+    expect([a.code, b.code, st.code]).toEqual([0, 0, 0]);
+    const pid = await answering(w);
+    const alive = await waitFor('the losing mushers to exit', () => {
+      const living = livingMushers(w);
+      return living.length === 1 ? living : null;
+    });
+    expect(alive).toEqual([pid]);
+    // If the command found musher away, it says it started it, with the pid that answers (whichever start won the lock).
+    expect(st.stderr).toMatch(new RegExp(`^(sleds: started musher \\(pid ${pid}\\)\n)?$`));
   });
 });
