@@ -52,7 +52,10 @@ function runCheck(args: string[], json: boolean): number {
   }
   const ok = result.errors.length === 0;
   if (json) {
-    const out = { ok, sources: result.sources, errors: result.errors, warnings: result.warnings, policy: ok ? result.policy : null };
+    const n = result.errors.length;
+    // A failed check carries { error } like every --json failure, beside the errors themselves.
+    const error = ok ? {} : { error: `the policy has ${n} error${n === 1 ? '' : 's'} — fix them and run 'sleds policy check' again` };
+    const out = { ok, ...error, sources: result.sources, errors: result.errors, warnings: result.warnings, policy: ok ? result.policy : null };
     process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
     return ok ? 0 : 1;
   }

@@ -90,8 +90,17 @@ export async function runReceipt(args: string[], json: boolean): Promise<number>
     process.stdout.write(
       `${JSON.stringify(
         verdict.ok
-          ? { ok: !forged, id: name, signer: verdict.signer, fingerprint: keyFingerprint(verdict.signer), seat, seatKey: who!.kind === 'seat-key' ? true : forged ? false : null }
-          : { ok: false, id: name, why: verdict.why },
+          ? {
+              ok: !forged,
+              // A failed verification carries { error } like every --json failure.
+              ...(forged ? { error: `receipt ${name} is signed, but not with ${seat}'s key in .sleds/roster.yml` } : {}),
+              id: name,
+              signer: verdict.signer,
+              fingerprint: keyFingerprint(verdict.signer),
+              seat,
+              seatKey: who!.kind === 'seat-key' ? true : forged ? false : null,
+            }
+          : { ok: false, error: `receipt ${name} does not verify: ${verdict.why}`, id: name, why: verdict.why },
         null,
         2,
       )}\n`,

@@ -3,9 +3,9 @@
  * on stderr: musher away, musher not answering or answering nonsense, a bad argument, an unknown command. A script
  * reads one shape. Without --json the same failures stay one line on stderr (usage errors exit 2).
  */
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sleds, type RunResult, type SledsWorld } from '../support/sleds-env.js';
 import { useWorlds } from '../support/worlds.js';
@@ -103,6 +103,19 @@ describe('--json failures are JSON on stdout, exit 1', { timeout: 120_000 }, () 
 
   it.each([[['bogus', '--json']], [['--json']]])('an unknown command: sleds %j', async (args) => {
     expectJsonError(await sleds(world(), args), /^unknown command '.*' — run 'sleds help' for the list$/);
+  });
+
+  it('a failed verdict (a policy with errors, a receipt that does not verify) carries { error } beside its detail', async () => {
+    const w = world();
+    writeFileSync(join(w.root, 'bad.yml'), 'amber_at: lots\n');
+    const policy = await sleds(w, ['policy', 'check', 'bad.yml', '--json'], undefined, {}, w.root);
+    expect(policy.code).toBe(1);
+    expect(JSON.parse(policy.stdout)).toMatchObject({ ok: false, error: "the policy has 1 error — fix them and run 'sleds policy check' again", errors: ['bad.yml:1: amber_at: expected a number, got "lots"'] });
+    writeFileSync(join(w.root, 'r.json'), JSON.stringify({ body: { id: 'k3m9x2qa4bn7' }, signature: 'zz' }));
+    const receipt = await sleds(w, ['receipt', 'verify', 'r.json', '--json'], undefined, {}, w.root);
+    expect(receipt.code).toBe(1);
+    const verdict = JSON.parse(receipt.stdout) as { ok: boolean; error: string; why: string };
+    expect(verdict).toMatchObject({ ok: false, error: `receipt k3m9x2qa4bn7 does not verify: ${verdict.why}` });
   });
 
   it('musher answers something that is not JSON', async () => {
