@@ -4,6 +4,7 @@ import { resolvePaths } from '../core/paths.js';
 import { MusherUnreachable, requestMusher } from '../hooks/musher-client.js';
 import { fail, failuresAreJson } from './fail.js';
 import { ensureStarted } from './musher-lifecycle.js';
+import { nobodyListens } from '../hooks/start-musher.js';
 
 /**
  * The commands' one way to ask musher: a JSON request over its socket, and the one line (or, under --json, the one
@@ -24,11 +25,6 @@ export interface MusherReply {
 
 /** Started by this process already (a command may ask several times): said once, tried once. */
 let startTried = false;
-
-/** Nothing listens on the socket (as opposed to a musher that is there but slow): worth starting one. */
-function nobodyListens(reason: string): boolean {
-  return /^(ENOENT|ECONNREFUSED)$/.test(reason);
-}
 
 /** Starts musher unless the user runs it themselves (or this process tried already). */
 async function startForCommand(): Promise<'answers' | 'did-not-start' | 'not-tried'> {

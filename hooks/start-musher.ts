@@ -7,6 +7,14 @@ import type { ChildProcess } from 'node:child_process';
  * it together still end with one. child_process is imported only here, lazily: the hook loads it only on the rare
  * run that finds musher away. Returns the child (whose exit a caller may watch), or null when it could not spawn.
  */
+/**
+ * When a client starts musher: nothing listens on the socket (no socket file, or a dead musher's file that refuses).
+ * A musher that is there but slow to answer is left alone: starting another would only lose the lock.
+ */
+export function nobodyListens(reason: string): boolean {
+  return reason === 'ENOENT' || reason === 'ECONNREFUSED';
+}
+
 export async function startMusherDetached(cliMain: string): Promise<ChildProcess | null> {
   try {
     const { spawn } = await import('node:child_process');

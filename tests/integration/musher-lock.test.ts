@@ -100,6 +100,17 @@ describe('one musher per user, by a lock the kernel releases', { timeout: 90_000
     expect(alive).toEqual([pid]);
   });
 
+  it('kill -9, then a hook: it starts a new musher at once', async () => {
+    const w = autostartWorld();
+    const first = await startJson(w);
+    process.kill(first.pid!, 'SIGKILL');
+    await waitFor('the killed musher to stop answering', async () => (await answering(w)) === null);
+    const hook = await sleds(w, ['hook', 'SessionStart'], JSON.stringify({ session_id: 'lock-2', hook_event_name: 'SessionStart', cwd: w.root }));
+    expect(hook.code).toBe(0);
+    const pid = await waitFor('a new musher to answer', () => answering(w), 5_000);
+    expect(pid).not.toBe(first.pid);
+  });
+
   it('two hooks and a command at once, in a fresh home: one musher, the one the command reports', async () => {
     const w = autostartWorld();
     const hook = (event: string) => sleds(w, ['hook', event], JSON.stringify({ session_id: 'lock-1', hook_event_name: event, cwd: w.root }));
