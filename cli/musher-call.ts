@@ -49,7 +49,7 @@ export async function callMusher(method: 'GET' | 'POST', path: string, body: unk
       const start = await startForCommand();
       if (start === 'did-not-start') {
         const log = resolvePaths(process.env, homedir()).logFile;
-        fail(`musher is not running and did not start within 10 s — see ${log}, or run 'sleds musher' to watch it start`);
+        fail(`musher is not running and did not start — see ${log}, or run 'sleds musher' to watch it start`);
         return null;
       }
       if (start === 'not-tried') throw e;

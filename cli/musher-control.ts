@@ -13,7 +13,7 @@ export async function start(cliMain: string, json: boolean): Promise<number> {
   const r = await ensureStarted(cliMain);
   if (!r) {
     const log = resolvePaths(process.env, homedir()).logFile;
-    return fail(`musher did not start within 10 s — see ${log}, or run 'sleds musher' to watch it start`);
+    return fail(`musher did not start — see ${log}, or run 'sleds musher' to watch it start`);
   }
   print(json, { running: true, pid: r.pid, alreadyRunning: r.alreadyRunning }, r.alreadyRunning ? `musher is already running (pid ${r.pid})` : `musher started (pid ${r.pid})`);
   return 0;

@@ -73,18 +73,22 @@ export async function stopMusherQuietly(): Promise<StopResult> {
 /**
  * Starts musher in the background unless it answers already; waits (up to 10 s) until one answers, and reports
  * its pid (several starters at once all report the one that won the lock). A started musher that lost the lock
- * exits at once; when still nothing answers a second after that, the holder it lost to was shutting down: start
- * again.
+ * exits at once with 0; when still nothing answers a second after that, the holder it lost to was shutting down:
+ * start again. One that exits with anything else failed to start: null at once (its log, or `sleds musher` in the
+ * foreground, says why).
  */
 export async function ensureStarted(cliMain: string): Promise<{ pid: number; alreadyRunning: boolean } | null> {
   const running = await musherHealth();
   if (running) return { pid: running.pid, alreadyRunning: true };
-  let exitedAt: number | null = null;
+  let lostAt: number | null = null;
+  let failed = false;
   const start = async (): Promise<void> => {
-    exitedAt = null;
+    lostAt = null;
     const child = await startMusherDetached(cliMain);
-    if (child) child.once('exit', () => (exitedAt = Date.now()));
-    else exitedAt = Date.now();
+    child?.once('exit', (code) => {
+      if (code === 0) lostAt = Date.now();
+      else failed = true;
+    });
   };
   await start();
   let restarts = 0;
@@ -92,7 +96,8 @@ export async function ensureStarted(cliMain: string): Promise<{ pid: number; alr
   while (Date.now() < end) {
     const h = await musherHealth();
     if (h) return { pid: h.pid, alreadyRunning: false };
-    if (exitedAt !== null && Date.now() - exitedAt > 1000 && restarts < 5) {
+    if (failed) return null;
+    if (lostAt !== null && Date.now() - lostAt > 1000 && restarts < 5) {
       restarts++;
       await start();
     }

@@ -2,7 +2,8 @@
  * A command that needs musher starts it, as the hook does, before any hook has run: it says so once on stderr and
  * answers. SLEDS_NO_AUTOSTART=1 (the user runs musher themselves) keeps the one line that says it is away.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sleds, type SledsWorld } from '../support/sleds-env.js';
 import { useWorlds } from '../support/worlds.js';
@@ -48,6 +49,18 @@ describe('commands that need musher start it', { timeout: 90_000 }, () => {
     expect(json.code).toBe(1);
     expect(json.stderr).toBe(`sleds: started musher (pid ${await answeringPid(w)})\n`);
     expect((JSON.parse(json.stdout) as { error: string }).error).toMatch(/nosuchtask99/);
+  });
+
+  it('a musher that cannot start: the command says so, and where to look (JSON under --json)', async () => {
+    const w = world();
+    // Its data folder is a file: musher fails as it starts.
+    mkdirSync(w.sledsHome, { recursive: true });
+    writeFileSync(join(w.sledsHome, 'data'), '');
+    const r = await sleds(w, ['tasks', '--json']);
+    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 1, stderr: '' });
+    expect(JSON.parse(r.stdout)).toEqual({ error: `musher is not running and did not start — see ${w.logFile}, or run 'sleds musher' to watch it start` });
+    const plain = await sleds(w, ['musher', 'start']);
+    expect({ code: plain.code, stderr: plain.stderr }).toEqual({ code: 1, stderr: `sleds: musher did not start — see ${w.logFile}, or run 'sleds musher' to watch it start\n` });
   });
 
   it('SLEDS_NO_AUTOSTART=1: the one line that says musher is away, and no musher', async () => {
