@@ -13,7 +13,6 @@ import { nobodyListens } from '../hooks/start-musher.js';
  */
 
 export const MUSHER_AWAY_MESSAGE = `musher is not running — start it with 'sleds musher start' or let the next hook start it`;
-export const MUSHER_AWAY = `sleds: ${MUSHER_AWAY_MESSAGE}\n`;
 
 /** dist/cli/main.js, beside this file: what the background start runs. */
 const CLI_MAIN = fileURLToPath(new URL('./main.js', import.meta.url));
