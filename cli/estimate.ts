@@ -1,6 +1,7 @@
 import { callMusher, reportRefusal } from './musher-call.js';
 import { findRepoRoot } from '../musher/policy/repo-root.js';
 import type { EstimateAnswer } from '../musher/estimate/service.js';
+import { fail } from './fail.js';
 
 /** `sleds estimate <text> [--type T] [--model M] [--json]`: the band for a request, from this folder's repository. */
 
@@ -14,20 +15,17 @@ export async function runEstimate(args: string[], json: boolean): Promise<number
     if (VALUE_FLAGS.has(a)) {
       const v = args[++i];
       if (v === undefined || v.startsWith('--')) {
-        process.stderr.write(`sleds: ${a} needs a value, e.g. sleds estimate "fix the login test" ${a === '--type' ? '--type bugfix' : '--model claude-opus-5-5'}\n`);
-        return 2;
+        return fail(`${a} needs a value, e.g. sleds estimate "fix the login test" ${a === '--type' ? '--type bugfix' : '--model claude-opus-5-5'}`, 2);
       }
       opts[a.slice(2)] = v;
     } else if (a === '--json') continue;
     else if (a.startsWith('--')) {
-      process.stderr.write(`sleds: estimate takes --type, --model and --json, not '${a}'\n`);
-      return 2;
+      return fail(`estimate takes --type, --model and --json, not '${a}'`, 2);
     } else words.push(a);
   }
   const text = words.join(' ').trim();
   if (!text) {
-    process.stderr.write('sleds: estimate what? e.g. sleds estimate "fix the flaky login test" --type bugfix\n');
-    return 2;
+    return fail('estimate what? e.g. sleds estimate "fix the flaky login test" --type bugfix', 2);
   }
   const cwd = process.cwd();
   const body = { text, repo: findRepoRoot(cwd) ?? cwd, ...(opts.type ? { type: opts.type } : {}), ...(opts.model ? { model: opts.model } : {}) };

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { replayTrace, TraceSample } from '../core/forecast/replay.js';
 import { formatClock } from '../core/format.js';
+import { fail } from './fail.js';
 
 /**
  * `sleds forecast replay <trace.jsonl|-> [--json]`: runs the forecaster over a recorded trace, one sample per line,
@@ -9,15 +10,13 @@ import { formatClock } from '../core/format.js';
 export async function runForecastReplay(args: string[], json: boolean): Promise<number> {
   const file = args.find((a) => !a.startsWith('--'));
   if (!file) {
-    process.stderr.write('sleds: which trace? e.g. sleds forecast replay trace.jsonl --json (one {"t","window","used_percentage","resets_at"} per line)\n');
-    return 2;
+    return fail('which trace? e.g. sleds forecast replay trace.jsonl --json (one {"t","window","used_percentage","resets_at"} per line)', 2);
   }
   let text: string;
   try {
     text = readFileSync(file === '-' ? 0 : file, 'utf8');
   } catch (e) {
-    process.stderr.write(`sleds: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}\n`);
-    return 1;
+    return fail(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
   const samples: TraceSample[] = [];
   let bad = 0;

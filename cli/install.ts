@@ -34,6 +34,7 @@ import { installCodex, uninstallCodex } from './install-codex.js';
 import { ensureStarted, stopMusherQuietly } from './musher-lifecycle.js';
 import { Reporter, type Step } from './install-report.js';
 import { readState, removeState, stateFile, writeState, type InstallState } from './install-state.js';
+import { fail } from './fail.js';
 
 /**
  * `sleds install` / `sleds uninstall`.
@@ -53,7 +54,7 @@ type Env = NodeJS.ProcessEnv;
 function parseArgs(command: string, args: string[]): { json: boolean } | null {
   const unknown = args.filter((a) => a !== '--json');
   if (unknown.length) {
-    process.stderr.write(`sleds: ${command} takes only --json (got '${unknown[0]}') — run 'sleds help'\n`);
+    fail(`${command} takes only --json (got '${unknown[0]}') — run 'sleds help'`, 2);
     return null;
   }
   return { json: args.includes('--json') };

@@ -2,6 +2,7 @@ import { formatAge, formatReset } from '../core/format.js';
 import type { Job } from '../musher/scheduler/job.js';
 import type { JobsList } from '../musher/scheduler/api.js';
 import { callMusher, reportRefusal } from './musher-call.js';
+import { fail } from './fail.js';
 
 /** `sleds jobs [--json]` and `sleds jobs cancel <id> [--json]`: what musher will do at a time, and what it did. */
 
@@ -29,8 +30,7 @@ export async function runJobs(args: string[], json: boolean): Promise<number> {
   if (positional[0] === 'cancel') {
     const id = positional[1];
     if (!id) {
-      process.stderr.write(`sleds: which job? e.g. sleds jobs cancel k3m9x2qa ('sleds jobs' lists them)\n`);
-      return 2;
+      return fail(`which job? e.g. sleds jobs cancel k3m9x2qa ('sleds jobs' lists them)`, 2);
     }
     const res = await callMusher('POST', `/v1/jobs/${encodeURIComponent(id)}/cancel`);
     if (!res) return 1;
@@ -39,8 +39,7 @@ export async function runJobs(args: string[], json: boolean): Promise<number> {
     return 0;
   }
   if (positional.length > 0) {
-    process.stderr.write(`sleds: jobs takes no '${positional[0]}' — use 'sleds jobs' or 'sleds jobs cancel <id>'\n`);
-    return 2;
+    return fail(`jobs takes no '${positional[0]}' — use 'sleds jobs' or 'sleds jobs cancel <id>'`, 2);
   }
   const res = await callMusher('GET', '/v1/jobs');
   if (!res) return 1;

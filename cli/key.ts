@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import { resolvePaths } from '../core/paths.js';
 import { openSecretStore, type SecretStore } from '../musher/secrets/store.js';
+import { fail as reportFailure } from './fail.js';
 import { fingerprint, isPlatformKeyProvider, PLATFORM_KEY_SECRETS, type PlatformKeyProvider } from '../musher/secrets/platform-keys.js';
 
 /**
@@ -10,9 +11,8 @@ import { fingerprint, isPlatformKeyProvider, PLATFORM_KEY_SECRETS, type Platform
 const PROVIDERS = Object.keys(PLATFORM_KEY_SECRETS) as PlatformKeyProvider[];
 const MAX_KEY_CHARS = 4096;
 
-function fail(message: string, code = 1): number {
-  process.stderr.write(`sleds: ${message}\n`);
-  return code;
+function fail(message: string, code: 1 | 2 = 1): number {
+  return reportFailure(message, code);
 }
 
 function open(): SecretStore {

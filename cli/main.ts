@@ -73,16 +73,35 @@ function flag(args: string[], name: string): string | null {
   return v === undefined ? '' : v;
 }
 
+/** A usage error, through the one failure path (cli/fail.ts, loaded only when a command fails this way). */
+async function usage(message: string): Promise<number> {
+  return (await import('./fail.js')).fail(message, 2);
+}
+
 async function main(argv: string[]): Promise<number> {
+  // Flags are the command's own up to a `--` (exec-env passes what follows to the program it starts).
+  const end = argv.indexOf('--');
+  const json = (end < 0 ? argv : argv.slice(0, end)).includes('--json');
+  // Under --json every failure is one {"error"} object on stdout, whichever module reports it (cli/fail.ts). Loaded
+  // only then: the hook and the statusline never pass --json, and load nothing they do not need.
+  if (json) (await import('./fail.js')).reportFailuresAsJson(true);
+  try {
+    const code = await dispatch(argv, json);
+    // Under --json a failure is exit 1 whatever it was (a usage error is 2 otherwise): scripts test one code.
+    return code === 2 && json ? 1 : code;
+  } catch (e) {
+    return (await import('./fail.js')).fail((e as Error).message);
+  }
+}
+
+async function dispatch(argv: string[], json: boolean): Promise<number> {
   const [command, ...rest] = argv;
   const self = fileURLToPath(import.meta.url);
-  const json = rest.includes('--json');
   switch (command) {
     case 'hook': {
       const event = rest[0];
       if (!event) {
-        process.stderr.write('sleds: which event? e.g. sleds hook UserPromptSubmit\n');
-        return 2;
+        return usage('which event? e.g. sleds hook UserPromptSubmit');
       }
       const { runHook } = await import('../hooks/client.js');
       return runHook(event, flag(rest, '--harness') || 'claude-code', self);
@@ -112,8 +131,7 @@ async function main(argv: string[]): Promise<number> {
       if (sub === 'start') return control.start(self, json);
       if (sub === 'stop') return control.stop(json);
       if (sub === 'status') return control.status(json);
-      process.stderr.write(`sleds: unknown musher command '${sub}' — use run, start, stop or status\n`);
-      return 2;
+      return usage(`unknown musher command '${sub}' — use run, start, stop or status`);
     }
     case 'status': {
       const { runStatus } = await import('./status.js');
@@ -129,8 +147,7 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'wall': {
       if (rest[0] !== 'show') {
-        process.stderr.write(`sleds: wall takes 'show <wall>' — e.g. sleds wall show jd7k2m9qa45p\n`);
-        return 2;
+        return usage(`wall takes 'show <wall>' — e.g. sleds wall show jd7k2m9qa45p`);
       }
       const { runWallShow } = await import('./wall.js');
       return runWallShow(rest[1], json);
@@ -185,8 +202,7 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'forecast': {
       if (rest[0] !== 'replay') {
-        process.stderr.write(`sleds: forecast takes 'replay <trace.jsonl>' — e.g. sleds forecast replay trace.jsonl --json\n`);
-        return 2;
+        return usage(`forecast takes 'replay <trace.jsonl>' — e.g. sleds forecast replay trace.jsonl --json`);
       }
       const { runForecastReplay } = await import('./forecast-replay.js');
       return runForecastReplay(rest.slice(1), json);
@@ -248,8 +264,7 @@ async function main(argv: string[]): Promise<number> {
       process.stdout.write(USAGE);
       return command === undefined ? 2 : 0;
     default:
-      process.stderr.write(`sleds: unknown command '${command}' — run 'sleds help' for the list\n`);
-      return 2;
+      return usage(`unknown command '${command}' — run 'sleds help' for the list`);
   }
 }
 

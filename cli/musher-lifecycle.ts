@@ -1,12 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { spawn } from 'node:child_process';
 import { resolvePaths } from '../core/paths.js';
 import { MusherUnreachable, requestMusher } from '../hooks/musher-client.js';
+import { startMusherDetached } from '../hooks/start-musher.js';
 
 /**
  * musher's life cycle from the CLI, without printing: health, start, stop. `sleds musher start|stop|status`
- * (musher-control.ts) and install/uninstall/doctor word the results their own way.
+ * (musher-control.ts), the commands that ask musher (musher-call.ts) and install/uninstall/doctor word the
+ * results their own way. "Running" means one thing everywhere: the socket answers. Which musher may run is decided
+ * by musher itself, by its instance lock (musher/instance-lock.ts), never by a pid check here.
  */
 
 export interface Health {
@@ -28,7 +30,7 @@ export async function musherHealth(socketFile = resolvePaths(process.env, homedi
 
 export type StopResult = { wasRunning: false } | { wasRunning: true; pid: number; stopped: boolean };
 
-function alive(pid: number): boolean {
+function exists(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -38,45 +40,68 @@ function alive(pid: number): boolean {
 }
 
 /**
- * musher releases its lock as the very last step of a shutdown. (Its exit alone is not enough to watch: a musher
- * started in the background is reparented, and a container's init may leave it a zombie for a while.)
+ * musher removes its pid file as the last step of a clean shutdown, just before it drops its lock. (Its exit alone
+ * is not enough to watch: a musher started in the background is reparented, and a container's init may leave it a
+ * zombie that still "exists" for a long while.)
  */
-function lockReleased(lockFile: string, pid: number): boolean {
+function shutDown(pidFile: string, pid: number): boolean {
   try {
-    return readFileSync(lockFile, 'utf8') !== String(pid);
+    return readFileSync(pidFile, 'utf8') !== String(pid);
   } catch {
     return true;
   }
 }
 
-/** POST /v1/shutdown, then wait (checking every 50 ms, up to 10 s) until the process has exited. */
+const poll = (): Promise<void> => new Promise((r) => setTimeout(r, 50));
+
+/** POST /v1/shutdown, then wait (checking every 50 ms, up to 10 s) until it has shut down. */
 export async function stopMusherQuietly(): Promise<StopResult> {
-  const { socketFile, lockFile } = resolvePaths(process.env, homedir());
+  const { socketFile, pidFile } = resolvePaths(process.env, homedir());
   const running = await musherHealth(socketFile);
   if (!running) return { wasRunning: false };
   await requestMusher(socketFile, 'POST', '/v1/shutdown', null, {}, 2000).catch(() => undefined);
   const end = Date.now() + 10_000;
   while (Date.now() < end) {
-    if ((await musherHealth(socketFile)) === null && (!alive(running.pid) || lockReleased(lockFile, running.pid))) {
+    if ((await musherHealth(socketFile)) === null && (!exists(running.pid) || shutDown(pidFile, running.pid))) {
       return { wasRunning: true, pid: running.pid, stopped: true };
     }
-    await new Promise((r) => setTimeout(r, 50));
+    await poll();
   }
   return { wasRunning: true, pid: running.pid, stopped: false };
 }
 
-/** Starts musher in the background unless it answers already; waits (up to 10 s) until it does. */
+/**
+ * Starts musher in the background unless it answers already; waits (up to 10 s) until one answers, and reports
+ * its pid (several starters at once all report the one that won the lock). A started musher that lost the lock
+ * exits at once with 0; when still nothing answers a second after that, the holder it lost to was shutting down:
+ * start again. One that exits with anything else failed to start: null at once (its log, or `sleds musher` in the
+ * foreground, says why).
+ */
 export async function ensureStarted(cliMain: string): Promise<{ pid: number; alreadyRunning: boolean } | null> {
   const running = await musherHealth();
   if (running) return { pid: running.pid, alreadyRunning: true };
-  const child = spawn(process.execPath, [cliMain, 'musher', 'run', '--background'], { detached: true, stdio: 'ignore', env: process.env });
-  child.on('error', () => undefined);
-  child.unref();
+  let lostAt: number | null = null;
+  let failed = false;
+  const start = async (): Promise<void> => {
+    lostAt = null;
+    const child = await startMusherDetached(cliMain);
+    child?.once('exit', (code) => {
+      if (code === 0) lostAt = Date.now();
+      else failed = true;
+    });
+  };
+  await start();
+  let restarts = 0;
   const end = Date.now() + 10_000;
   while (Date.now() < end) {
     const h = await musherHealth();
     if (h) return { pid: h.pid, alreadyRunning: false };
-    await new Promise((r) => setTimeout(r, 50));
+    if (failed) return null;
+    if (lostAt !== null && Date.now() - lostAt > 1000 && restarts < 5) {
+      restarts++;
+      await start();
+    }
+    await poll();
   }
   return null;
 }

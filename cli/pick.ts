@@ -5,6 +5,7 @@ import { rowSentence } from '../core/picker/words.js';
 import { tmuxArg } from '../core/resume-plan.js';
 import { callMusher, reportRefusal } from './musher-call.js';
 import { findCliBinary } from '../musher/config/cli-settings.js';
+import { fail } from './fail.js';
 
 /** `sleds pick <task> [--json]`: the dispatcher's picker. The ink view is loaded only here, and only without --json. */
 
@@ -23,8 +24,7 @@ function openInTmux(cmd: HarnessCommand): Promise<string | null> {
 export async function runPick(args: string[], json: boolean): Promise<number> {
   const [id, extra] = args.filter((a) => !a.startsWith('--'));
   if (!id || extra !== undefined) {
-    process.stderr.write(`sleds: pick takes one task, e.g. sleds pick k3m9x2qa ('sleds tasks' lists them)\n`);
-    return 2;
+    return fail(`pick takes one task, e.g. sleds pick k3m9x2qa ('sleds tasks' lists them)`, 2);
   }
   const res = await callMusher('GET', `/v1/tasks/${encodeURIComponent(id)}/picker`, null, 15_000);
   if (!res) return 1;

@@ -9,6 +9,7 @@ import { cdAndRun } from '../core/shell-quote.js';
 import { userInfo } from 'node:os';
 import { seatHandle } from '../musher/handoff/keys.js';
 import { runKeysTrust } from './keys-trust.js';
+import { fail } from './fail.js';
 
 function osUser(): string | null {
   try {
@@ -43,13 +44,11 @@ export async function runPickup(args: string[], json: boolean): Promise<number> 
   const id = args.find((a, i) => !a.startsWith('-') && args[i - 1] !== '--harness');
   const headless = args.includes('--headless');
   if (!id) {
-    process.stderr.write('sleds: which hand-off? e.g. sleds pickup jd7k2m9qa45p (the id is in the message you got)\n');
-    return 2;
+    return fail('which hand-off? e.g. sleds pickup jd7k2m9qa45p (the id is in the message you got)', 2);
   }
   const want = flag(args, '--harness');
   if (want !== null && want !== 'claude' && want !== 'codex') {
-    process.stderr.write(`sleds: --harness takes claude or codex, not '${want}'\n`);
-    return 2;
+    return fail(`--harness takes claude or codex, not '${want}'`, 2);
   }
   // A pickup fetches from the remote and checks out a worktree: give it time.
   const ask = () => callMusher('POST', '/v1/handoffs/pickup', { id: id.toLowerCase(), cwd: process.cwd() }, 120_000);
@@ -77,8 +76,7 @@ export async function runPickup(args: string[], json: boolean): Promise<number> 
     return 0;
   }
   if (!note.dir || !r.sessionId) {
-    process.stderr.write(`sleds: hand-off ${r.id} has no worktree on record\n`);
-    return 1;
+    return fail(`hand-off ${r.id} has no worktree on record`);
   }
   const from = r.harness === 'codex' ? 'codex' : 'claude';
   const to = want ?? from;
@@ -91,8 +89,7 @@ export async function runPickup(args: string[], json: boolean): Promise<number> 
     try {
       argv = resumeArgv({ harness: to === 'codex' ? 'codex' : 'claude-code', bin: to, sessionId: r.sessionId, headless, structured: false, prompt: headless ? go : null }).slice(1);
     } catch (e) {
-      process.stderr.write(`sleds: hand-off ${r.id}: ${(e as Error).message.replace(/^resume: /, '')}\n`);
-      return 1;
+      return fail(`hand-off ${r.id}: ${(e as Error).message.replace(/^resume: /, '')}`);
     }
   } else {
     // The other harness cannot read this one's transcript: it starts afresh with the pack as its first prompt.
@@ -103,8 +100,7 @@ export async function runPickup(args: string[], json: boolean): Promise<number> 
   }
   if (!file) {
     const then = to === from ? `; then: ${cdAndRun(note.dir, [to, ...argv])}` : '';
-    process.stderr.write(`sleds: no ${to} binary found — install it, or set SLEDS_${to.toUpperCase()}_BIN${then}\n`);
-    return 1;
+    return fail(`no ${to} binary found — install it, or set SLEDS_${to.toUpperCase()}_BIN${then}`);
   }
   const bin = file;
   return new Promise((resolve) => {

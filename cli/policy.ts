@@ -7,6 +7,7 @@ import { PolicyDecisionSchema } from '../core/policy/decision.js';
 import { renderPolicyExplanation } from '../core/policy/explain.js';
 import { zodProblem } from '../core/record-parse.js';
 import { PolicyLoader, type PolicyLoadResult } from '../musher/policy/loader.js';
+import { fail } from './fail.js';
 
 /**
  * `sleds policy check [path] [--json]` and `sleds policy show [--json]`: the workspace policy read straight from the
@@ -31,8 +32,7 @@ export async function runPolicy(args: string[], json: boolean): Promise<number> 
   const [sub, ...rest] = args;
   if (sub === 'check') return runCheck(rest, json);
   if (sub === 'show') return runShow(json);
-  process.stderr.write(`sleds: policy takes check [path] or show — e.g. sleds policy check .sleds/policy.yml\n`);
-  return 2;
+  return fail(`policy takes check [path] or show — e.g. sleds policy check .sleds/policy.yml`, 2);
 }
 
 function runCheck(args: string[], json: boolean): number {
@@ -46,14 +46,16 @@ function runCheck(args: string[], json: boolean): number {
     try {
       isDir = statSync(abs).isDirectory();
     } catch {
-      process.stderr.write(`sleds: no such file: ${target} — give a policy file's path, or none to check this directory's policy\n`);
-      return 1;
+      return fail(`no such file: ${target} — give a policy file's path, or none to check this directory's policy`);
     }
     result = isDir ? loader().forDirectory(abs) : loader().forFile(abs, target);
   }
   const ok = result.errors.length === 0;
   if (json) {
-    const out = { ok, sources: result.sources, errors: result.errors, warnings: result.warnings, policy: ok ? result.policy : null };
+    const n = result.errors.length;
+    // A failed check carries { error } like every --json failure, beside the errors themselves.
+    const error = ok ? {} : { error: `the policy has ${n} error${n === 1 ? '' : 's'} — fix them and run 'sleds policy check' again` };
+    const out = { ok, ...error, sources: result.sources, errors: result.errors, warnings: result.warnings, policy: ok ? result.policy : null };
     process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
     return ok ? 0 : 1;
   }
@@ -61,8 +63,7 @@ function runCheck(args: string[], json: boolean): number {
   if (!ok) {
     for (const e of result.errors) process.stderr.write(`${e}\n`);
     const n = result.errors.length;
-    process.stderr.write(`sleds: the policy has ${n} error${n === 1 ? '' : 's'} — fix the line${n === 1 ? '' : 's'} above and run 'sleds policy check' again\n`);
-    return 1;
+    return fail(`the policy has ${n} error${n === 1 ? '' : 's'} — fix the line${n === 1 ? '' : 's'} above and run 'sleds policy check' again`);
   }
   const rules = result.policy.rules.length;
   process.stdout.write(`policy ok: ${files(result, homedir())} (${rules} rule${rules === 1 ? '' : 's'}, then ask)\n`);
@@ -102,8 +103,7 @@ function runShow(json: boolean): number {
 export function printPolicyExplanation(decision: unknown, wallId: string, json: boolean, ruleCount: number | null = null): number {
   const parsed = PolicyDecisionSchema.safeParse(decision);
   if (!parsed.success) {
-    process.stderr.write(`sleds: wall ${wallId} has no readable policy decision (${zodProblem(parsed.error)}) — it was recorded by an older sleds or asked without a policy\n`);
-    return 1;
+    return fail(`wall ${wallId} has no readable policy decision (${zodProblem(parsed.error)}) — it was recorded by an older sleds or asked without a policy`);
   }
   if (json) {
     process.stdout.write(`${JSON.stringify({ wall: wallId, decision: parsed.data }, null, 2)}\n`);

@@ -7,6 +7,7 @@ import { RosterReader } from '../musher/roster/reader.js';
 import { checkSigner } from '../core/receipt/signer.js';
 import type { Log } from '../musher/log.js';
 import type { ReceiptList } from '../musher/receipts/api.js';
+import { fail } from './fail.js';
 
 /** The roster reader's complaints are musher's to log; here a broken roster just means no check. */
 const SILENT: Log = { info: () => undefined, warn: () => undefined, error: () => undefined };
@@ -16,8 +17,7 @@ const SILENT: Log = { info: () => undefined, warn: () => undefined, error: () =>
 export async function runReceipts(args: string[], json: boolean): Promise<number> {
   const positional = args.filter((a) => !a.startsWith('--'));
   if (positional.length > 0) {
-    process.stderr.write(`sleds: receipts takes no '${positional[0]}' — 'sleds receipt show <id>' shows one\n`);
-    return 2;
+    return fail(`receipts takes no '${positional[0]}' — 'sleds receipt show <id>' shows one`, 2);
   }
   const res = await callMusher('GET', '/v1/receipts');
   if (!res) return 1;
@@ -56,12 +56,11 @@ async function load(ref: string): Promise<{ raw: unknown; from: string } | { err
 export async function runReceipt(args: string[], json: boolean): Promise<number> {
   const [sub, ref] = args.filter((a) => !a.startsWith('--'));
   if ((sub !== 'verify' && sub !== 'show') || !ref) {
-    process.stderr.write(`sleds: receipt takes 'verify <id|file>' or 'show <id>' — e.g. sleds receipt verify k3m9x2qa4bn7\n`);
-    return 2;
+    return fail(`receipt takes 'verify <id|file>' or 'show <id>' — e.g. sleds receipt verify k3m9x2qa4bn7`, 2);
   }
   const loaded = await load(ref);
   if ('error' in loaded) {
-    if (loaded.error) process.stderr.write(`sleds: ${loaded.error}\n`);
+    if (loaded.error) fail(loaded.error);
     return loaded.code;
   }
   const id = (loaded.raw as { body?: { id?: unknown } } | null)?.body?.id;
@@ -91,8 +90,17 @@ export async function runReceipt(args: string[], json: boolean): Promise<number>
     process.stdout.write(
       `${JSON.stringify(
         verdict.ok
-          ? { ok: !forged, id: name, signer: verdict.signer, fingerprint: keyFingerprint(verdict.signer), seat, seatKey: who!.kind === 'seat-key' ? true : forged ? false : null }
-          : { ok: false, id: name, why: verdict.why },
+          ? {
+              ok: !forged,
+              // A failed verification carries { error } like every --json failure.
+              ...(forged ? { error: `receipt ${name} is signed, but not with ${seat}'s key in .sleds/roster.yml` } : {}),
+              id: name,
+              signer: verdict.signer,
+              fingerprint: keyFingerprint(verdict.signer),
+              seat,
+              seatKey: who!.kind === 'seat-key' ? true : forged ? false : null,
+            }
+          : { ok: false, error: `receipt ${name} does not verify: ${verdict.why}`, id: name, why: verdict.why },
         null,
         2,
       )}\n`,
@@ -100,8 +108,7 @@ export async function runReceipt(args: string[], json: boolean): Promise<number>
     return verdict.ok && !forged ? 0 : 1;
   }
   if (!verdict.ok) {
-    process.stderr.write(`sleds: receipt ${name} does not verify: ${verdict.why}\n`);
-    return 1;
+    return fail(`receipt ${name} does not verify: ${verdict.why}`);
   }
   if (who?.kind === 'other-key') {
     process.stderr.write(

@@ -2,6 +2,7 @@ import { formatAge, formatClock, formatReset } from '../core/format.js';
 import { shortSnapshotId, type SnapshotManifest, type SnapshotRow } from '../core/snapshot.js';
 import type { SnapshotListAnswer, SnapshotShowAnswer } from '../musher/snapshot/api.js';
 import { callMusher, reportRefusal } from './musher-call.js';
+import { fail } from './fail.js';
 
 /** `sleds snapshots [--json]` and `sleds snapshot show <id> [--json]`: the snapshots taken at walls, via musher. */
 
@@ -66,8 +67,7 @@ function describe(row: SnapshotRow, m: SnapshotManifest, now: number): string[] 
 export async function runSnapshotCommand(args: string[], json: boolean): Promise<number> {
   const [sub, id] = args.filter((a) => a !== '--json');
   if (sub !== 'show' || id === undefined || id.length === 0) {
-    process.stderr.write(`sleds: snapshot takes 'show <id>' — e.g. sleds snapshot show jd7k2m9qa41p (ids: sleds snapshots)\n`);
-    return 2;
+    return fail(`snapshot takes 'show <id>' — e.g. sleds snapshot show jd7k2m9qa41p (ids: sleds snapshots)`, 2);
   }
   const res = await callMusher('GET', `/v1/snapshots/${encodeURIComponent(id)}`, null, 10_000);
   if (!res) return 1;

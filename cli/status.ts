@@ -1,26 +1,13 @@
-import { homedir } from 'node:os';
-import { resolvePaths } from '../core/paths.js';
 import { renderStatusCard, type StatusSnapshot } from '../core/status.js';
 import { formatAge, formatUsd } from '../core/format.js';
-import { requestMusher } from '../hooks/musher-client.js';
-import { MUSHER_AWAY } from './musher-call.js';
+import { callMusher, reportRefusal } from './musher-call.js';
 
 /** `sleds status [--json]`: the seat as musher sees it. */
-export async function fetchStatus(): Promise<StatusSnapshot> {
-  const paths = resolvePaths(process.env, homedir());
-  const res = await requestMusher(paths.socketFile, 'GET', '/v1/status', null, {}, 5000);
-  if (res.status !== 200) throw new Error(`musher answered HTTP ${res.status}: ${res.body.slice(0, 200)}`);
-  return JSON.parse(res.body) as StatusSnapshot;
-}
-
 export async function runStatus(json: boolean): Promise<number> {
-  let status: StatusSnapshot;
-  try {
-    status = await fetchStatus();
-  } catch {
-    process.stderr.write(MUSHER_AWAY);
-    return 1;
-  }
+  const res = await callMusher('GET', '/v1/status');
+  if (!res) return 1;
+  if (res.status !== 200) return reportRefusal(res, json);
+  const status = res.body as unknown as StatusSnapshot;
   if (json) {
     process.stdout.write(`${JSON.stringify(status, null, 2)}\n`);
     return 0;

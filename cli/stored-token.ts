@@ -3,6 +3,7 @@ import { resolvePaths } from '../core/paths.js';
 import { openSecretStore, type SecretStore } from '../musher/secrets/store.js';
 import { fingerprint } from '../musher/secrets/platform-keys.js';
 import { readSecretInput } from './key.js';
+import { fail as reportFailure } from './fail.js';
 
 /**
  * `sleds slack|github set-token` and `rm`: a service token read from stdin only (never argv: other users see argv in
@@ -21,9 +22,8 @@ export interface StoredToken {
   secret: string;
 }
 
-export function fail(message: string, code = 1): number {
-  process.stderr.write(`sleds: ${message}\n`);
-  return code;
+export function fail(message: string, code: 1 | 2 = 1): number {
+  return reportFailure(message, code);
 }
 
 export function openStore(): SecretStore {

@@ -5,6 +5,7 @@ import { formatBand } from '../core/estimate/format.js';
 import type { SignedReceipt } from '../core/receipt/receipt.js';
 import type { TaskList } from '../musher/tasks/api.js';
 import { callMusher, reportRefusal } from './musher-call.js';
+import { fail } from './fail.js';
 
 /** `sleds tasks [--json]` and `sleds task <id> [worth <level> | type <label> | done] [--json]`. */
 
@@ -17,8 +18,7 @@ export function taskLine(t: Task, now: number): string {
 export async function runTasks(args: string[], json: boolean): Promise<number> {
   const positional = args.filter((a) => !a.startsWith('--'));
   if (positional.length > 0) {
-    process.stderr.write(`sleds: tasks takes no '${positional[0]}' — 'sleds task <id>' shows one\n`);
-    return 2;
+    return fail(`tasks takes no '${positional[0]}' — 'sleds task <id>' shows one`, 2);
   }
   const res = await callMusher('GET', '/v1/tasks');
   if (!res) return 1;
@@ -38,22 +38,19 @@ export async function runTasks(args: string[], json: boolean): Promise<number> {
 export async function runTask(args: string[], json: boolean): Promise<number> {
   const [id, field, ...rest] = args.filter((a) => !a.startsWith('--'));
   if (!id) {
-    process.stderr.write(`sleds: which task? e.g. sleds task k3m9x2qa ('sleds tasks' lists them)\n`);
-    return 2;
+    return fail(`which task? e.g. sleds task k3m9x2qa ('sleds tasks' lists them)`, 2);
   }
   let res;
   if (field === undefined) res = await callMusher('GET', `/v1/tasks/${encodeURIComponent(id)}`);
   else if (field === 'worth' || field === 'type') {
     const value = rest.join(' ').trim();
     if (!value) {
-      process.stderr.write(`sleds: ${field} what? e.g. sleds task ${id} ${field === 'worth' ? 'worth high' : 'type bugfix'}\n`);
-      return 2;
+      return fail(`${field} what? e.g. sleds task ${id} ${field === 'worth' ? 'worth high' : 'type bugfix'}`, 2);
     }
     res = await callMusher('POST', `/v1/tasks/${encodeURIComponent(id)}`, { [field]: value === 'none' ? null : value });
   } else if (field === 'done') res = await callMusher('POST', `/v1/tasks/${encodeURIComponent(id)}/done`, {});
   else {
-    process.stderr.write(`sleds: task ${id} takes worth <level>, type <label> or done, not '${field}'\n`);
-    return 2;
+    return fail(`task ${id} takes worth <level>, type <label> or done, not '${field}'`, 2);
   }
   if (!res) return 1;
   if (res.status >= 300) return reportRefusal(res, json);

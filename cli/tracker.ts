@@ -1,6 +1,7 @@
 import { formatAge } from '../core/format.js';
 import type { TrackerItemRow, TrackerRound } from '../musher/tracker/intake.js';
 import { callMusher, reportRefusal } from './musher-call.js';
+import { fail } from './fail.js';
 
 /** `sleds tracker [--json]` (the items taken as tasks) and `sleds tracker poll [--json]` (one round now). */
 
@@ -19,8 +20,7 @@ export function roundLines(round: TrackerRound): string[] {
 export async function runTracker(args: string[], json: boolean): Promise<number> {
   const [sub, ...extra] = args.filter((a) => !a.startsWith('--'));
   if (extra.length > 0 || (sub !== undefined && sub !== 'poll')) {
-    process.stderr.write(`sleds: tracker takes poll or nothing — e.g. sleds tracker poll\n`);
-    return 2;
+    return fail(`tracker takes poll or nothing — e.g. sleds tracker poll`, 2);
   }
   if (sub === 'poll') {
     // A round is a search and a comment per new item: give it time.

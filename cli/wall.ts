@@ -1,11 +1,12 @@
 import { spawn } from 'node:child_process';
+import { fail } from './fail.js';
 import { callMusher, reportRefusal } from './musher-call.js';
 
 /** `sleds wall show <id>`, `sleds go <wall>` and `sleds policy explain <wall>`: a wall, as musher keeps it. */
 
 function need(id: string | undefined, usage: string): id is string {
   if (id && !id.startsWith('-')) return true;
-  process.stderr.write(`sleds: which wall? e.g. ${usage} (sleds status lists them)\n`);
+  fail(`which wall? e.g. ${usage} (sleds status lists them)`, 2);
   return false;
 }
 

@@ -1,6 +1,7 @@
 import { formatClock, formatReset, formatUsd } from '../core/format.js';
 import type { ForecastSnapshot, WallForecast } from '../musher/forecast/forecaster.js';
 import { callMusher, reportRefusal } from './musher-call.js';
+import { fail } from './fail.js';
 
 /** `sleds walls [--json] [--horizon 24h]`: when each bar is forecast to hit 100%, and how many dollars away that is. */
 
@@ -53,8 +54,7 @@ export async function runWalls(args: string[], json: boolean): Promise<number> {
   const i = args.indexOf('--horizon');
   const horizonMs = parseHorizon(i >= 0 ? (args[i + 1] ?? '') : null);
   if (horizonMs === null) {
-    process.stderr.write(`sleds: --horizon takes a span like 90m, 24h or 7d\n`);
-    return 2;
+    return fail(`--horizon takes a span like 90m, 24h or 7d`, 2);
   }
   const res = await callMusher('GET', '/v1/walls');
   if (!res) return 1;

@@ -45,7 +45,8 @@ export function resolvePaths(env: Env, homeDir: string): SledsPaths {
     stateDir,
     dbFile: join(dataDir, 'sleds.db'),
     socketFile: join(runtimeDir, 'musher.sock'),
-    lockFile: join(runtimeDir, 'musher.lock'),
+    // musher's instance lock: a SQLite file it holds an exclusive lock on for its life (musher/instance-lock.ts).
+    lockFile: join(runtimeDir, 'musher.lock.db'),
     pidFile: join(runtimeDir, 'musher.pid'),
     logFile: join(stateDir, 'musher.log'),
     spoolDir: join(stateDir, 'spool'),

@@ -4,7 +4,7 @@ import type { HookAnswer } from '../core/wire.js';
 import { MusherUnreachable, requestMusher } from './musher-client.js';
 import { budgetFor } from './budget.js';
 import { writeSpool, type SpoolEnvelope } from './spool.js';
-import { startMusherDetached } from './start-musher.js';
+import { nobodyListens, startMusherDetached } from './start-musher.js';
 import { newEventId, readStdinSync, writeStdoutSync } from './stdin.js';
 
 /**
@@ -80,7 +80,7 @@ export async function runHook(event: string, harness: string, cliMain: string): 
   } catch (e) {
     spool();
     // SLEDS_NO_AUTOSTART=1: the user runs musher themselves (a service manager, or tests that watch the spool).
-    if (e instanceof MusherUnreachable && !process.env.SLEDS_NO_AUTOSTART) await startMusherDetached(cliMain);
+    if (e instanceof MusherUnreachable && nobodyListens(e.reason) && !process.env.SLEDS_NO_AUTOSTART) await startMusherDetached(cliMain);
     const away = awayAnswer(event, harness, raw);
     if (away) writeStdoutSync(away);
     return 0;

@@ -1,14 +1,14 @@
 import { existsSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { claudeConfigDir, resolvePaths } from '../core/paths.js';
+import { claudeConfigDir, resolvePaths, type SledsPaths } from '../core/paths.js';
 import { codexSessionsDir } from '../core/codex-rollout.js';
 import { Musher } from './app.js';
 import { daemonWallWiring } from './walls/daemon-wiring.js';
 import { PolicyLoader } from './policy/loader.js';
 import { policyPort } from './policy/port.js';
 import { systemClock } from './clock.js';
-import { acquireLock } from './lock.js';
+import { acquireInstanceLock } from './instance-lock.js';
 import { fileLog } from './log.js';
 import { packageRoot } from './package-root.js';
 import { loadPriceTable } from './prices.js';
@@ -37,12 +37,14 @@ export async function runMusher(opts: { background: boolean }): Promise<number> 
   for (const dir of [paths.configDir, paths.dataDir, paths.runtimeDir, paths.stateDir, paths.spoolDir]) {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
   }
-  const lock = acquireLock(paths.lockFile);
+  // One musher per user: the lock is held for musher's life and released by the kernel however it ends.
+  const lock = acquireInstanceLock(paths.lockFile);
   if (!lock.acquired) {
-    if (!opts.background) process.stderr.write(`sleds: musher is already running (pid ${lock.ownerPid}) — 'sleds musher stop' stops it\n`);
+    if (!opts.background) process.stderr.write(`sleds: musher is already running (pid ${await holderPid(paths)}) — 'sleds musher stop' stops it\n`);
     return opts.background ? 0 : 1;
   }
-  // The lock is ours; a socket that still answers belongs to a musher that lost its lock file: leave it be.
+  // The lock is ours, so a socket file left here is a dead musher's; one that still answers belongs to a musher of
+  // an older sleds (which locked with a pid file): leave it be.
   if (existsSync(paths.socketFile)) {
     try {
       await requestMusher(paths.socketFile, 'GET', '/v1/health', null, {}, 500);
@@ -208,6 +210,23 @@ export async function runMusher(opts: { background: boolean }): Promise<number> 
   }
   await stopped;
   return exitCode;
+}
+
+/** The pid of the musher holding the lock: the one answering on the socket, else the one its pid file names. */
+async function holderPid(paths: SledsPaths): Promise<string> {
+  try {
+    const res = await requestMusher(paths.socketFile, 'GET', '/v1/health', null, {}, 1000);
+    const pid = (JSON.parse(res.body) as { pid?: unknown }).pid;
+    if (typeof pid === 'number') return String(pid);
+  } catch {
+    // starting, not listening yet
+  }
+  try {
+    const pid = readFileSync(paths.pidFile, 'utf8').trim();
+    return /^\d+$/.test(pid) ? pid : '?';
+  } catch {
+    return '?';
+  }
 }
 
 /** "message (at musher/app.js:120:7)": one line for the log. */

@@ -115,7 +115,8 @@ describe('transcript ingestion', () => {
 
   it('SIGKILL mid-ingestion and a restart give the same totals as a clean run', async () => {
     const clean = world();
-    const killed = world();
+    // The test starts (and kills) this musher itself: a status poll must not start one of its own meanwhile.
+    const killed = world({ SLEDS_NO_AUTOSTART: '1' });
     const spec = { targetBytes: 60 * 1024 * 1024, startMs: START, seed: 7 };
     const a = writeHistory({ ...spec, projectsDir: join(clean.claudeDir, 'projects') });
     const b = writeHistory({ ...spec, projectsDir: join(killed.claudeDir, 'projects') });
@@ -156,8 +157,8 @@ describe('a big first backfill', () => {
 });
 
 describe('sleds status', () => {
-  it('says how to start musher when it is down', async () => {
-    const w = world();
+  it('says how to start musher when it is down (and the user starts it: SLEDS_NO_AUTOSTART=1)', async () => {
+    const w = world({ SLEDS_NO_AUTOSTART: '1' });
     const r = await sleds(w, ['status']);
     expect(r.code).toBe(1);
     expect(r.stderr.trim()).toBe("sleds: musher is not running — start it with 'sleds musher start' or let the next hook start it");

@@ -15,7 +15,7 @@ describe('asking musher from the command line', { timeout: 60_000 }, () => {
     [['tasks']],
     [['task', 'k3m9x2qa45pz']],
     [['receipts']],
-    [['pick', 'k3m9x2qa45pz', '--json']],
+    [['pick', 'k3m9x2qa45pz']],
     [['estimate', 'fix the login test']],
     [['tracker']],
     [['jobs']],

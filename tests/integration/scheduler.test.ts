@@ -415,7 +415,7 @@ describe('jobs through musher: the API and sleds jobs', () => {
 
   it('sleds jobs says so when musher is away, and when there is nothing', async () => {
     world = makeWorld();
-    const away = await sleds(world, ['jobs']);
+    const away = await sleds(world, ['jobs'], undefined, { SLEDS_NO_AUTOSTART: '1' });
     expect(away.code).toBe(1);
     expect(away.stderr).toContain("musher is not running — start it with 'sleds musher start'");
     await startMusher(world);

@@ -141,7 +141,7 @@ describe('sleds snapshots / sleds snapshot show', () => {
 
   it('no snapshots yet, and musher not running', async () => {
     const w = newWorld();
-    const down = await sleds(w, ['snapshots']);
+    const down = await sleds(w, ['snapshots'], undefined, { SLEDS_NO_AUTOSTART: '1' });
     expect(down.code).toBe(1);
     expect(down.stderr).toContain('musher is not running');
     await startMusher(w);
