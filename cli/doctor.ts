@@ -25,6 +25,7 @@ import { doctorCodex } from './install-codex.js';
 import { musherHealth } from './musher-lifecycle.js';
 import { Reporter } from './install-report.js';
 import { readState, stateFile } from './install-state.js';
+import { checkCommand } from './path-link.js';
 
 /**
  * `sleds doctor [--json]`: what is wired and what is not, one line each, every failing line with what to do.
@@ -68,6 +69,9 @@ export async function runDoctor(cliMain: string, json: boolean): Promise<number>
     if (existsSync(built)) rep.ok('build', `${built} is built`, { path: built });
     else rep.fail('build', `${built} is missing`, `run 'npm run build' in ${root}`);
   }
+
+  // `sleds` as a command (the user's projects run pickup, estimate, pick by name)
+  rep.add(checkCommand(env, home, cliMain));
 
   // settings.json
   const settingsPath = join(claudeConfigDir(env, home), 'settings.json');
