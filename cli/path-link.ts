@@ -144,6 +144,9 @@ export function checkCommand(env: Env, home: string, cliMain: string): Step {
   }
   const path = join(linkDir(home), LINK_NAME);
   if (inspect(path, cliMain).kind === 'ours') {
+    if (onPath(linkDir(home), env)) {
+      return { id: 'command', status: 'warn', message: `sleds is linked at ${path}, but ${cliMain} is not executable`, fix: `run 'node ${cliMain} install' again (it makes it executable)`, detail: { path } };
+    }
     return { id: 'command', status: 'warn', message: `sleds is linked at ${path}, but ~/.local/bin is not on your PATH`, fix: PATH_FIX, detail: { path } };
   }
   return { id: 'command', status: 'warn', message: 'sleds is not on your PATH', fix: "run 'sleds install' (it links sleds into ~/.local/bin)", detail: { path: null } };

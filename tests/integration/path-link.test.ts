@@ -75,6 +75,11 @@ describe('the sleds command on the PATH', () => {
     expect(stepOf(report.steps, 'build')?.status).toBe('ok');
     expect(stepOf(report.steps, 'command')).toMatchObject({ status: 'ok', message: `sleds on PATH: ${link} → ${realpathSync(CLI)}` });
 
+    // A command that talks to musher (started by the install), by name from the project.
+    const st = await byName(w, ['status', '--json'], w.project);
+    expect(st.code, st.stderr).toBe(0);
+    expect(JSON.parse(st.stdout)).toHaveProperty('wallBook');
+
     // Again: nothing changes.
     const again = await steps(w, ['install']);
     expect(stepOf(again.steps, 'command')).toMatchObject({ status: 'ok', message: `sleds command already linked: ${link} → ${realpathSync(CLI)}` });
