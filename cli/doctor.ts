@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { claudeConfigDir, resolvePaths } from '../core/paths.js';
 import { packageRoot } from '../musher/package-root.js';
 import { loadConfig } from '../musher/config/load.js';
+import { seatIdentity } from '../musher/config/handle.js';
 import { FAILED_DIR } from '../musher/ingest/spool-drain.js';
 import { describeCredentials, readClaudeCredentials } from '../musher/quota/credentials.js';
 import { requestMusher } from '../hooks/musher-client.js';
@@ -25,6 +26,7 @@ import { doctorCodex } from './install-codex.js';
 import { musherHealth } from './musher-lifecycle.js';
 import { Reporter } from './install-report.js';
 import { readState, stateFile } from './install-state.js';
+import { checkCommand } from './path-link.js';
 
 /**
  * `sleds doctor [--json]`: what is wired and what is not, one line each, every failing line with what to do.
@@ -68,6 +70,9 @@ export async function runDoctor(cliMain: string, json: boolean): Promise<number>
     if (existsSync(built)) rep.ok('build', `${built} is built`, { path: built });
     else rep.fail('build', `${built} is missing`, `run 'npm run build' in ${root}`);
   }
+
+  // `sleds` as a command (the user's projects run pickup, estimate, pick by name)
+  rep.add(checkCommand(env, home, cliMain));
 
   // settings.json
   const settingsPath = join(claudeConfigDir(env, home), 'settings.json');
@@ -164,8 +169,17 @@ export async function runDoctor(cliMain: string, json: boolean): Promise<number>
   // config.yml: what musher takes its upstreams, binaries and retention from
   const cfg = loadConfig(paths.configDir, home);
   if (cfg.error) rep.warn('config', cfg.error, `fix that line, then restart musher: 'sleds musher stop' then 'sleds musher start'`, { path: cfg.file });
-  else if (cfg.warnings.length > 0) rep.warn('config', cfg.warnings.join('; '), 'remove or correct the key (known: upstreams, binaries, retention)', { path: cfg.file });
+  else if (cfg.warnings.length > 0) rep.warn('config', cfg.warnings.join('; '), 'remove or correct the key (known: upstreams, binaries, retention, handle)', { path: cfg.file });
   else rep.info('config', existsSync(cfg.file) ? `config: ${cfg.file}` : `config: none (${cfg.file}); the built-in upstreams, binaries from PATH`, { path: cfg.file });
+
+  // who this seat is (hand-offs and the roster name it by this)
+  const who = seatIdentity(env, home);
+  const setIt = "set another with 'sleds keys init --handle <name>'";
+  if (who.problem) rep.warn('handle', `${who.problem}; using ${who.handle ?? 'no handle'}${who.source ? ` (${who.source})` : ''}`, `fix it, or run 'sleds keys init --handle <name>'`, { handle: who.handle, source: who.source, file: who.file });
+  else if (!who.handle) rep.warn('handle', 'this seat has no handle (your OS user name is not one)', "run 'sleds keys init --handle <your roster handle>'", { handle: null, source: null, file: who.file });
+  else if (who.source === 'config.yml') rep.ok('handle', `handle: ${who.handle} (handle: in ${who.file})`, { handle: who.handle, source: who.source, file: who.file });
+  else if (who.source === 'SLEDS_SEAT') rep.info('handle', `handle: ${who.handle} (SLEDS_SEAT, which overrides handle: in config.yml)`, { handle: who.handle, source: who.source, file: who.file });
+  else rep.info('handle', `handle: ${who.handle} (your OS user; ${setIt})`, { handle: who.handle, source: who.source, file: who.file });
 
   // spool
   const files = (dir: string): number => {

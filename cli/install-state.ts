@@ -79,6 +79,8 @@ export const InstallStateSchema = z.object({
   }),
   /** Codex: null when it was not found; absent in state files written before sleds knew Codex. */
   codex: CodexStateSchema.nullable().optional(),
+  /** The `sleds` command linked onto the PATH (cli/path-link.ts); absent in state files written before it was. */
+  command: z.object({ path: z.string(), target: z.string() }).nullable().optional(),
 });
 
 export type InstallState = z.infer<typeof InstallStateSchema>;

@@ -32,6 +32,7 @@ import {
 import { claudeVersion, findClaude, findInstalledPlugin, findMarketplace, runFile } from './install-claude.js';
 import { installCodex, uninstallCodex } from './install-codex.js';
 import { ensureStarted, stopMusherQuietly } from './musher-lifecycle.js';
+import { linkCommand, unlinkCommand } from './path-link.js';
 import { Reporter, type Step } from './install-report.js';
 import { readState, removeState, stateFile, writeState, type InstallState } from './install-state.js';
 import { fail } from './fail.js';
@@ -225,8 +226,10 @@ export async function runInstall(cliMainArg: string, args: string[]): Promise<nu
   }
 
   let backupPath: string | null = null;
+  // Only a file that was there before this install began holds anything of the user's: one that `claude plugin
+  // install` created a moment ago is not backed up (and not called a backup).
   const backup = (): void => {
-    if (backupPath || !existsSync(settingsPath)) return;
+    if (backupPath || !before.exists || !existsSync(settingsPath)) return;
     backupPath = backupFile(settingsPath);
     if (state.settings.backups.length === 0 && state.settings.existedBefore) state.settings.backupPath = backupPath;
     state.settings.backups.push(backupPath);
@@ -280,6 +283,9 @@ export async function runInstall(cliMainArg: string, args: string[]): Promise<nu
     rep.fail('settings', errorMessage(e), e instanceof SettingsError ? e.fix : 'fix it, then run sleds install again');
     return rep.finish();
   }
+  if (!before.exists && after.exists && method === 'claude') {
+    rep.info('settings', `${settingsPath} was created by claude plugin install (nothing of yours to back up)`, { path: settingsPath, createdBy: 'claude plugin install' });
+  }
   const next = clone(after.data);
   if (method === 'direct') {
     const err = setPluginKeys(next, root);
@@ -330,7 +336,19 @@ export async function runInstall(cliMainArg: string, args: string[]): Promise<nu
   await installCodex({ rep, env, home, root, nodePath: process.execPath, state, persist });
   // --- end Codex ---
 
-  // 6. musher.
+  // 6. `sleds` as a command in the user's own projects (pickup, estimate, pick run there).
+  const linked = linkCommand(env, home, cliMain, state.command ?? null);
+  rep.add(linked.step);
+  if (linked.link || state.command) {
+    state.command = linked.link ?? state.command;
+    try {
+      persist();
+    } catch (e) {
+      rep.fail('state', `cannot write ${stateFile(paths)} (${errorMessage(e)})`, `check that ${paths.configDir} is writable, then run sleds install again`);
+    }
+  }
+
+  // 7. musher.
   const m = await ensureStarted(cliMain);
   if (m) rep.ok('musher', m.alreadyRunning ? `musher already running (pid ${m.pid})` : `musher started (pid ${m.pid})`, { pid: m.pid });
   else rep.fail('musher', 'musher did not start within 10 s', `see ${paths.logFile}, or run 'sleds musher' to watch it start`);
@@ -474,13 +492,16 @@ export async function runUninstall(cliMainArg: string, args: string[]): Promise<
   await uninstallCodex({ rep, env, home, root: state?.packageRoot ?? dirname(dirname(dirname(cliMain))), state });
   // --- end Codex ---
 
-  // 3. musher.
+  // 3. The `sleds` command, if the link is still ours.
+  rep.add(unlinkCommand(home, cliMain, state?.command ?? null));
+
+  // 4. musher.
   const stopped = await stopMusherQuietly();
   if (!stopped.wasRunning) rep.ok('musher', 'musher was not running');
   else if (stopped.stopped) rep.ok('musher', `musher stopped (pid ${stopped.pid})`);
   else rep.fail('musher', `musher (pid ${stopped.pid}) did not stop within 10 s`, `kill ${stopped.pid}`);
 
-  // 4. The state file, once everything it describes is undone.
+  // 5. The state file, once everything it describes is undone.
   if (!rep.failed) {
     try {
       if (removeState(paths)) rep.ok('state', `forgot the install state (${stateFile(paths)})`);

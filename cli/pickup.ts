@@ -6,18 +6,9 @@ import { findClaude } from './install-claude.js';
 import { findCliBinary } from '../musher/config/cli-settings.js';
 import { resumeArgv, resumeWords } from '../core/resume-plan.js';
 import { cdAndRun } from '../core/shell-quote.js';
-import { userInfo } from 'node:os';
 import { seatHandle } from '../musher/handoff/keys.js';
 import { runKeysTrust } from './keys-trust.js';
 import { fail } from './fail.js';
-
-function osUser(): string | null {
-  try {
-    return userInfo().username;
-  } catch {
-    return null;
-  }
-}
 
 /** A received hand-off as musher's API sends it. */
 interface Received {
@@ -57,7 +48,7 @@ export async function runPickup(args: string[], json: boolean): Promise<number> 
   // From a teammate whose keys this seat has not pinned: on a terminal, show their fingerprints, ask, and go on.
   if (res.status === 409 && res.body.kind === 'untrusted-sender' && typeof res.body.handle === 'string' && !json && process.stdin.isTTY) {
     process.stderr.write(`sleds: ${String(res.body.error)}\n`);
-    if ((await runKeysTrust('trust', [res.body.handle], false, seatHandle(process.env, osUser()))) !== 0) return 1;
+    if ((await runKeysTrust('trust', [res.body.handle], false, seatHandle())) !== 0) return 1;
     res = await ask();
     if (!res) return 1;
   }

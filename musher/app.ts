@@ -266,7 +266,9 @@ export class Musher {
       usage: this.usage,
       prices: opts.prices,
       clock: opts.clock,
-      seat: seatName(),
+      get seat() {
+        return seatName();
+      },
       log: opts.log,
     });
     this.receipts = new ReceiptService({
@@ -291,7 +293,9 @@ export class Musher {
       clock: opts.clock,
       log: opts.log,
       timeZone: this.timeZone,
-      seat: seatName(),
+      get seat() {
+        return seatName();
+      },
       tasks: this.tasks.store,
       sessions: this.sessions,
       dispatched: new DispatchedPromptStore(this.db),

@@ -21,6 +21,10 @@ import type { BinarySetting } from '../find-binary.js';
  *     codex: …   tmux: …   gh: …   osascript: …   notifySend: …
  *   retention:
  *     rawEventsDays: 30                        # hook events older than this are pruned (on start, then daily)
+ *   handle: dana                               # this seat's roster handle (sleds keys init --handle dana)
+ *
+ * `handle:` is not part of SledsConfig: it is read on its own, whenever it is needed (musher/config/handle.ts), so a
+ * new handle needs no restart and a mistake elsewhere in the file does not change who this seat is.
  */
 
 export const UPSTREAM_NAMES = ['anthropic', 'openai', 'claudeUsage', 'slack', 'github'] as const;
@@ -66,12 +70,15 @@ export const ConfigFile = z.object({
   upstreams: Upstreams.nullish(),
   binaries: Binaries.nullish(),
   retention: Retention.nullish(),
+  /** Checked by musher/config/handle.ts (its own line in doctor), so a bad one costs the rest of the file nothing. */
+  handle: z.unknown().optional(),
 });
 
 const KNOWN: Record<string, readonly string[]> = {
   upstreams: UPSTREAM_NAMES,
   binaries: BINARY_NAMES,
   retention: ['rawEventsDays'],
+  handle: [],
 };
 
 export interface ConfigIssue {

@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { userInfo } from 'node:os';
 import { z } from 'zod';
 import { writeFileAtomic } from '../fs-atomic.js';
 import type { Allowance } from '../../core/gateway/allowance.js';
@@ -14,6 +13,7 @@ import type { SecretStore } from '../secrets/store.js';
 import { PLATFORM_KEY_SECRETS } from '../secrets/platform-keys.js';
 import { startGateway, type Gateway } from './server.js';
 import { GatewayTokens } from './tokens.js';
+import { seatHandle } from '../config/handle.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -51,20 +51,22 @@ export const MintRequest = z.object({
   ttlMs: z.number().int().positive().max(MAX_TOKEN_TTL_MS).optional(),
 });
 
-/** The seat musher speaks for: SLEDS_SEAT, else the OS user (the roster comes later). */
+/** The seat musher speaks for now: the one handle (musher/config/handle.ts); 'me' when there is none. */
 export function seatName(env: Env): string {
-  return env.SLEDS_SEAT || userInfo().username;
+  return seatHandle(env) ?? 'me';
 }
 
 export class GatewayService {
   readonly tokens: GatewayTokens;
-  readonly seat: string;
+  /** Read on each use: a handle set with `sleds keys init --handle` needs no restart. */
+  get seat(): string {
+    return seatName(this.opts.env);
+  }
   private gateway: Gateway | null = null;
   private starting: Promise<Gateway | null> | null = null;
 
   constructor(private readonly opts: GatewayServiceOptions) {
     this.tokens = new GatewayTokens(opts.db, () => opts.clock.now());
-    this.seat = seatName(opts.env);
   }
 
   private async keyConfigured(): Promise<boolean> {

@@ -1,5 +1,4 @@
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { HandleSchema } from '../../core/handoff/header.js';
 import type { SecretStore } from '../secrets/store.js';
 
 /**
@@ -88,8 +87,5 @@ export async function saveSeatKeys(store: SecretStore, keys: SeatKeys): Promise<
   await store.set(SEAT_KEY_SECRETS.ed25519, toPem(keys.ed25519.privateKey));
 }
 
-/** The seat's handle: SLEDS_SEAT, else the OS user, lower-cased; null when neither is a valid handle. */
-export function seatHandle(env: Record<string, string | undefined>, osUser: string | null): string | null {
-  const raw = (env.SLEDS_SEAT || osUser || '').trim().toLowerCase();
-  return HandleSchema.safeParse(raw).success ? raw : null;
-}
+/** The seat's handle: SLEDS_SEAT, else config.yml's handle:, else the OS user (one function: musher/config/handle.ts). */
+export { seatHandle } from '../config/handle.js';

@@ -1,7 +1,6 @@
 import { handedOffLine, type PickedUp } from '../../core/handoff/answer.js';
 import { mkdir, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { userInfo } from 'node:os';
 import { teammateByHandle, type RosterFile } from '../../core/roster.js';
 import { BundleIdSchema } from '../../core/handoff/header.js';
 import type { SledsPaths } from '../../core/paths.js';
@@ -66,14 +65,9 @@ const readExpiry = (prefix: Buffer): number | null => {
   }
 };
 
+/** Who this seat is now: read at each hand-off, so a handle set with `sleds keys init --handle` needs no restart. */
 function me(): string | null {
-  let osUser: string | null = null;
-  try {
-    osUser = userInfo().username;
-  } catch {
-    // no passwd entry
-  }
-  return seatHandle(process.env, osUser);
+  return seatHandle();
 }
 
 /** What a received row's note holds once its pickup completed. */
@@ -117,7 +111,7 @@ export class HandoffService {
    */
   async send(wall: HandoffSource, cwd: string | null, recipientArg: string | null, fallback: string | null): Promise<{ id: string; line: string; after: () => Promise<void> }> {
     const self = me();
-    if (!self) throw new Error('this seat has no handle — set SLEDS_SEAT, or run `sleds keys init`');
+    if (!self) throw new Error('this seat has no handle — run `sleds keys init --handle <your roster handle>`');
     if (!cwd) throw new Error("the session's folder is not known");
     if (!wall.snapshotId) throw new Error(wall.wallId ? 'the wall has no snapshot to hand off' : 'the session could not be snapshotted');
     const roster = this.d.rosterFor(cwd);
@@ -259,7 +253,7 @@ export class HandoffService {
 
   private async pickupNow(id: string, cwd: string): Promise<PickedUpSession> {
     const self = me();
-    if (!self) throw new Error('this seat has no handle — set SLEDS_SEAT, or run `sleds keys init`');
+    if (!self) throw new Error('this seat has no handle — run `sleds keys init --handle <your roster handle>`');
     const prior = this.d.handoffs.get(id);
     if (prior?.direction === 'sent') throw new Error(`hand-off ${id} was sent from this seat, to ${prior.peer} — it is picked up on their machine`);
     const keys = await loadSeatKeys(this.d.secrets);

@@ -22,9 +22,12 @@ export interface WallWiring {
   handoff: HandoffService | null;
 }
 
-/** This seat's handle (SLEDS_SEAT, else the OS user), as the roster and hand-offs spell it; 'me' when neither is a handle. */
+/**
+ * This seat's handle now (SLEDS_SEAT, else config.yml's handle:, else the OS user), as the roster and hand-offs spell
+ * it; 'me' when none is a handle. Read on each use, never kept: `sleds keys init --handle` needs no restart.
+ */
 export function seatName(): string {
-  return seatHandle(process.env, process.env.USER ?? null) ?? 'me';
+  return seatHandle() ?? 'me';
 }
 
 /** How long after a "not yet" the scheduler asks again whether the bar has dropped. */
@@ -32,12 +35,13 @@ const RECHECK_MS = 5 * 60_000;
 
 export function buildWallKeeper(m: Musher, w: WallWiring, o: { clock: Clock; log: Log; prices: PriceTable; claudeConfigDir: string }): WallKeeper {
   const timeZone = m.timeZone;
-  const seat = seatName();
   const exitDeps: ExitDeps = {
     clock: o.clock,
     log: o.log,
     timeZone,
-    seat,
+    get seat() {
+      return seatName();
+    },
     gateway: w.gateway,
     handoff: w.handoff,
     scheduler: m.scheduler,
@@ -49,7 +53,9 @@ export function buildWallKeeper(m: Musher, w: WallWiring, o: { clock: Clock; log
     clock: o.clock,
     log: o.log,
     timeZone,
-    seat,
+    get seat() {
+      return seatName();
+    },
     prices: o.prices,
     sessions: m.sessions,
     usage: m.usage,

@@ -161,6 +161,25 @@ describe('sleds install with the real claude', () => {
     expect(readFileSync(settingsPath, 'utf8')).toBe(ORIGINAL);
   });
 
+  it('backs up no settings.json that `claude plugin install` created a moment before: it says who created it', async () => {
+    const w = world({ SLEDS_CLAUDE_BIN: claudeBin() });
+    const settingsPath = join(w.claudeDir, 'settings.json');
+    expect(existsSync(settingsPath)).toBe(false);
+    const r = await sleds(w, ['install', '--json']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout) as Report & { backup: string | null };
+    expect(report.steps.filter((s) => s.id === 'backup')).toEqual([]);
+    expect(report.steps).toContainEqual(expect.objectContaining({ id: 'settings', status: 'info', message: `${settingsPath} was created by claude plugin install (nothing of yours to back up)` }));
+    expect(backups(w.claudeDir)).toEqual([]);
+    expect(report.backup).toBeNull();
+    expect(readJson(join(w.sledsHome, 'config', 'install-state.json')).settings.backups).toEqual([]);
+
+    // Uninstall: the file had nothing of the user's in it, so it goes.
+    const u = await sleds(w, ['uninstall']);
+    expect(u.code, u.stdout + u.stderr).toBe(0);
+    expect(existsSync(settingsPath)).toBe(false);
+  });
+
   it('writes where CLAUDE_CONFIG_DIR says, for sleds and for claude alike', async () => {
     const w = world({ SLEDS_CLAUDE_BIN: claudeBin() });
     const cfg = join(w.root, 'cfg');
