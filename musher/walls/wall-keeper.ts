@@ -4,6 +4,7 @@ import { burnPerHourMicros } from '../../core/exits/burn.js';
 import { exitByNumber, exitNumber, type ExitContext, type ExitKind } from '../../core/exits/types.js';
 import { renderExitsHint, renderWallCard, renderWallLine } from '../../core/wall/card.js';
 import { wallIdFrom, WALL_ID_LENGTH } from '../../core/wall/wall-id.js';
+import { refinedBy, sameLimit } from '../../core/wall/fold.js';
 import { formatWhen } from '../../core/exits/words.js';
 import type { SledCommand } from '../../core/sled-command.js';
 import type { HookAnswer } from '../../core/wire.js';
@@ -69,21 +70,45 @@ export interface WallKeeperDeps {
 export class WallKeeper {
   constructor(private readonly d: WallKeeperDeps) {}
 
-  /** A fresh limit signal from any source. Opens a wall, or notes the signal on the one already open. */
-  async onSignal(signal: WallRecord): Promise<WallRow | null> {
+  /** Signals being handled, per session: the next waits for the one before (see onSignal). */
+  private readonly inFlight = new Map<string, Promise<unknown>>();
+
+  /**
+   * A fresh limit signal from any source. Opens a wall, or folds the signal into the session's wall of the same
+   * limit. Signals of one session are handled one after another: opening a wall awaits (the key, the roster), and two
+   * signals of one limit in flight together (the spool drain and the transcript follower) must not both open one.
+   */
+  onSignal(signal: WallRecord): Promise<WallRow | null> {
+    const before = this.inFlight.get(signal.sessionId) ?? Promise.resolve();
+    const mine = before.catch(() => undefined).then(() => this.handleSignal(signal));
+    const tail = mine.catch(() => undefined);
+    this.inFlight.set(signal.sessionId, tail);
+    void tail.then(() => {
+      if (this.inFlight.get(signal.sessionId) === tail) this.inFlight.delete(signal.sessionId);
+    });
+    return mine;
+  }
+
+  private async handleSignal(signal: WallRecord): Promise<WallRow | null> {
     const now = this.d.clock.now();
     if (!signal.sessionId || Math.abs(now - signal.timestampMs) > LIVE_SIGNAL_MS) return null;
     if (signal.resetsAtMs !== null && signal.resetsAtMs <= now) return null;
     const current = this.current(signal.sessionId);
-    if (current && (current.window === null || signal.window === null || current.window === signal.window)) {
-      this.d.book.signal(current.wallId, now, signal.source);
-      if (signal.resetsAtMs !== null && signal.resetsAtMs !== current.resetsAtMs && PRECISE_RESET_SOURCES.has(signal.source)) {
-        this.d.book.setReset(current.wallId, signal.resetsAtMs, now, signal.source);
-        this.d.onResetMoved?.(current.wallId, signal.resetsAtMs);
-      }
-      return this.d.book.get(current.wallId);
-    }
+    if (current && sameLimit(current, signal)) return this.fold(current, signal);
     return this.open(signal);
+  }
+
+  /** Another sight of an open wall: noted; its reset made exact and its window named when the signal knows better. */
+  private fold(wall: WallRow, signal: WallRecord): WallRow | null {
+    const now = this.d.clock.now();
+    this.d.book.signal(wall.wallId, now, signal.source);
+    const better = refinedBy(wall, { ...signal, precise: PRECISE_RESET_SOURCES.has(signal.source) });
+    if (better.window !== null) this.d.book.setWindow(wall.wallId, better.window, now, signal.source);
+    if (better.resetsAtMs !== null) {
+      this.d.book.setReset(wall.wallId, better.resetsAtMs, now, signal.source);
+      this.d.onResetMoved?.(wall.wallId, better.resetsAtMs);
+    }
+    return this.d.book.get(wall.wallId);
   }
 
   /** The session's wall that still matters now, closing the ones that are over. */
@@ -126,7 +151,7 @@ export class WallKeeper {
     let wallId = '';
     for (;;) {
       wallId = wallIdFrom(this.d.randomBytes(WALL_ID_LENGTH));
-      const inserted = this.d.book.open({
+      const opened = this.d.book.open({
         wallId,
         sessionId: signal.sessionId,
         harness,
@@ -137,8 +162,10 @@ export class WallKeeper {
         context,
         offers,
         decision: decision.record,
-      });
-      if (inserted) break;
+      }, (open) => sameLimit(open, signal));
+      if (opened.opened) break;
+      // Another musher path opened this limit's wall while this one was pricing: the signal folds into it.
+      if (opened.into) return this.fold(opened.into, signal)!;
     }
     this.d.log.warn(`wall ${wallId}: session ${signal.sessionId} hit ${signal.window ?? 'a usage limit'} (${signal.source}); policy: ${decision.choice}${decision.rule ? ` by rule '${decision.rule}'` : ''}`);
     for (const e of policy.errors) this.d.book.event({ wallId, at: now, kind: 'policy-error', detail: { error: e } });
