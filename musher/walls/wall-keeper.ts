@@ -61,6 +61,8 @@ export interface WallKeeperDeps {
   remainingOf?(sessionId: string): Omit<ExitContext['remaining'], 'burnPerHourMicros'> | null;
   /** The harness version a session runs, when known (for the snapshot). */
   harnessVersion?(sessionId: string): string | null;
+  /** Whether the wall's bar has since been read back under 100% (usage rolled back, a promotion, another account). */
+  barBackUnderFull?(wall: WallRow): boolean;
 }
 
 /**
@@ -125,6 +127,11 @@ export class WallKeeper {
           : now >= resetAt + AFTER_RESET_GUARD_MS;
     if (over) {
       this.d.book.close(wall.wallId, now, 'the window reset');
+      return null;
+    }
+    // A wall waiting for a choice is over once its bar reads under 100% again: nothing is in the way any more.
+    if (wall.state === 'open' && this.d.barBackUnderFull?.(wall)) {
+      this.d.book.close(wall.wallId, now, 'its bar is back under 100%');
       return null;
     }
     return wall;
