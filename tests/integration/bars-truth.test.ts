@@ -45,6 +45,7 @@ describe('the bars tell the truth', () => {
     const w = newWorld({ SLEDS_NO_AUTOSTART: '1' });
     await startMusher(w);
     const wallId = await atWall(w, 's1');
+    expect((await sleds(w, ['status'])).stdout).toMatch(/→ 5-hour wall now: the bar is full until it resets/);
     const out = await render(w, 's1', 40);
     expect(out).toContain('5h 40%');
     expect(out.startsWith(RED)).toBe(false);
@@ -67,5 +68,13 @@ describe('the bars tell the truth', () => {
     expect(out).not.toContain('5h 40%');
     expect(out).toMatch(/5h 100% \(statusline, \S+ ago\)/);
     expect(await fiveHourInWalls(w)).toBe(100);
+  });
+
+  it('before any bar is read, sleds status says where the bars will come from (not that API-key sessions have none)', async () => {
+    const w = newWorld({ SLEDS_NO_AUTOSTART: '1' });
+    await startMusher(w);
+    const out = (await sleds(w, ['status'])).stdout;
+    expect(out).not.toContain('API-key sessions have no plan bars');
+    expect(out).toContain("Bars: not read yet — they come with the statusline of Claude Code's next reply, or the usage endpoint's poll (");
   });
 });
