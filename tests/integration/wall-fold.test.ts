@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { execFileSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -50,6 +51,17 @@ function transcriptPath(w: SledsWorld): string {
 const hook = (w: SledsWorld, event: string, body: Record<string, unknown>) =>
   sleds(w, ['hook', event], JSON.stringify({ session_id: SESSION, cwd: '/tmp', hook_event_name: event, transcript_path: transcriptPath(w), ...body }));
 
+/** A repository with a roster and a changed file: opening a wall there asks git who owns the change (it takes a while). */
+function repoWithRoster(w: SledsWorld): string {
+  const repo = join(w.root, 'shop');
+  mkdirSync(join(repo, '.sleds'), { recursive: true });
+  execFileSync('git', ['init', '-q'], { cwd: repo });
+  writeFileSync(join(repo, '.sleds', 'roster.yml'), ['teammates:', '  - handle: dana', '    areas: ["**"]', '  - handle: sam', '    areas: ["src/**"]', ''].join('\n'));
+  mkdirSync(join(repo, 'src'));
+  writeFileSync(join(repo, 'src', 'cart.ts'), 'export {};\n');
+  return repo;
+}
+
 /** Both signals have been recorded and the walls they led to have settled (their snapshots written). */
 async function settled(w: SledsWorld) {
   return waitFor('both signals recorded and every wall snapshotted', async () => {
@@ -88,8 +100,9 @@ describe('one limit, one wall', () => {
     const w = newWorld({ SLEDS_NO_AUTOSTART: '1', SLEDS_SEAT: 'dana' });
     const { exactMs, text } = aReset();
     writeFileSync(transcriptPath(w), limitRecord(exactMs));
+    const repo = repoWithRoster(w);
     // No musher: the hook spools the event.
-    const spooled = await hook(w, 'StopFailure', { error: 'rate_limit', last_assistant_message: text });
+    const spooled = await hook(w, 'StopFailure', { error: 'rate_limit', last_assistant_message: text, cwd: repo });
     expect(spooled.code).toBe(0);
     await startMusher(w);
     await expectOneWall(w, exactMs);
@@ -101,12 +114,13 @@ describe('one limit, one wall', () => {
     const { exactMs, text } = aReset();
     const path = transcriptPath(w);
     writeFileSync(path, '');
-    await hook(w, 'SessionStart', { source: 'startup', model: 'claude-opus-5-5' });
+    const repo = repoWithRoster(w);
+    await hook(w, 'SessionStart', { source: 'startup', model: 'claude-opus-5-5', cwd: repo });
     appendFileSync(path, limitRecord(exactMs));
     // The statusline kicks the transcript's reader; the hook goes at the same moment.
     await Promise.all([
-      sleds(w, ['statusline'], JSON.stringify({ session_id: SESSION, transcript_path: path, cwd: '/tmp', model: { display_name: 'Opus' } })),
-      hook(w, 'StopFailure', { error: 'rate_limit', last_assistant_message: text }),
+      sleds(w, ['statusline'], JSON.stringify({ session_id: SESSION, transcript_path: path, cwd: repo, model: { display_name: 'Opus' } })),
+      hook(w, 'StopFailure', { error: 'rate_limit', last_assistant_message: text, cwd: repo }),
     ]);
     await expectOneWall(w, exactMs);
   });
@@ -117,10 +131,11 @@ describe('one limit, one wall', () => {
     const { exactMs, text } = aReset();
     const path = transcriptPath(w);
     writeFileSync(path, '');
-    await hook(w, 'SessionStart', { source: 'startup', model: 'claude-opus-5-5' });
-    const stop = hook(w, 'StopFailure', { error: 'rate_limit', last_assistant_message: text });
+    const repo = repoWithRoster(w);
+    await hook(w, 'SessionStart', { source: 'startup', model: 'claude-opus-5-5', cwd: repo });
+    const stop = hook(w, 'StopFailure', { error: 'rate_limit', last_assistant_message: text, cwd: repo });
     appendFileSync(path, limitRecord(exactMs));
-    await Promise.all([stop, sleds(w, ['statusline'], JSON.stringify({ session_id: SESSION, transcript_path: path, cwd: '/tmp', model: { display_name: 'Opus' } }))]);
+    await Promise.all([stop, sleds(w, ['statusline'], JSON.stringify({ session_id: SESSION, transcript_path: path, cwd: repo, model: { display_name: 'Opus' } }))]);
     await expectOneWall(w, exactMs);
   });
 });
