@@ -129,8 +129,10 @@ export class WallKeeper {
       this.d.book.close(wall.wallId, now, 'the window reset');
       return null;
     }
-    // A wall waiting for a choice is over once its bar reads under 100% again: nothing is in the way any more.
-    if (wall.state === 'open' && this.d.barBackUnderFull?.(wall)) {
+    // A wall waiting for a choice, or a plain hold (it schedules nothing), is over once its bar reads under 100%
+    // again: nothing is in the way any more. The other exits moved the work elsewhere and keep their guard.
+    const waiting = wall.state === 'open' || (wall.choice === 'hold' && !wall.choiceArg);
+    if (waiting && this.d.barBackUnderFull?.(wall)) {
       this.d.book.close(wall.wallId, now, 'its bar is back under 100%');
       return null;
     }

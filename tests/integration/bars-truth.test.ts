@@ -58,6 +58,18 @@ describe('the bars tell the truth', () => {
     expect(r.stdout).not.toMatch(/Wall: usage limit reached/);
   });
 
+  it('a plain hold ends too when the bar is back under 100%: the next prompt goes through', async () => {
+    const w = newWorld({ SLEDS_NO_AUTOSTART: '1' });
+    await startMusher(w);
+    await atWall(w, 's1');
+    const ask = (prompt: string) => sleds(w, ['hook', 'UserPromptSubmit'], JSON.stringify({ session_id: 's1', cwd: '/tmp', hook_event_name: 'UserPromptSubmit', prompt }));
+    expect(JSON.parse((await ask('/sled 2')).stdout).reason).toMatch(/hold/i);
+    expect(JSON.parse((await ask('go on')).stdout).reason).toMatch(/^sled: holding until/);
+    await render(w, 's1', 40);
+    expect((await ask('go on')).stdout).not.toMatch(/holding|Wall:/);
+    expect((await status(w)).wallBook[0]!.state).toBe('closed');
+  });
+
   it("another session's lower reading does not lower the bar, and its line shows the figure musher trusts, with its source and age", async () => {
     const w = newWorld({ SLEDS_NO_AUTOSTART: '1' });
     await startMusher(w);
