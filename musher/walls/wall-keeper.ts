@@ -160,20 +160,10 @@ export class WallKeeper {
     let wallId = '';
     for (;;) {
       wallId = wallIdFrom(this.d.randomBytes(WALL_ID_LENGTH));
-      const opened = this.d.book.open({
-        wallId,
-        sessionId: signal.sessionId,
-        harness,
-        window: signal.window,
-        resetsAtMs: signal.resetsAtMs,
-        hitAtMs: now,
-        signal: signal.source,
-        context,
-        offers,
-        decision: decision.record,
-      }, (open) => sameLimit(open, signal));
+      const row = { wallId, sessionId: signal.sessionId, harness, window: signal.window, resetsAtMs: signal.resetsAtMs, hitAtMs: now, signal: signal.source, context, offers, decision: decision.record };
+      const opened = this.d.book.open(row, (open) => sameLimit(open, signal));
       if (opened.opened) break;
-      // Another musher path opened this limit's wall while this one was pricing: the signal folds into it.
+      // Another path opened this limit's wall while this one was pricing (the store's guard): the signal folds into it.
       if (opened.into) return this.fold(opened.into, signal)!;
     }
     this.d.log.warn(`wall ${wallId}: session ${signal.sessionId} hit ${signal.window ?? 'a usage limit'} (${signal.source}); policy: ${decision.choice}${decision.rule ? ` by rule '${decision.rule}'` : ''}`);
