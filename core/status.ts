@@ -1,5 +1,6 @@
 import { formatAge, formatClock, formatReset, formatUsd } from './format.js';
 import { STALE_AFTER_MS, windowLabel, windowOrder } from './statusline-render.js';
+import { barName } from './forecast/forecast.js';
 
 /** What `sleds status --json` prints and the /sled status card shows. */
 export interface BarStatus {
@@ -95,13 +96,18 @@ export function renderStatusCard(s: StatusSnapshot, sessionId: string | null, ti
   const lines: string[] = ['sleds · seat status'];
   const bars = liveBars(s.bars, s.now);
   if (bars.length === 0) {
-    lines.push('Bars: none reported yet (API-key sessions have no plan bars; subscribers get them after the first reply)');
+    // A subscriber whose bars have not been read yet is the common case: say where they will come from.
+    lines.push(`Bars: not read yet — they come with the statusline of Claude Code's next reply, or the usage endpoint's poll (${s.usageEndpoint})`);
   }
   for (const b of bars) {
     const reset = b.resetsAt !== null ? `resets ${formatReset(b.resetsAt, s.now, timeZone)}` : 'reset unknown';
     lines.push(`${b.label.padEnd(9)} ${`${b.usedPct}%`.padStart(6)}  ${reset} · data ${formatAge(b.ageMs)} old${b.stale ? ' (stale)' : ''}`);
   }
-  if (s.nextWall) {
+  const full = bars.filter((b) => b.usedPct >= 100).sort((a, b) => (b.resetsAt ?? Infinity) - (a.resetsAt ?? Infinity))[0];
+  if (full) {
+    const until = full.resetsAt !== null ? `until it resets ${formatReset(full.resetsAt, s.now, timeZone)}` : 'until it resets (the reset is not known yet)';
+    lines.push(`→ ${barName(full.window)} wall now: the bar is full ${until}`);
+  } else if (s.nextWall) {
     const more = s.nextWall.dollarsToWallMicros !== null ? ` · ${formatUsd(s.nextWall.dollarsToWallMicros)} more` : '';
     lines.push(`→ ${s.nextWall.name} wall at ${formatClock(s.nextWall.atMs, timeZone)}${more}`);
   } else if (bars.length > 0) lines.push('→ no wall forecast before the resets');

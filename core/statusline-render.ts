@@ -21,6 +21,8 @@ export interface BarView {
   resetsAtMs: number | null;
   /** How old the reading is; null when it came with this very render. */
   ageMs: number | null;
+  /** Set when the figure is musher's, not this render's (they differ): shown with its source and age. */
+  source?: string | null;
 }
 
 export interface MoneyView {
@@ -65,7 +67,8 @@ function formatPct(pct: number): string {
 
 function renderBar(bar: BarView, nowMs: number, timeZone?: string): string {
   let text = `${bar.label} ${formatPct(bar.usedPct)}`;
-  if (bar.ageMs !== null && bar.ageMs > STALE_AFTER_MS) text += ` (${formatAge(bar.ageMs)} old)`;
+  if (bar.source) text += ` (${bar.source.replace(/-/g, ' ')}, ${formatAge(bar.ageMs ?? 0)} ago)`;
+  else if (bar.ageMs !== null && bar.ageMs > STALE_AFTER_MS) text += ` (${formatAge(bar.ageMs)} old)`;
   if (bar.resetsAtMs !== null) text += ` ↻${formatReset(bar.resetsAtMs, nowMs, timeZone)}`;
   return text;
 }

@@ -7,6 +7,7 @@ import { parseSledPrompt, sledUsage, SLED_HELP } from '../core/sled-command.js';
 import { barStatus, liveBars, renderStatusCard, type BarStatus, type StatusSnapshot } from '../core/status.js';
 import { renderStatusline, type BarView, type StatuslineView } from '../core/statusline-render.js';
 import { barsFromStatuslineJson, looksLikeApiKeySession } from '../core/statusline-local.js';
+import { trustedBars } from '../core/statusline-trust.js';
 import { parseLimitText } from '../core/limit-text.js';
 import type { PriceTable } from '../core/price-table.js';
 import type { SledsPaths } from '../core/paths.js';
@@ -624,7 +625,7 @@ export class Musher {
     // Claude Code hands the statusline the 5-hour and weekly bars only: the per-model weekly ones come from the usage
     // endpoint. A fresh Claude Code process has no rate_limits until its first reply: show what musher last saw, aged.
     const bars: BarView[] | null = fromStdin
-      ? [...fromStdin, ...stored.filter((b) => b.window.startsWith('seven_day_')).map(asView)]
+      ? [...trustedBars(fromStdin, stored.map((b) => ({ ...asView(b), ageMs: b.ageMs, source: b.source }))), ...stored.filter((b) => b.window.startsWith('seven_day_')).map(asView)]
       : stored.length > 0
         ? stored.map(asView)
         : null;

@@ -21,6 +21,8 @@ export interface BarRow {
   /** When a source last reported it: the data's age is measured from here. */
   observedAt: number;
   source: string;
+  /** The session whose reading this is (null: the usage endpoint, or a source that names none). */
+  sessionId: string | null;
 }
 
 /** A sample is kept when the value moves, and at least every few minutes while it holds (for forecasting). */
@@ -31,6 +33,12 @@ const SAME_RESET_TOLERANCE_MS = 2 * 60_000;
 /** Same window, not a rollover: the reset did not move (or a source did not say). */
 export function sameTrail(a: number | null, b: number | null): boolean {
   return a === null || b === null || Math.abs(a - b) <= SAME_RESET_TOLERANCE_MS;
+}
+
+/** The reading comes from whoever set the bar's mark: the same session, or the usage endpoint again. */
+function sameReader(mark: Record<string, number | string | null>, reading: BarReading): boolean {
+  if (reading.sessionId) return mark.session_id === reading.sessionId;
+  return reading.source === 'usage-endpoint' && mark.source === 'usage-endpoint';
 }
 
 /** The plan bars (5-hour, weekly, …): the latest reading per window and the trail of samples. */
@@ -44,10 +52,11 @@ export class BarStore {
   constructor(private readonly db: Db) {
     this.getStmt = db.prepare(`SELECT * FROM bars WHERE provider = ? AND window = ?`);
     this.upsert = db.prepare(
-      `INSERT INTO bars (provider, window, used_pct, resets_at, changed_at, observed_at, source)
-       VALUES (@provider, @window, @usedPct, @resetsAt, @changedAt, @observedAt, @source)
+      `INSERT INTO bars (provider, window, used_pct, resets_at, changed_at, observed_at, source, session_id)
+       VALUES (@provider, @window, @usedPct, @resetsAt, @changedAt, @observedAt, @source, @sessionId)
        ON CONFLICT(provider, window) DO UPDATE SET used_pct = excluded.used_pct, resets_at = excluded.resets_at,
-         changed_at = excluded.changed_at, observed_at = excluded.observed_at, source = excluded.source`,
+         changed_at = excluded.changed_at, observed_at = excluded.observed_at, source = excluded.source,
+         session_id = excluded.session_id`,
     );
     this.insertSample = db.prepare(
       `INSERT INTO bar_samples (provider, window, used_pct, resets_at, observed_at, source, session_id)
@@ -63,9 +72,10 @@ export class BarStore {
   }
 
   /**
-   * Records a reading. Every reading is kept as a sample (with its source); the bar itself keeps the window's
-   * high-water mark: within one window a bar never falls, so a lower value is a stale session's, and only a
-   * moved reset (a rollover) starts it afresh.
+   * Records a reading. Every reading is kept as a sample (with its source). Within one window a lower value from
+   * another reader is a stale session's, so the bar holds its mark; but a newer reading from the reader the mark
+   * came from (the same session, or the usage endpoint again) wins even when lower: usage can go down inside a
+   * window (rolled back, a promotion, another account after /login). A moved reset (a rollover) starts it afresh.
    */
   record(reading: BarReading): void {
     this.db.transaction(() => {
@@ -78,14 +88,14 @@ export class BarStore {
       if (current && (current.observed_at as number) > reading.observedAt) return; // an older reading arriving late
       const resetsAt = (current?.resets_at as number | null | undefined) ?? null;
       const rollover = current !== undefined && !sameTrail(resetsAt, reading.resetsAt) && (reading.resetsAt ?? 0) > (resetsAt ?? 0);
-      if (current && !rollover && reading.usedPct < (current.used_pct as number)) {
+      if (current && !rollover && reading.usedPct < (current.used_pct as number) && !sameReader(current, reading)) {
         // Stale and lower: the bar holds its mark; the reading still tells us the reset, if we had none.
         if (resetsAt === null && reading.resetsAt !== null) this.upsert.run({ ...this.rowOf(current), resetsAt: reading.resetsAt });
         return;
       }
       if (current && !rollover && reading.resetsAt !== null && resetsAt !== null && reading.resetsAt < resetsAt - SAME_RESET_TOLERANCE_MS) return;
       const changedAt = unchanged ? (current!.changed_at as number) : reading.observedAt;
-      this.upsert.run({ ...reading, resetsAt: reading.resetsAt ?? (rollover ? null : resetsAt), changedAt });
+      this.upsert.run({ ...reading, sessionId: reading.sessionId ?? null, resetsAt: reading.resetsAt ?? (rollover ? null : resetsAt), changedAt });
     })();
   }
 
@@ -98,6 +108,7 @@ export class BarStore {
       observedAt: r.observed_at as number,
       changedAt: r.changed_at as number,
       source: r.source as string,
+      sessionId: (r.session_id as string | null) ?? null,
     };
   }
 
@@ -110,6 +121,7 @@ export class BarStore {
       changedAt: r.changed_at as number,
       observedAt: r.observed_at as number,
       source: r.source as string,
+      sessionId: (r.session_id as string | null) ?? null,
     }));
   }
 

@@ -379,6 +379,11 @@ const MIGRATIONS: ReadonlyArray<Migration> = [
   // kept before (a tool's output, a file's contents, a prompt) are rewritten. The store runs with secure_delete, so
   // the old bytes are zeroed, not left in free pages.
   slimHookEvents,
+  // 18: the session whose reading a bar holds: a newer reading of the same session wins even when it is lower (usage
+  // rolled back, a promotion, another account after /login), while another session's lower one is stale.
+  `
+  ALTER TABLE bars ADD COLUMN session_id TEXT;
+  `,
 ];
 
 function slimHookEvents(db: Database.Database): void {

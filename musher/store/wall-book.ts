@@ -43,6 +43,7 @@ export class WallBook {
   private readonly insertStmt;
   private readonly getStmt;
   private readonly latestForSessionStmt;
+  private readonly notClosedStmt;
   private readonly recentStmt;
   private readonly eventStmt;
   private readonly eventsStmt;
@@ -53,23 +54,43 @@ export class WallBook {
     );
     this.getStmt = db.prepare(`SELECT * FROM walls WHERE wall_id = ?`);
     this.latestForSessionStmt = db.prepare(`SELECT * FROM walls WHERE session_id = ? ORDER BY hit_at DESC LIMIT 1`);
+    this.notClosedStmt = db.prepare(`SELECT * FROM walls WHERE session_id = ? AND state != 'closed' ORDER BY hit_at DESC`);
     this.recentStmt = db.prepare(`SELECT * FROM walls ORDER BY hit_at DESC LIMIT ?`);
     this.eventStmt = db.prepare(`INSERT INTO wall_events (wall_id, at, kind, detail) VALUES (?, ?, ?, ?)`);
     this.eventsStmt = db.prepare(`SELECT * FROM wall_events WHERE wall_id = ? ORDER BY id`);
   }
 
-  /** False when the id is taken (the caller draws another). */
-  open(w: Pick<WallRow, 'wallId' | 'sessionId' | 'harness' | 'window' | 'resetsAtMs' | 'hitAtMs' | 'signal' | 'context' | 'offers' | 'decision'>): boolean {
+  /**
+   * Opens the wall unless the session already has one that is the same limit (`foldsInto` says which): the check
+   * and the insert are one transaction, so two signals of one limit never both open a wall. Returns 'opened', the
+   * wall it folds into, or 'id-taken' (the caller draws another id).
+   */
+  open(
+    w: Pick<WallRow, 'wallId' | 'sessionId' | 'harness' | 'window' | 'resetsAtMs' | 'hitAtMs' | 'signal' | 'context' | 'offers' | 'decision'>,
+    foldsInto: (open: WallRow) => boolean = () => false,
+  ): { opened: true } | { opened: false; into: WallRow | null } {
     try {
-      this.db.transaction(() => {
-        this.insertStmt.run({ ...w, context: JSON.stringify(w.context), offers: JSON.stringify(w.offers), decision: JSON.stringify(w.decision ?? null) });
-        this.event({ wallId: w.wallId, at: w.hitAtMs, kind: 'hit', detail: { signal: w.signal, window: w.window, resetsAtMs: w.resetsAtMs } });
-      })();
-      return true;
+      return this.db
+        .transaction(() => {
+          const into = (this.notClosedStmt.all(w.sessionId) as Array<Record<string, unknown>>).map(toRow).find(foldsInto);
+          if (into) return { opened: false as const, into };
+          this.insertStmt.run({ ...w, context: JSON.stringify(w.context), offers: JSON.stringify(w.offers), decision: JSON.stringify(w.decision ?? null) });
+          this.event({ wallId: w.wallId, at: w.hitAtMs, kind: 'hit', detail: { signal: w.signal, window: w.window, resetsAtMs: w.resetsAtMs } });
+          return { opened: true as const };
+        })
+        .immediate();
     } catch (e) {
-      if ((e as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') return false;
+      if ((e as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') return { opened: false, into: null };
       throw e;
     }
+  }
+
+  /** The window a later signal named, for a wall opened by one that named none. */
+  setWindow(wallId: string, window: string, at: number, source: string): void {
+    this.db.transaction(() => {
+      this.db.prepare(`UPDATE walls SET window = ? WHERE wall_id = ? AND window IS NULL`).run(window, wallId);
+      this.event({ wallId, at, kind: 'window', detail: { window, source } });
+    })();
   }
 
   get(wallId: string): WallRow | null {

@@ -4,6 +4,7 @@ import { burnPerHourMicros } from '../../core/exits/burn.js';
 import { exitByNumber, exitNumber, type ExitContext, type ExitKind } from '../../core/exits/types.js';
 import { renderExitsHint, renderWallCard, renderWallLine } from '../../core/wall/card.js';
 import { wallIdFrom, WALL_ID_LENGTH } from '../../core/wall/wall-id.js';
+import { refinedBy, sameLimit } from '../../core/wall/fold.js';
 import { formatWhen } from '../../core/exits/words.js';
 import type { SledCommand } from '../../core/sled-command.js';
 import type { HookAnswer } from '../../core/wire.js';
@@ -60,6 +61,8 @@ export interface WallKeeperDeps {
   remainingOf?(sessionId: string): Omit<ExitContext['remaining'], 'burnPerHourMicros'> | null;
   /** The harness version a session runs, when known (for the snapshot). */
   harnessVersion?(sessionId: string): string | null;
+  /** Whether the wall's bar has since been read back under 100% (usage rolled back, a promotion, another account). */
+  barBackUnderFull?(wall: WallRow): boolean;
 }
 
 /**
@@ -69,21 +72,45 @@ export interface WallKeeperDeps {
 export class WallKeeper {
   constructor(private readonly d: WallKeeperDeps) {}
 
-  /** A fresh limit signal from any source. Opens a wall, or notes the signal on the one already open. */
-  async onSignal(signal: WallRecord): Promise<WallRow | null> {
+  /** Signals being handled, per session: the next waits for the one before (see onSignal). */
+  private readonly inFlight = new Map<string, Promise<unknown>>();
+
+  /**
+   * A fresh limit signal from any source. Opens a wall, or folds the signal into the session's wall of the same
+   * limit. Signals of one session are handled one after another: opening a wall awaits (the key, the roster), and two
+   * signals of one limit in flight together (the spool drain and the transcript follower) must not both open one.
+   */
+  onSignal(signal: WallRecord): Promise<WallRow | null> {
+    const before = this.inFlight.get(signal.sessionId) ?? Promise.resolve();
+    const mine = before.catch(() => undefined).then(() => this.handleSignal(signal));
+    const tail = mine.catch(() => undefined);
+    this.inFlight.set(signal.sessionId, tail);
+    void tail.then(() => {
+      if (this.inFlight.get(signal.sessionId) === tail) this.inFlight.delete(signal.sessionId);
+    });
+    return mine;
+  }
+
+  private async handleSignal(signal: WallRecord): Promise<WallRow | null> {
     const now = this.d.clock.now();
     if (!signal.sessionId || Math.abs(now - signal.timestampMs) > LIVE_SIGNAL_MS) return null;
     if (signal.resetsAtMs !== null && signal.resetsAtMs <= now) return null;
     const current = this.current(signal.sessionId);
-    if (current && (current.window === null || signal.window === null || current.window === signal.window)) {
-      this.d.book.signal(current.wallId, now, signal.source);
-      if (signal.resetsAtMs !== null && signal.resetsAtMs !== current.resetsAtMs && PRECISE_RESET_SOURCES.has(signal.source)) {
-        this.d.book.setReset(current.wallId, signal.resetsAtMs, now, signal.source);
-        this.d.onResetMoved?.(current.wallId, signal.resetsAtMs);
-      }
-      return this.d.book.get(current.wallId);
-    }
+    if (current && sameLimit(current, signal)) return this.fold(current, signal);
     return this.open(signal);
+  }
+
+  /** Another sight of an open wall: noted; its reset made exact and its window named when the signal knows better. */
+  private fold(wall: WallRow, signal: WallRecord): WallRow | null {
+    const now = this.d.clock.now();
+    this.d.book.signal(wall.wallId, now, signal.source);
+    const better = refinedBy(wall, { ...signal, precise: PRECISE_RESET_SOURCES.has(signal.source) });
+    if (better.window !== null) this.d.book.setWindow(wall.wallId, better.window, now, signal.source);
+    if (better.resetsAtMs !== null) {
+      this.d.book.setReset(wall.wallId, better.resetsAtMs, now, signal.source);
+      this.d.onResetMoved?.(wall.wallId, better.resetsAtMs);
+    }
+    return this.d.book.get(wall.wallId);
   }
 
   /** The session's wall that still matters now, closing the ones that are over. */
@@ -100,6 +127,13 @@ export class WallKeeper {
           : now >= resetAt + AFTER_RESET_GUARD_MS;
     if (over) {
       this.d.book.close(wall.wallId, now, 'the window reset');
+      return null;
+    }
+    // A wall waiting for a choice, or a plain hold (it schedules nothing), is over once its bar reads under 100%
+    // again: nothing is in the way any more. The other exits moved the work elsewhere and keep their guard.
+    const waiting = wall.state === 'open' || (wall.choice === 'hold' && !wall.choiceArg);
+    if (waiting && this.d.barBackUnderFull?.(wall)) {
+      this.d.book.close(wall.wallId, now, 'its bar is back under 100%');
       return null;
     }
     return wall;
@@ -126,19 +160,11 @@ export class WallKeeper {
     let wallId = '';
     for (;;) {
       wallId = wallIdFrom(this.d.randomBytes(WALL_ID_LENGTH));
-      const inserted = this.d.book.open({
-        wallId,
-        sessionId: signal.sessionId,
-        harness,
-        window: signal.window,
-        resetsAtMs: signal.resetsAtMs,
-        hitAtMs: now,
-        signal: signal.source,
-        context,
-        offers,
-        decision: decision.record,
-      });
-      if (inserted) break;
+      const row = { wallId, sessionId: signal.sessionId, harness, window: signal.window, resetsAtMs: signal.resetsAtMs, hitAtMs: now, signal: signal.source, context, offers, decision: decision.record };
+      const opened = this.d.book.open(row, (open) => sameLimit(open, signal));
+      if (opened.opened) break;
+      // Another path opened this limit's wall while this one was pricing (the store's guard): the signal folds into it.
+      if (opened.into) return this.fold(opened.into, signal)!;
     }
     this.d.log.warn(`wall ${wallId}: session ${signal.sessionId} hit ${signal.window ?? 'a usage limit'} (${signal.source}); policy: ${decision.choice}${decision.rule ? ` by rule '${decision.rule}'` : ''}`);
     for (const e of policy.errors) this.d.book.event({ wallId, at: now, kind: 'policy-error', detail: { error: e } });

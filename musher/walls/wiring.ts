@@ -10,6 +10,7 @@ import { findLiveSessions } from '../resume/find-pane.js';
 import type { Job } from '../scheduler/job.js';
 import type { PrecheckAnswer } from '../scheduler/scheduler.js';
 import { WallKeeper } from './wall-keeper.js';
+import type { WallRow } from '../store/wall-book.js';
 import { seatHandle } from '../handoff/keys.js';
 import type { HandoffService } from '../handoff/service.js';
 import type { KeyPort, PolicyPort, SnapshotPort } from './ports.js';
@@ -71,6 +72,7 @@ export function buildWallKeeper(m: Musher, w: WallWiring, o: { clock: Clock; log
     worthOf: (id) => m.tasks.worthOf(id),
     remainingOf: (id) => m.estimates.remainingFor(id),
     handoffReady: w.handoff ? () => w.handoff!.ready() : undefined,
+    barBackUnderFull: (wall) => barBackUnderFull(m, wall),
   });
   // A resumed session's hooks say which wall they are the exit of, so its prompts are not blocked by it.
   m.resumeEnvFor = (job: Job): Record<string, string> => (job.wallId ? { SLEDS_WALL: job.wallId } : {});
@@ -97,6 +99,17 @@ function livePane(m: Musher, claudeConfigDir: string, sessionId: string): LivePa
   const fromHooks = m.sessions.pane(sessionId);
   const socket = live.tmuxSocket ?? (fromHooks && fromHooks.pane === live.pane ? fromHooks.socket : null);
   return { pane: live.pane!, socket, claudeConfigDirEnv: live.claudeConfigDirEnv };
+}
+
+/**
+ * The wall's bar has moved since the wall and now reads under 100%. Its value must have changed after the hit (a
+ * figure held from before it, re-sent unchanged, is no news). A wall whose window no signal named is left to its reset.
+ */
+function barBackUnderFull(m: Musher, wall: WallRow): boolean {
+  if (wall.window === null) return false;
+  const provider = wall.harness === 'codex' ? 'openai' : 'anthropic';
+  const bar = m.bars.all().find((b) => b.provider === provider && b.window === wall.window);
+  return bar !== undefined && bar.changedAt > wall.hitAtMs && bar.usedPct < 100;
 }
 
 /** Before a held or deferred session resumes: has its bar really dropped? The reset passing is enough. */

@@ -48,6 +48,18 @@ describe('BarStore', () => {
     expect(bar).toMatchObject({ usedPct, resetsAt });
   });
 
+  const of = (session: string | null, r: ReturnType<typeof at>) => ({ ...r, sessionId: session });
+  it.each([
+    ['a newer reading of the same session wins, lower or not', [of('a', at(100, T0)), of('a', at(40, T0 + MIN))], 40],
+    ["another session's lower reading is stale: the bar holds", [of('a', at(100, T0)), of('b', at(40, T0 + MIN))], 100],
+    ['the usage endpoint read again wins, lower or not', [at(100, T0, RESET, 'usage-endpoint'), at(40, T0 + MIN, RESET, 'usage-endpoint')], 40],
+    ["a session's lower reading does not undo the usage endpoint's", [at(100, T0, RESET, 'usage-endpoint'), of('a', at(40, T0 + MIN))], 100],
+  ] as const)('%s', (_name, readings, usedPct) => {
+    const store = bars();
+    for (const r of readings) store.record(r);
+    expect(store.all()[0]).toMatchObject({ usedPct });
+  });
+
   it('keeps every reading as a sample, with its source', () => {
     const store = bars();
     store.record(at(40, T0));

@@ -55,6 +55,19 @@ describe('the /sled status card', () => {
     expect(renderStatusCard(snapshot(), null, 'UTC')).toContain('→ no wall forecast before the resets');
   });
 
+  it('at 100% says the wall is now, and until when, not that none is forecast', () => {
+    const full = snapshot({ bars: [{ ...snapshot().bars[0]!, usedPct: 100 }] });
+    const card = renderStatusCard(full, null, 'UTC');
+    expect(card).not.toContain('no wall forecast');
+    expect(card).toContain('→ 5-hour wall now: the bar is full until it resets 4:00pm');
+  });
+
+  it('with no bars read yet says where they will come from, not that API-key sessions have none', () => {
+    const card = renderStatusCard(snapshot({ bars: [], usageEndpoint: 'claude usage endpoint: not polled yet' }), null, 'UTC');
+    expect(card).not.toContain('API-key sessions have no plan bars');
+    expect(card).toContain("Bars: not read yet — they come with the statusline of Claude Code's next reply, or the usage endpoint's poll (claude usage endpoint: not polled yet)");
+  });
+
   it('shows the platform key only once it has spent something', () => {
     expect(renderStatusCard(snapshot(), null, 'UTC')).not.toContain('Platform key');
     const card = renderStatusCard(snapshot({ platformKey: { todayMicros: 1_050_000, unpricedRecords: 0, bySeatModel: [{ seat: 'dana', model: 'claude-opus-5-5', costMicros: 1_050_000, unpricedRecords: 0, records: 3 }] } }), null, 'UTC');

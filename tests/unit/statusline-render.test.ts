@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AMBER, RED, RESET, renderStatusline, severityOf, type StatuslineView } from '../../core/statusline-render.js';
 import { renderLocalStatusline } from '../../core/statusline-local.js';
+import { trustedBars } from '../../core/statusline-trust.js';
 
 const NOW = Date.UTC(2026, 10, 29, 14, 0); // Sun 29 Nov 2026, 14:00 UTC
 
@@ -126,5 +127,19 @@ describe('renderLocalStatusline (musher away)', () => {
 
   it('still prints a line for garbage input', () => {
     expect(renderLocalStatusline('{not json', NOW, true)).toBe('no plan bars yet · (musher away)');
+  });
+});
+
+describe('trustedBars: one figure per bar, the one the colour is from', () => {
+  const stdin = [{ label: '5h', usedPct: 40, resetsAtMs: null, ageMs: null }];
+  it("Claude Code's figure where musher holds the same", () => {
+    expect(trustedBars(stdin, [{ label: '5h', usedPct: 40, resetsAtMs: null, ageMs: 0, source: 'statusline' }])).toEqual(stdin);
+  });
+  it("musher's figure, with its source and age, where it trusts another", () => {
+    const bars = trustedBars(stdin, [{ label: '5h', usedPct: 100, resetsAtMs: null, ageMs: 120_000, source: 'usage-endpoint' }]);
+    const line = renderStatusline({ modelName: null, bars, noBarsReason: 'not-yet', session: null, today: null, musherAway: false, nowMs: 0, color: true });
+    expect(line.startsWith(RED)).toBe(true);
+    expect(line).toContain('5h 100% (usage endpoint, 2m ago)');
+    expect(line).not.toContain('40%');
   });
 });
