@@ -4,7 +4,7 @@
  * stays out of this seat's totals, and their plan bars, seat state and limit are the sender's plan — not recorded
  * here; what Codex appends after them on this machine is this seat's own, limits and all.
  */
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -32,12 +32,14 @@ afterEach(async () => {
   for (const s of stops.splice(0).reverse()) await s();
 });
 
-function world() {
+/** `viaSymlink`: musher knows CODEX_HOME by a symlink to it (the pickup writes through the real folder). */
+function world(opts: { viaSymlink?: boolean } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'sl-phc-'));
   const db = openStore(join(dir, 'data', 'sleds.db'));
   stops.push(() => rmSync(dir, { recursive: true, force: true }), () => void db.close());
-  const sessionsDir = join(dir, 'codex-home', 'sessions');
-  mkdirSync(sessionsDir, { recursive: true });
+  mkdirSync(join(dir, 'codex-home', 'sessions'), { recursive: true });
+  if (opts.viaSymlink) symlinkSync(join(dir, 'codex-home'), join(dir, 'codex-link'));
+  const sessionsDir = join(dir, opts.viaSymlink ? 'codex-link' : 'codex-home', 'sessions');
   const stores = { db, usage: new UsageStore(db), bars: new BarStore(db), walls: new WallStore(db), histories: new HistoryStore(db), sessions: new SessionStore(db), offsets: new OffsetStore(db) };
   const errors: string[] = [];
   const log: Log = { info: () => undefined, warn: () => undefined, error: (m) => errors.push(m) };
@@ -82,6 +84,16 @@ describe('a picked-up Codex rollout is history', () => {
     await w.src.idle();
     expect(w.walls.recent()).toEqual([]);
     expect(w.bars.all()).toEqual([]);
+    expect(w.usage.totals().records).toBe(0);
+  });
+
+  it('the same when musher reads the rollouts through a symlinked CODEX_HOME', async () => {
+    const w = world({ viaSymlink: true });
+    w.install(text(LINES));
+    await w.src.start();
+    await w.src.idle();
+    expect(w.seatOf()).toEqual([{ seat: 'sam', n: 2 }]);
+    expect(w.walls.recent()).toEqual([]);
     expect(w.usage.totals().records).toBe(0);
   });
 });
