@@ -21,6 +21,7 @@ import { UsageStore } from './store/usage.js';
 import { BarStore } from './store/bars.js';
 import { WallStore } from './store/walls.js';
 import { OffsetStore } from './store/offsets.js';
+import { HistoryStore } from './store/histories.js';
 import { CreditStore } from './store/credits.js';
 import { PlatformKeyStore } from './store/platform-key.js';
 import type { UsageReadings } from '../core/usage-endpoint.js';
@@ -138,6 +139,8 @@ export class Musher {
   readonly spool: SpoolDrain;
   readonly wallBook: WallBook;
   readonly handoffs: HandoffStore;
+  /** The sender's history each pickup installed (its bytes are not this seat's: no wall, not today's spend). */
+  readonly histories: HistoryStore;
   readonly roster: RosterReader;
   readonly tasks: TaskService;
   /** Parked questions (the MCP park tool, /sled answer). */
@@ -181,6 +184,7 @@ export class Musher {
     this.bars = new BarStore(this.db);
     this.walls = new WallStore(this.db);
     this.offsets = new OffsetStore(this.db);
+    this.histories = new HistoryStore(this.db);
     this.credits = new CreditStore(this.db);
     this.platformKey = new PlatformKeyStore(this.db);
     this.snapshots = new SnapshotStore(this.db);
@@ -194,6 +198,7 @@ export class Musher {
       sessions: this.sessions,
       usage: this.usage,
       walls: this.walls,
+      histories: this.histories,
       prices: opts.prices,
       clock: opts.clock,
       log: opts.log,
@@ -206,6 +211,7 @@ export class Musher {
       usage: this.usage,
       walls: this.walls,
       bars: this.bars,
+      histories: this.histories,
       prices: opts.prices,
       clock: opts.clock,
       log: opts.log,

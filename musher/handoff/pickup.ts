@@ -1,6 +1,8 @@
 import { lstat, mkdir, rmdir, unlink } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { basename, dirname } from 'node:path';
 import { z } from 'zod';
+import { claudeProjectSlug } from '../../core/claude-project-slug.js';
+import { transcriptPathProblem } from '../../core/handoff/confine.js';
 import { pathExists, writeFileAtomic } from '../fs-atomic.js';
 import type { Log } from '../log.js';
 import type { SnapshotContent } from './bundle-content.js';
@@ -58,6 +60,14 @@ export async function undoPickup(j: PickupJournal | null, log: Log): Promise<voi
   if (await pathExists(j.top)) await removePickupWorktree(j.top, j.id, j.dir);
 }
 
+/**
+ * Where a Claude Code transcript goes on the teammate's machine: under the project folder of the worktree the pickup
+ * makes (not the sender's), so both `claude --resume=<id>` and `claude --continue` run in the worktree find it.
+ */
+export function claudePathInWorktree(senderPath: string, worktreeDir: string): string {
+  return `projects/${claudeProjectSlug(worktreeDir)}/${basename(senderPath)}`;
+}
+
 export interface PickupInput {
   id: string;
   cwd: string;
@@ -79,6 +89,11 @@ export interface PickupDeps {
   finish(note: { dir: string; briefFile: string }): boolean;
   /** The one-pickup mark on the remote; throws when another got there first. */
   mark(): Promise<void>;
+  /**
+   * The file at `path` (its real path) is about to be installed with `bytes` of the sender's history: told before it
+   * is written, so musher's reader never takes those bytes for this seat's own (a wall here, spend today).
+   */
+  history(h: { path: string; bytes: number }): void;
   /** Forgets the journal once it has been undone. */
   drop(): void;
 }
@@ -102,7 +117,10 @@ export async function installPickup(p: PickupInput, d: PickupDeps): Promise<{ di
   for (const t of m.transcript) {
     const bytes = p.content.blobs.get(t.hash)!;
     try {
-      targets.push({ rel: t.path, path: await confinedTarget(p.harnessHome, t.path), bytes });
+      const rel = m.harness === 'claude-code' ? claudePathInWorktree(t.path, dir) : t.path;
+      const problem = transcriptPathProblem(m.harness, { ...t, path: rel }, m.sessionId);
+      if (problem !== null) throw new Error(problem);
+      targets.push({ rel, path: await confinedTarget(p.harnessHome, rel), bytes });
     } catch (e) {
       throw new Error(`hand-off ${p.id} refused: ${(e as Error).message} — nothing was written`);
     }
@@ -119,6 +137,7 @@ export async function installPickup(p: PickupInput, d: PickupDeps): Promise<{ di
     for (const t of targets) {
       journal.writing = [t.path];
       d.journal(journal);
+      d.history({ path: t.path, bytes: t.bytes.length });
       const written = await writeConfinedNew(p.harnessHome, t.rel, t.bytes, (made) => {
         journal.madeDirs.push(made);
         d.journal(journal);

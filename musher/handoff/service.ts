@@ -23,6 +23,7 @@ import { loadSeatKeys, seatHandle } from './keys.js';
 import { seatPublicKeys, type HandoffTrust } from './trust-gate.js';
 import { newBundleId, open, readHeader, readHeaderFromPrefix, seal } from './seal.js';
 import { historyFor } from './work-in-progress.js';
+import type { HistoryStore } from '../store/histories.js';
 import { installPickup, parseJournal, undoPickup, type PickupStep } from './pickup.js';
 
 /** What a hand-off carries: a session's snapshot, taken at its wall or (a hand-off asked for mid-work) just now. */
@@ -34,6 +35,8 @@ export interface HandoffDeps {
   log: Log;
   secrets: SecretStore;
   handoffs: HandoffStore;
+  /** Where pickups record the sender's history they install (absent only where a test builds the service alone). */
+  histories?: HistoryStore;
   timeZone: string;
   claudeConfigDir: string;
   codexHome: string;
@@ -199,6 +202,7 @@ export class HandoffService {
         try {
           await undoPickup(parseJournal(row.note), this.d.log);
           this.d.handoffs.dropPickup(row.id);
+          this.d.histories?.forget(row.id);
           this.d.log.warn(`hand-off ${row.id}: a pickup that did not finish was undone — pick it up again`);
         } catch (e) {
           this.d.log.error(`hand-off ${row.id}: a pickup that did not finish could not be undone: ${(e as Error).message}`);
@@ -270,6 +274,7 @@ export class HandoffService {
     if (prior?.direction === 'received' && prior.state === 'picking') {
       await undoPickup(parseJournal(prior.note), this.d.log);
       this.d.handoffs.dropPickup(id);
+      this.d.histories?.forget(id);
     }
     const picked = await transport.isPickedUp(id);
     if (picked && picked.by !== self) throw new Error(`hand-off ${id} was already picked up by ${picked.by} — one pickup per hand-off`);
@@ -315,7 +320,11 @@ export class HandoffService {
         journal: (journal) => this.d.handoffs.journal(id, JSON.stringify(journal)),
         finish: (note) => this.d.handoffs.finishPickup(id, JSON.stringify(note)),
         mark: () => transport.markPickedUp(id, self),
-        drop: () => this.d.handoffs.dropPickup(id),
+        history: (h) => this.d.histories?.installed({ ...h, seat: opened.header.sender, handoffId: id, at: this.d.clock.now() }),
+        drop: () => {
+          this.d.handoffs.dropPickup(id);
+          this.d.histories?.forget(id);
+        },
       },
     );
     this.d.log.info(`hand-off ${id} from ${opened.header.sender} picked up into ${installed.dir}`);

@@ -4,6 +4,7 @@ import { priceUsage } from '../../core/pricing.js';
 import type { PriceTable } from '../../core/price-table.js';
 import type { Clock } from '../clock.js';
 import type { Log } from '../log.js';
+import type { HistoryStore } from '../store/histories.js';
 import type { SessionStore } from '../store/sessions.js';
 import type { UsageStore } from '../store/usage.js';
 import type { WallStore } from '../store/walls.js';
@@ -12,7 +13,9 @@ import { JsonlSource } from './jsonl-source.js';
 
 /**
  * The Claude Code transcript adapter: detect (the projects folder) → load (follow each *.jsonl for new bytes)
- * → parse (core/claude-transcript) → record (usage priced, sessions, wall signals).
+ * → parse (core/claude-transcript) → record (usage priced, sessions, wall signals). The bytes a pickup installed are
+ * the sender's history: their usage is recorded as the sender's seat's, their limit records are no wall here, and the
+ * session learns no cwd from them (the sender's folder is on the sender's machine).
  */
 export interface ClaudeTranscriptDeps {
   projectsDir: string;
@@ -20,6 +23,8 @@ export interface ClaudeTranscriptDeps {
   sessions: SessionStore;
   usage: UsageStore;
   walls: WallStore;
+  /** The bytes pickups installed: the sender's history, read as such. */
+  histories: HistoryStore;
   prices: PriceTable;
   clock: Clock;
   log: Log;
@@ -82,7 +87,9 @@ export class ClaudeTranscriptSource {
 
   private record(path: string, lines: Line[]): void {
     const seenSessions = new Set<string>();
+    const history = this.deps.histories.of(path);
     for (const line of lines) {
+      const sendersSeat = history !== null && line.offset < history.bytes ? history.seat : null;
       if (!line.text.trimEnd().endsWith('}')) {
         this.deps.log.error(`${path}:${line.offset}: truncated or malformed record (${line.text.length} bytes) — skipped`);
         continue;
@@ -97,25 +104,25 @@ export class ClaudeTranscriptSource {
       switch (parsed.kind) {
         case 'usage': {
           const cost = priceUsage(this.deps.prices, parsed.usage);
-          this.deps.usage.record(parsed.usage, cost);
+          this.deps.usage.record(parsed.usage, cost, sendersSeat);
           if (!cost.priced && !this.unpricedLogged.has(parsed.usage.model)) {
             this.unpricedLogged.add(parsed.usage.model);
             this.deps.log.error(`${path}:${line.offset}: ${cost.reason} — recorded as unpriced, not $0 (add it under prices/effective/)`);
           }
           if (!seenSessions.has(parsed.usage.sessionId)) {
             seenSessions.add(parsed.usage.sessionId);
-            this.deps.sessions.touch({ sessionId: parsed.usage.sessionId, harness: 'claude-code', at: parsed.usage.timestampMs, cwd: parsed.usage.cwd, transcriptPath: path, model: parsed.usage.model });
+            this.deps.sessions.touch({ sessionId: parsed.usage.sessionId, harness: 'claude-code', at: parsed.usage.timestampMs, cwd: sendersSeat === null ? parsed.usage.cwd : null, transcriptPath: path, model: parsed.usage.model });
           }
           break;
         }
         case 'wall':
-          this.deps.walls.record(parsed.wall);
+          if (sendersSeat === null) this.deps.walls.record(parsed.wall);
           break;
         case 'session':
           if (!seenSessions.has(parsed.sessionId)) {
             seenSessions.add(parsed.sessionId);
             this.knownSessions.set(path, parsed.sessionId);
-            this.deps.sessions.touch({ sessionId: parsed.sessionId, harness: 'claude-code', at: parsed.timestampMs, cwd: parsed.cwd, transcriptPath: path });
+            this.deps.sessions.touch({ sessionId: parsed.sessionId, harness: 'claude-code', at: parsed.timestampMs, cwd: sendersSeat === null ? parsed.cwd : null, transcriptPath: path });
           }
           break;
         case 'error':

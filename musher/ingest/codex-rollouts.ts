@@ -16,6 +16,7 @@ import type { PriceTable } from '../../core/price-table.js';
 import type { Clock } from '../clock.js';
 import type { Log } from '../log.js';
 import type { BarStore } from '../store/bars.js';
+import type { HistoryStore } from '../store/histories.js';
 import type { SessionStore } from '../store/sessions.js';
 import type { UsageStore } from '../store/usage.js';
 import type { WallStore } from '../store/walls.js';
@@ -24,7 +25,9 @@ import { JsonlSource } from './jsonl-source.js';
 
 /**
  * The Codex CLI rollout adapter: detect (`$CODEX_HOME/sessions`) → load (follow each `rollout-*.jsonl` for new
- * bytes) → parse (core/codex-rollout) → record (usage priced, plan bars, seat state, sessions, walls).
+ * bytes) → parse (core/codex-rollout) → record (usage priced, plan bars, seat state, sessions, walls). The bytes a
+ * pickup installed are the sender's history: read for what they tell the reader (thread, model), their usage
+ * recorded as the sender's seat's, and their bars, seat state and limits — the sender's plan — not recorded here.
  */
 export interface CodexRolloutDeps {
   /** `$CODEX_HOME/sessions` (core/codex-rollout `codexSessionsDir`). */
@@ -34,6 +37,8 @@ export interface CodexRolloutDeps {
   usage: UsageStore;
   walls: WallStore;
   bars: BarStore;
+  /** The bytes pickups installed: the sender's history, read as such. */
+  histories: HistoryStore;
   prices: PriceTable;
   clock: Clock;
   log: Log;
@@ -217,22 +222,26 @@ export class CodexRolloutSource {
       touches.set(sessionId, t);
     };
 
+    const history = this.deps.histories.of(path);
     for (const line of lines) {
       if (!line.text.trimEnd().endsWith('}')) {
         this.deps.log.error(`${path}:${line.offset}: truncated or malformed record (${line.text.length} bytes) — skipped`);
         continue;
       }
       if (!mayMatter(line.text)) continue;
+      const sendersSeat = history !== null && line.offset < history.bytes ? history.seat : null;
       const parsed = reader.read(line.text);
+      // Live: this seat's own, as it happens (not a fork's copy of its parent, not a picked-up history).
+      const live = !('replayed' in parsed && parsed.replayed) && sendersSeat === null;
       switch (parsed.kind) {
         case 'session':
           if (parsed.from === 'session_meta') this.learnLineage(reader, parsed);
-          if (!parsed.replayed) touch(parsed.sessionId, parsed.timestampMs, parsed.cwd, parsed.model ?? null);
+          if (!parsed.replayed) touch(parsed.sessionId, parsed.timestampMs, sendersSeat === null ? parsed.cwd : null, parsed.model ?? null);
           break;
         case 'usage': {
           const { usage } = parsed;
           const cost = priceUsage(this.deps.prices, usage);
-          this.deps.usage.record(usage, cost);
+          this.deps.usage.record(usage, cost, sendersSeat);
           if (!cost.priced && !this.unpricedLogged.has(usage.model)) {
             this.unpricedLogged.add(usage.model);
             this.deps.log.error(`${path}:${line.offset}: ${cost.reason} — recorded as unpriced, not $0 (add it under prices/effective/)`);
@@ -241,16 +250,16 @@ export class CodexRolloutSource {
             this.deps.log.error(`${path}:${line.offset}: ${parsed.limitsProblem} — usage recorded, rate limits skipped`);
           }
           if (!parsed.replayed) {
-            if (parsed.limits !== null) this.recordLimits(parsed.limits);
-            touch(usage.sessionId, usage.timestampMs, usage.cwd, usage.model === UNKNOWN_CODEX_MODEL ? null : usage.model);
+            if (parsed.limits !== null && live) this.recordLimits(parsed.limits);
+            touch(usage.sessionId, usage.timestampMs, sendersSeat === null ? usage.cwd : null, usage.model === UNKNOWN_CODEX_MODEL ? null : usage.model);
           }
           break;
         }
         case 'bars':
-          if (!parsed.replayed) this.recordLimits(parsed);
+          if (live) this.recordLimits(parsed);
           break;
         case 'wall':
-          if (!parsed.replayed && this.deps.walls.record(parsed.wall)) {
+          if (live && this.deps.walls.record(parsed.wall)) {
             const w = parsed.wall;
             this.deps.log.warn(`wall: codex session ${w.sessionId} hit ${w.window ?? 'a usage limit'} (rollout)`);
           }

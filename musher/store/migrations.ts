@@ -384,6 +384,37 @@ const MIGRATIONS: ReadonlyArray<Migration> = [
   `
   ALTER TABLE bars ADD COLUMN session_id TEXT;
   `,
+  // 19: a picked-up transcript is the sender's history (issue 12): the bytes each pickup installed, per file, and
+  // whose seat they are; usage read from them keeps that seat and stays out of this seat's quarter hours (Today).
+  `
+  CREATE TABLE installed_histories (
+    path          TEXT PRIMARY KEY,
+    bytes         INTEGER NOT NULL,
+    seat          TEXT NOT NULL,
+    handoff_id    TEXT NOT NULL,
+    installed_at  INTEGER NOT NULL
+  );
+  CREATE INDEX installed_histories_handoff ON installed_histories(handoff_id);
+  ALTER TABLE usage_records ADD COLUMN seat TEXT;
+  DROP TRIGGER usage_quarter_hours_insert;
+  DROP TRIGGER usage_quarter_hours_update;
+  CREATE TRIGGER usage_quarter_hours_insert AFTER INSERT ON usage_records WHEN NEW.seat IS NULL BEGIN
+    INSERT INTO usage_quarter_hours
+    VALUES (NEW.ts / 900000, NEW.model, COALESCE(NEW.cost_micros, 0), NEW.cost_micros IS NULL, 1,
+      NEW.input_tokens, NEW.output_tokens, NEW.cache_read, NEW.cache_write_5m + NEW.cache_write_1h)
+    ON CONFLICT(bucket, model) DO UPDATE SET cost_micros = cost_micros + excluded.cost_micros,
+      unpriced = unpriced + excluded.unpriced, records = records + 1,
+      input_tokens = input_tokens + excluded.input_tokens, output_tokens = output_tokens + excluded.output_tokens,
+      cache_read = cache_read + excluded.cache_read, cache_write = cache_write + excluded.cache_write;
+  END;
+  CREATE TRIGGER usage_quarter_hours_update AFTER UPDATE OF cost_micros, output_tokens ON usage_records WHEN NEW.seat IS NULL BEGIN
+    UPDATE usage_quarter_hours
+    SET cost_micros = cost_micros - COALESCE(OLD.cost_micros, 0) + COALESCE(NEW.cost_micros, 0),
+        unpriced = unpriced - (OLD.cost_micros IS NULL) + (NEW.cost_micros IS NULL),
+        output_tokens = output_tokens - OLD.output_tokens + NEW.output_tokens
+    WHERE bucket = NEW.ts / 900000 AND model = NEW.model;
+  END;
+  `,
 ];
 
 function slimHookEvents(db: Database.Database): void {

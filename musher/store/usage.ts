@@ -16,7 +16,11 @@ export interface SessionSpend {
   models: string[];
 }
 
-/** Priced usage records. The dedup key makes every insert idempotent: re-reading a file never counts twice. */
+/**
+ * Priced usage records. The dedup key makes every insert idempotent: re-reading a file never counts twice. A record
+ * with a `seat` is another seat's (a picked-up history: the sender's): kept for the conversation's own facts (its
+ * last call's context), left out of this seat's spend, burn rate and calibration (the quarter hours skip it too).
+ */
 export class UsageStore {
   private readonly insert;
   private readonly sessionStmt;
@@ -29,10 +33,10 @@ export class UsageStore {
     // One record per content block repeats the usage; a later block may carry the final output count.
     this.insert = db.prepare(
       `INSERT INTO usage_records (dedup_key, source, session_id, model, ts, input_tokens, output_tokens,
-         cache_write_5m, cache_write_1h, cache_read, web_searches, service_tier, inference_geo, cost_micros, unpriced_reason)
+         cache_write_5m, cache_write_1h, cache_read, web_searches, service_tier, inference_geo, cost_micros, unpriced_reason, seat)
        VALUES (@dedupKey, @source, @sessionId, @model, @timestampMs, @inputTokens, @outputTokens,
          @cacheWrite5mTokens, @cacheWrite1hTokens, @cacheReadTokens, @webSearchRequests, @serviceTier, @inferenceGeo,
-         @costMicros, @unpricedReason)
+         @costMicros, @unpricedReason, @seat)
        ON CONFLICT(dedup_key) DO UPDATE SET
          output_tokens = excluded.output_tokens, cost_micros = excluded.cost_micros
        WHERE excluded.output_tokens > usage_records.output_tokens`,
@@ -40,7 +44,7 @@ export class UsageStore {
     this.sessionStmt = db.prepare(
       `SELECT COALESCE(SUM(cost_micros), 0) AS cost, SUM(cost_micros IS NULL) AS unpriced, COUNT(*) AS n,
               GROUP_CONCAT(DISTINCT model) AS models
-       FROM usage_records WHERE session_id = ?`,
+       FROM usage_records WHERE session_id = ? AND seat IS NULL`,
     );
     // usage_quarter_hours is this store's own derived table, kept by triggers (migration 3).
     this.rangeStmt = db.prepare(
@@ -48,10 +52,10 @@ export class UsageStore {
        FROM usage_quarter_hours WHERE bucket >= ? / 900000 AND bucket < ? / 900000 GROUP BY model ORDER BY cost DESC`,
     );
     this.seriesStmt = db.prepare(
-      `SELECT ts, cost_micros AS costMicros FROM usage_records WHERE ts >= ? AND source = ? AND cost_micros IS NOT NULL ORDER BY ts`,
+      `SELECT ts, cost_micros AS costMicros FROM usage_records WHERE ts >= ? AND source = ? AND cost_micros IS NOT NULL AND seat IS NULL ORDER BY ts`,
     );
     this.sessionSeriesStmt = db.prepare(
-      `SELECT ts, cost_micros AS costMicros, model FROM usage_records WHERE session_id = ? AND ts >= ? AND cost_micros IS NOT NULL ORDER BY ts`,
+      `SELECT ts, cost_micros AS costMicros, model FROM usage_records WHERE session_id = ? AND ts >= ? AND cost_micros IS NOT NULL AND seat IS NULL ORDER BY ts`,
     );
     this.lastCallStmt = db.prepare(
       `SELECT model, ts, input_tokens + cache_read + cache_write_5m + cache_write_1h AS ctx, cache_write_1h AS w1h
@@ -86,14 +90,16 @@ export class UsageStore {
     if (sessionIds.length === 0) return [];
     return (
       this.db
-        .prepare(`SELECT ts FROM usage_records WHERE model != '<synthetic>' AND session_id IN (${sessionIds.map(() => '?').join(',')}) ORDER BY ts`)
+        .prepare(`SELECT ts FROM usage_records WHERE model != '<synthetic>' AND seat IS NULL AND session_id IN (${sessionIds.map(() => '?').join(',')}) ORDER BY ts`)
         .all(...sessionIds) as Array<{ ts: number }>
     ).map((r) => r.ts);
   }
 
-  record(usage: UsageRecord, cost: PricedCost): void {
+  /** Records a call; `seat` names the other seat it belongs to (a picked-up history), null for this seat's own. */
+  record(usage: UsageRecord, cost: PricedCost, seat: string | null = null): void {
     this.insert.run({
       ...usage,
+      seat,
       costMicros: cost.priced ? cost.costMicros : null,
       unpricedReason: cost.priced ? null : cost.reason,
     });

@@ -19,6 +19,7 @@ export function daemonWallWiring(m: Musher, policy: PolicyPort, secrets: SecretS
     log: o.log,
     secrets,
     handoffs: m.handoffs,
+    histories: m.histories,
     timeZone: m.timeZone,
     claudeConfigDir: o.claudeConfigDir,
     codexHome: o.codexHome,

@@ -8,6 +8,7 @@ import { UsageStore } from '../../musher/store/usage.js';
 import { BarStore } from '../../musher/store/bars.js';
 import { WallStore } from '../../musher/store/walls.js';
 import { OffsetStore } from '../../musher/store/offsets.js';
+import { HistoryStore } from '../../musher/store/histories.js';
 import { FileFollower, type FollowOutcome, type Line } from '../../musher/ingest/file-follower.js';
 import { CodexRolloutSource, type CodexSeatReading } from '../../musher/ingest/codex-rollouts.js';
 import { loadPriceTable } from '../../musher/prices.js';
@@ -94,6 +95,7 @@ function source(w: World): { src: CodexRolloutSource; follower: CountingFollower
     usage: w.usage,
     walls: w.walls,
     bars: w.bars,
+    histories: new HistoryStore(w.db),
     prices,
     clock: systemClock,
     log,

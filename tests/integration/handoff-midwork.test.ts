@@ -145,8 +145,8 @@ describe('a hand-off asked for from the session: /sled handoff and the MCP tool'
     const mask = process.umask();
     expect(statSync(join(got.dir, 'cart.ts')).mode & 0o777).toBe(0o666 & ~mask);
     expect(statSync(got.dir).mode & 0o777).toBe(0o777 & ~mask);
-    // Where Claude Code finds it by id (it searches every projects/*/ folder): the same place as on sam's machine.
-    const installed = join(t.dana.claudeDir, 'projects', t.a.replace(/[^A-Za-z0-9]/g, '-'), `${sessionId}.jsonl`);
+    // Under the worktree's own project folder: `claude --resume=<id>` and `claude --continue` there both find it.
+    const installed = join(t.dana.claudeDir, 'projects', got.dir.replace(/[^A-Za-z0-9]/g, '-'), `${sessionId}.jsonl`);
     expect(readFileSync(installed, 'utf8')).toContain('remember the word PELICAN');
     // Again in a terminal: nothing installed or started, the line says where the work is and the command to paste.
     const again = await sleds(t.dana, ['pickup', id!], undefined, {}, t.b);

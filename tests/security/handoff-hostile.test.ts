@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { SnapshotManifest } from '../../core/snapshot.js';
 import { generateSeatKeys, keyFingerprint } from '../../musher/handoff/keys.js';
 import { disposeWorlds, git } from '../integration/handoff-transport-world.js';
-import { DAY, hostileWorld, NOW, SESSION, sha256, TRANSCRIPT, type HostileWorld } from './hostile-world.js';
+import { DAY, hostileWorld, installedTranscriptPath, NOW, SESSION, sha256, TRANSCRIPT, type HostileWorld } from './hostile-world.js';
 
 const seat = process.env.SLEDS_SEAT;
 afterEach(() => {
@@ -110,10 +110,10 @@ describe('a hostile hand-off is refused in one line and writes nothing anywhere'
     const outside = join(h.w.root, 'outside');
     mkdirSync(outside);
     // Planted before the pickup (by an earlier tool, or anyone who could write there): ~/.claude/projects/<slug> → outside.
-    symlinkSync(outside, join(h.claudeDir, 'projects', '-home-sam-shop'));
+    symlinkSync(outside, join(h.claudeDir, installedTranscriptPath(h.w.b, 'syp2k2m9qa4p'), '..'));
     const { manifest, blobs, history } = await h.honest();
     await h.send('syp2k2m9qa4p', { manifest, blobs, history });
-    await refused(h, 'syp2k2m9qa4p', /^hand-off syp2k2m9qa4p refused: .*-home-sam-shop is a symlink: "projects\/-home-sam-shop\/.*\.jsonl" would be written through it — nothing was written$/);
+    await refused(h, 'syp2k2m9qa4p', /^hand-off syp2k2m9qa4p refused: .*-handoff-syp2k2m9qa4p is a symlink: "projects\/[^"]*-handoff-syp2k2m9qa4p\/.*\.jsonl" would be written through it — nothing was written$/);
   });
 
   it("a branch's roster that gives sam another key: the bundle signed with it is refused, naming sam and both fingerprints", async () => {
@@ -195,6 +195,6 @@ describe('a hostile hand-off is refused in one line and writes nothing anywhere'
     expect(git(picked.dir, 'show', 'HEAD:a.txt')).toBe('one\ntwo\nthree');
     expect(execFileSync('cat', [join(picked.dir, 'a.txt')], { encoding: 'utf8' })).toBe('one\nTWO\nthree\nfour\n');
     expect(() => execFileSync('cat', [join(picked.dir, 'postinstall.sh')], { stdio: 'pipe' })).toThrow();
-    expect(execFileSync('cat', [join(h.claudeDir, 'projects', '-home-sam-shop', `${SESSION}.jsonl`)])).toEqual(TRANSCRIPT);
+    expect(execFileSync('cat', [join(h.claudeDir, installedTranscriptPath(h.w.b, 'swp2k2m9qa4p'))])).toEqual(TRANSCRIPT);
   });
 });

@@ -5,8 +5,10 @@
  * manifest a sender could make up, then sealed and signed with sam's real roster key (pinned on dana's seat), so each
  * refusal comes from the content, not from a signature.
  */
+import { claudeProjectSlug } from '../../core/claude-project-slug.js';
+import { pickupWorktreeDir } from '../../musher/handoff/work-in-progress.js';
 import { createHash } from 'node:crypto';
-import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { RosterFile } from '../../core/roster.js';
 import type { SnapshotManifest } from '../../core/snapshot.js';
@@ -32,6 +34,11 @@ export const sha256 = (b: Buffer): string => createHash('sha256').update(b).dige
 /** A transcript line of the session, as Claude Code writes it. */
 export const TRANSCRIPT = Buffer.from(`${JSON.stringify({ type: 'user', sessionId: SESSION, message: { role: 'user', content: 'remember PELICAN' } })}\n`);
 export const TRANSCRIPT_PATH = `projects/-home-sam-shop/${SESSION}.jsonl`;
+
+/** Where dana's pickup of `id` from her checkout `b` installs the transcript: its worktree's own project folder. */
+export function installedTranscriptPath(b: string, id: string): string {
+  return `projects/${claudeProjectSlug(pickupWorktreeDir(realpathSync(b), id))}/${SESSION}.jsonl`;
+}
 
 export interface HostileWorld {
   w: World;

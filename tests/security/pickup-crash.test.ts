@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { A_WORK_FILES, disposeWorlds, git, pickedUpState } from '../integration/handoff-transport-world.js';
-import { hostileWorld, SESSION, TRANSCRIPT, TRANSCRIPT_PATH, type HostileWorld } from './hostile-world.js';
+import { hostileWorld, installedTranscriptPath, SESSION, TRANSCRIPT, type HostileWorld } from './hostile-world.js';
 
 const CHILD = join(import.meta.dirname, 'fixtures', 'pickup-child.mjs');
 /** The child's own config file is the test's, not the pickup's. */
@@ -35,7 +35,7 @@ function expectWhole(h: HostileWorld, id: string, dir: string): void {
   expect(pickedUpState(dir).head).toBe(h.w.aHead);
   const worktrees = git(h.w.b, 'worktree', 'list', '--porcelain').split('\n').filter((l) => l.startsWith('worktree '));
   expect(worktrees).toEqual([`worktree ${h.w.b}`, `worktree ${dir}`]);
-  const slugDir = join(h.claudeDir, 'projects', '-home-sam-shop');
+  const slugDir = join(h.claudeDir, installedTranscriptPath(h.w.b, id), '..');
   expect(readdirSync(slugDir)).toEqual([`${SESSION}.jsonl`]);
   expect(readFileSync(join(slugDir, `${SESSION}.jsonl`))).toEqual(TRANSCRIPT);
   expect(h.handoffs.get(id)).toMatchObject({ direction: 'received', state: 'received', peer: 'sam' });
@@ -100,12 +100,12 @@ describe('a pickup killed at any step', { timeout: 60_000 }, () => {
     const h = await hostileWorld();
     const id = 'fai2k2m9qa4p';
     await h.send(id, await h.honest());
-    const mine = join(h.claudeDir, TRANSCRIPT_PATH);
+    const mine = join(h.claudeDir, installedTranscriptPath(h.w.b, id));
     mkdirSync(join(mine, '..'), { recursive: true });
     writeFileSync(mine, 'dana continued this session herself\n');
     const objects = (p: string) => p.startsWith(join(h.w.b, '.git', 'objects')) || p.startsWith(join(h.w.b, '.git', 'logs')) || p.startsWith(join(h.w.root, 'dana-state'));
     const before = h.tree(objects);
-    await expect(h.dana().pickup(id, h.w.b)).rejects.toThrow(/^.*-home-sam-shop\/5e55a0de-.*\.jsonl is there already with other content — move it away, then pick up again$/);
+    await expect(h.dana().pickup(id, h.w.b)).rejects.toThrow(/^.*-handoff-fai2k2m9qa4p\/5e55a0de-.*\.jsonl is there already with other content — move it away, then pick up again$/);
     expect(h.tree(objects)).toBe(before);
     expect(readFileSync(mine, 'utf8')).toBe('dana continued this session herself\n');
     expect(h.handoffs.get(id)).toBeNull();
