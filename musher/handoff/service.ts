@@ -2,7 +2,7 @@ import { handedOffLine, type PickedUp } from '../../core/handoff/answer.js';
 import { mkdir, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { userInfo } from 'node:os';
-import { teammateByHandle, type RosterFile } from '../../core/roster.js';
+import { othersThan, teammateByHandle, type RosterFile } from '../../core/roster.js';
 import { BundleIdSchema } from '../../core/handoff/header.js';
 import type { SledsPaths } from '../../core/paths.js';
 import type { Clock } from '../clock.js';
@@ -123,7 +123,10 @@ export class HandoffService {
     const roster = this.d.rosterFor(cwd);
     if (!roster) throw new Error('no roster in this repository — add .sleds/roster.yml with your teammates');
     const handle = (recipientArg ?? fallback ?? '').toLowerCase();
-    if (!handle) throw new Error('to whom? /sled 5 <handle> (the roster names nobody who owns these files)');
+    if (!handle) {
+      const others = othersThan(roster, self).map((t) => t.handle);
+      throw new Error(others.length === 0 ? 'no teammate in the roster (.sleds/roster.yml) to hand it to' : `to whom? nobody in the roster owns the changed files — name one: ${others.join(', ')}`);
+    }
     const keys = await loadSeatKeys(this.d.secrets);
     if (!keys) throw new Error('this seat has no hand-off keys — run `sleds keys init` and commit the roster entry it prints');
     // The key sealed to is the one pinned for them (pinned now when first used; a changed one is refused).

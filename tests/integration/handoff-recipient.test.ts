@@ -46,13 +46,15 @@ describe('the hand-off at a wall goes to the teammate named', { timeout: 120_000
     expect(git(t.remote, 'for-each-ref', '--format=%(refname)')).toContain(`refs/sleds/handoffs/${id}`);
   });
 
-  it('a name not in the roster is refused with the names that can be given, and the wall stays open', async () => {
+  it('a name not in the roster is refused with the names that can be given, and the wall is left as it was', async () => {
     const t = await handoffTeam([{ handle: 'jake', name: 'Jake' }, { handle: 'dana', name: 'Dana', areas: ['docs/**'] }], cleanups);
     const [jake] = t.seats;
     const wallId = await jakeAtWall(jake!, t.a);
+    const before = (await status(jake!)).wallBook.find((b) => b.wallId === wallId);
     const answer = await hookIn(jake!, 'UserPromptSubmit', SESSION, t.a, { prompt: '/sled 5 zed' });
     expect(answer.reason).toMatch(/^sled: 5 Hand off cannot be taken here: zed is not in the roster \(\.sleds\/roster\.yml\) — \/sled 5 dana\./);
-    expect((await status(jake!)).wallBook.find((b) => b.wallId === wallId)).toMatchObject({ state: 'open', choice: null });
+    expect((await status(jake!)).wallBook.find((b) => b.wallId === wallId)).toEqual(before);
+    expect(await handoffsOf(jake!)).toEqual([]);
   });
 
   it('with no name the owner of the changed files gets it, as before', async () => {
