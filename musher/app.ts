@@ -397,7 +397,8 @@ export class Musher {
           if (!taken.ok) return taken;
           const sealed = this.handoffs.list(20).find((h) => h.direction === 'sent' && h.wallId === wall.wallId);
           // The hand-off's own sentence: the wall's "5 Hand off to Dana." prefix is for the card's reader.
-          return { ok: true, line: `sled: ${taken.outcome ?? taken.line}`, after: taken.after, ...(sealed ? { id: sealed.id } : {}) };
+          const settled = taken.settled;
+          return { ok: true, line: `sled: ${taken.outcome ?? taken.line}`, after: taken.after, ...(settled ? { settled: () => `sled: ${settled()}` } : {}), ...(sealed ? { id: sealed.id } : {}) };
         },
         snapshot: async (s) => {
           const bars = this.barsNow().bars.map((b) => ({ provider: b.provider, window: b.window, usedPct: b.usedPct, resetsAtMs: b.resetsAt, observedAtMs: b.observedAt, source: b.source }));

@@ -307,7 +307,7 @@ export class WallKeeper {
   }
 
   /** Takes an exit, by the user's `/sled N` or the policy's choice. Unavailable exits say why and change nothing. */
-  async take(wall: WallRow, kind: ExitKind, arg: string | null, by: 'policy' | 'user', rule: string | null): Promise<{ ok: boolean; line: string; outcome?: string; after?: () => Promise<void> }> {
+  async take(wall: WallRow, kind: ExitKind, arg: string | null, by: 'policy' | 'user', rule: string | null): Promise<{ ok: boolean; line: string; outcome?: string; after?: () => Promise<void>; settled?: () => string }> {
     // A teammate named at the wall is priced on their own: anyone in the roster can be handed the session.
     const offer = (kind === 'handoff' && arg ? priceNamed(wall.context, arg) : null) ?? wall.offers.find((o) => o.exit === kind);
     if (!offer || !offer.ok) {
@@ -329,7 +329,7 @@ export class WallKeeper {
     }
     this.d.book.outcome(wall.wallId, this.d.clock.now(), result.line);
     const who = by === 'policy' ? `The policy chose ${offer.number} ${offer.title}${rule ? ` (rule: ${rule})` : ''}.` : `${offer.number} ${offer.title}.`;
-    return { ok: true, line: `${who} ${result.line}`, outcome: result.line, after: result.after };
+    return { ok: true, line: `${who} ${result.line}`, outcome: result.line, after: result.after, settled: result.settled };
   }
 
   private cancel(wall: WallRow): string {

@@ -9,7 +9,6 @@ import { writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { requestMusher } from '../../hooks/musher-client.js';
 import { sleds, status, waitFor, type SledsWorld } from '../support/sleds-env.js';
-import { writeSledsConfig } from '../support/sleds-config.js';
 import { startFakeSlack, type FakeSlack } from '../support/fake-slack.js';
 import { handoffsOf, handoffTeam, hookIn, writeTranscript } from '../support/handoff-team.js';
 
@@ -23,13 +22,17 @@ const DANA_SLACK = 'U0DANA001';
 const SESSION = '9e1d0c3e-7b2f-4e9a-8c61-0d2f3a4b5c6f';
 const ID = /\/sled pickup ([2-9a-km-np-z]{12})/;
 
-async function slackFor(w: SledsWorld): Promise<FakeSlack> {
+/** The fake Slack, named in the sender's config.yml (read as musher starts). */
+async function fakeSlack(): Promise<FakeSlack> {
   const slack = await startFakeSlack({ token: TOKEN, known: [DANA_SLACK] });
   cleanups.push(() => slack.close());
-  writeSledsConfig(w, { upstreams: { slack: slack.apiUrl } });
+  return slack;
+}
+
+/** The bot token, as the user sets it (musher reads it at each post: no restart). */
+async function setToken(w: SledsWorld): Promise<void> {
   const set = await sleds(w, ['slack', 'set-token'], `${TOKEN}\n`);
   expect(set.code, set.stderr).toBe(0);
-  return slack;
 }
 
 /** jake's session changes cart.ts (dana's area) after one prompt; its transcript is where Claude Code keeps it. */
@@ -58,9 +61,10 @@ describe('a hand-off says what was and was not delivered', { timeout: 120_000 },
   });
 
   it('mid-work, with a token but no slack id for dana: the answer says so and names the roster entry to fix', async () => {
-    const t = await handoffTeam([{ handle: 'jake', name: 'Jake' }, { handle: 'dana', name: 'Dana', areas: ['*.ts'] }], cleanups);
+    const slack = await fakeSlack();
+    const t = await handoffTeam([{ handle: 'jake', name: 'Jake', config: { upstreams: { slack: slack.apiUrl } } }, { handle: 'dana', name: 'Dana', areas: ['*.ts'] }], cleanups);
     const jake = t.seats[0]!;
-    const slack = await slackFor(jake);
+    await setToken(jake);
     await jakeWorking(jake, t.a);
     const answer = (await hookIn(jake, 'UserPromptSubmit', SESSION, t.a, { prompt: '/sled handoff dana' })).reason ?? '';
     const id = ID.exec(answer)?.[1];
@@ -71,9 +75,10 @@ describe('a hand-off says what was and was not delivered', { timeout: 120_000 },
   });
 
   it('the API answers once it is pushed: where it went, and that Slack told dana (or what Slack said)', async () => {
-    const t = await handoffTeam([{ handle: 'jake', name: 'Jake' }, { handle: 'dana', name: 'Dana', areas: ['*.ts'], slack: DANA_SLACK }], cleanups);
+    const slack = await fakeSlack();
+    const t = await handoffTeam([{ handle: 'jake', name: 'Jake', config: { upstreams: { slack: slack.apiUrl } } }, { handle: 'dana', name: 'Dana', areas: ['*.ts'], slack: DANA_SLACK }], cleanups);
     const jake = t.seats[0]!;
-    const slack = await slackFor(jake);
+    await setToken(jake);
     await jakeWorking(jake, t.a);
     const answerOf = async (): Promise<{ line: string; id: string }> => {
       const res = await requestMusher(jake.socket, 'POST', '/v1/handoffs', JSON.stringify({ sessionId: SESSION, to: 'dana' }), { 'content-type': 'application/json' }, 60_000);
