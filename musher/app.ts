@@ -60,6 +60,7 @@ import type { SeatKeyPair } from './handoff/keys.js';
 import { randomBytes } from 'node:crypto';
 import { wallIdFrom, WALL_ID_LENGTH } from '../core/wall/wall-id.js';
 import { estimatesPort, PickerService } from './picker/service.js';
+import { notInstalledWords } from '../core/picker/words.js';
 import { takeSnapshot, type SnapshotInput, type TakenSnapshot } from './snapshot/take.js';
 import { listSnapshots, showSnapshot, type ApiAnswer, type SnapshotListAnswer } from './snapshot/api.js';
 import { JobStore } from './store/jobs.js';
@@ -305,6 +306,10 @@ export class Musher {
       scheduler: this.scheduler,
       wallOf: (sessionId) => this.wallKeeper.current(sessionId),
       handOff: (wall, handle) => this.wallKeeper.take(wall, 'handoff', handle, 'user', null),
+      harnessMissing: (harness) => {
+        const bins = this.binaries();
+        return (harness === 'codex' ? bins.codex : bins.claude) ? null : notInstalledWords(harness);
+      },
     });
     this.walls.onRecorded((signal) => {
       this.wallKeeper.onSignal(signal).catch((e: Error) => opts.log.error(`wall for ${signal.sessionId}: ${e.message}`));

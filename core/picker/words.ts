@@ -111,3 +111,9 @@ export function pickerText(p: { task: { id: string; title: string; worth: string
   if (p.wallLine) out.push(`Wall: ${p.wallLine}.`);
   return out.join(' ');
 }
+
+/** A picker row's reason when its harness is not on this machine. */
+export function notInstalledWords(harness: 'claude-code' | 'codex'): string {
+  const [name, bin] = harness === 'codex' ? ['Codex', 'codex'] : ['Claude Code', 'claude'];
+  return `${name} is not installed here (not on PATH, nor binaries.${bin} in config.yml)`;
+}

@@ -67,6 +67,8 @@ export interface PickerDeps {
   scheduler: Pick<Scheduler, 'schedule'>;
   /** The wall a session is at now, if any. */
   wallOf(sessionId: string): WallRow | null;
+  /** Why a harness cannot run here (not installed…); null: it can. */
+  harnessMissing?(harness: PickerHarness): string | null;
   /** Takes the hand-off exit at a wall, to this teammate. */
   handOff(wall: WallRow, handle: string): Promise<{ ok: boolean; line: string; after?: () => Promise<void> }>;
 }
@@ -140,8 +142,18 @@ export class PickerService {
       keyFor: { anthropic, openai },
       teammates,
       handoffReady,
+      cannotRun: this.cannotRun(),
     });
     return { task, running, answer: { task: { id: task.id, title: task.title, worth: task.worth }, ...view } };
+  }
+
+  private cannotRun(): Partial<Record<PickerHarness, string>> {
+    const out: Partial<Record<PickerHarness, string>> = {};
+    for (const h of HARNESSES) {
+      const why = this.d.harnessMissing?.(h) ?? null;
+      if (why) out[h] = why;
+    }
+    return out;
   }
 
   /** The task's own model on its harness; else the last model this machine ran there; else the harness's default. */

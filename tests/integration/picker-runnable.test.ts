@@ -62,8 +62,11 @@ async function tmuxWith(bins: string, w: SledsWorld): Promise<{ env: NodeJS.Proc
   cleanups.push(() => t.kill());
   const { stdout } = await execFileP(TMUX_BIN, ['-L', t.socket, 'display-message', '-p', '-t', t.target, '#{socket_path},#{pid},#{session_id}']);
   const tmuxVar = stdout.trim().replace(',$', ',');
+  // Dead windows close, as in a default tmux (the harness keeps them for its own debugging).
+  await execFileP(TMUX_BIN, ['-L', t.socket, 'set-option', '-g', 'remain-on-exit', 'off']);
   return {
-    env: { TMUX: tmuxVar, TMUX_PANE: '%0' },
+    // tmux gives a new window the PATH of the client that asked for it: the user's shell, where `claude` is.
+    env: { TMUX: tmuxVar, TMUX_PANE: '%0', PATH: `${bins}:${process.env.PATH ?? '/usr/bin:/bin'}` },
     windows: async () => (await execFileP(TMUX_BIN, ['-L', t.socket, 'list-windows', '-F', '#{window_name}'])).stdout.trim().split('\n'),
   };
 }
@@ -91,7 +94,7 @@ describe('the picker offers only what can run', { timeout: 60_000 }, () => {
 
     const took = await sleds(w, ['pick', task.id, String(row.index)], undefined, tmux.env);
     expect(took.code, took.stdout + took.stderr).toBe(1);
-    expect(took.stdout).toContain('claude exited with code 3 as it started. Its last lines:');
+    expect(took.stdout).toContain('claude exited with code 3 as it started, and its window closed. Its last lines:');
     expect(took.stdout).toContain('Error: model claude-sonnet-5-5 is not available on your plan');
     expect(await tmux.windows()).toHaveLength(1); // its dead window is not left behind
   });
