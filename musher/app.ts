@@ -60,7 +60,7 @@ import type { SeatKeyPair } from './handoff/keys.js';
 import { randomBytes } from 'node:crypto';
 import { wallIdFrom, WALL_ID_LENGTH } from '../core/wall/wall-id.js';
 import { estimatesPort, PickerService } from './picker/service.js';
-import { notInstalledWords } from '../core/picker/words.js';
+import { HarnessReadiness } from './picker/harness-ready.js';
 import { takeSnapshot, type SnapshotInput, type TakenSnapshot } from './snapshot/take.js';
 import { listSnapshots, showSnapshot, type ApiAnswer, type SnapshotListAnswer } from './snapshot/api.js';
 import { JobStore } from './store/jobs.js';
@@ -288,6 +288,7 @@ export class Musher {
     });
     this.questions = new QuestionService({ store: new QuestionStore(this.db), tasks: this.tasks, clock: opts.clock, log: opts.log });
     this.wallKeeper = buildWallKeeper(this, wiring, opts);
+    const readiness = new HarnessReadiness({ clock: opts.clock, binaries: () => this.binaries() });
     this.picker = new PickerService({
       clock: opts.clock,
       log: opts.log,
@@ -306,10 +307,7 @@ export class Musher {
       scheduler: this.scheduler,
       wallOf: (sessionId) => this.wallKeeper.current(sessionId),
       handOff: (wall, handle) => this.wallKeeper.take(wall, 'handoff', handle, 'user', null),
-      harnessMissing: (harness) => {
-        const bins = this.binaries();
-        return (harness === 'codex' ? bins.codex : bins.claude) ? null : notInstalledWords(harness);
-      },
+      harnessMissing: (harness) => readiness.why(harness),
     });
     this.walls.onRecorded((signal) => {
       this.wallKeeper.onSignal(signal).catch((e: Error) => opts.log.error(`wall for ${signal.sessionId}: ${e.message}`));

@@ -68,7 +68,7 @@ export interface PickerDeps {
   /** The wall a session is at now, if any. */
   wallOf(sessionId: string): WallRow | null;
   /** Why a harness cannot run here (not installed…); null: it can. */
-  harnessMissing?(harness: PickerHarness): string | null;
+  harnessMissing?(harness: PickerHarness): Promise<string | null>;
   /** Takes the hand-off exit at a wall, to this teammate. */
   handOff(wall: WallRow, handle: string): Promise<{ ok: boolean; line: string; after?: () => Promise<void> }>;
 }
@@ -142,17 +142,17 @@ export class PickerService {
       keyFor: { anthropic, openai },
       teammates,
       handoffReady,
-      cannotRun: this.cannotRun(),
+      cannotRun: await this.cannotRun(),
     });
     return { task, running, answer: { task: { id: task.id, title: task.title, worth: task.worth }, ...view } };
   }
 
-  private cannotRun(): Partial<Record<PickerHarness, string>> {
+  private async cannotRun(): Promise<Partial<Record<PickerHarness, string>>> {
     const out: Partial<Record<PickerHarness, string>> = {};
-    for (const h of HARNESSES) {
-      const why = this.d.harnessMissing?.(h) ?? null;
-      if (why) out[h] = why;
-    }
+    const whys = await Promise.all(HARNESSES.map((h) => this.d.harnessMissing?.(h).catch(() => null) ?? null));
+    HARNESSES.forEach((h, i) => {
+      if (whys[i]) out[h] = whys[i]!;
+    });
     return out;
   }
 

@@ -86,6 +86,18 @@ describe('the picker offers only what can run', { timeout: 60_000 }, () => {
     expect(JSON.parse(res.body)).toMatchObject({ ok: false, line: expect.stringContaining('is not offered: Codex is not installed here') });
   });
 
+  it('a harness that is installed but not logged in: its rows say so, with the command that logs in, and offer no verb', async () => {
+    // What the real programs answer when nobody is logged in (measured: claude 2.1.328 `auth status`, codex 0.169.0 `login status`).
+    const bins = binDir(`if [ "$1 $2" = "auth status" ]; then printf '{\\n  "loggedIn": false,\\n  "authMethod": "none"\\n}\\n'; exit 1; fi\nexit 0`);
+    writeFileSync(join(bins, 'codex'), '#!/bin/sh\nif [ "$1 $2" = "login status" ]; then echo "Not logged in" >&2; exit 1; fi\nexit 0\n');
+    chmodSync(join(bins, 'codex'), 0o755);
+    const { w, task } = await worldWithTask(bins);
+    const here = (await pick(w, task.id)).rows.filter((r) => r.kind === 'here');
+    expect(new Set(here.map((r) => `${r.verb} ${r.reason}`))).toEqual(
+      new Set(["— Claude Code is not logged in here — run 'claude' and /login, or set ANTHROPIC_API_KEY", "— Codex is not logged in here — run 'codex login'"]),
+    );
+  });
+
   it('a dispatch whose process dies as it starts: the exit code and its last lines, not a window that vanishes', async () => {
     const bins = binDir('echo "starting" ; echo "Error: model claude-sonnet-5-5 is not available on your plan" >&2 ; exit 3');
     const { w, task } = await worldWithTask(bins);
