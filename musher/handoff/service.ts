@@ -131,7 +131,7 @@ export class HandoffService {
     const handle = (recipientArg ?? fallback ?? '').toLowerCase();
     if (!handle) {
       const others = othersThan(roster, self).map((t) => t.handle);
-      throw new Error(others.length === 0 ? 'no teammate in the roster (.sleds/roster.yml) to hand it to' : `to whom? nobody in the roster owns the changed files — name one: ${others.join(', ')}`);
+      throw new Error(others.length === 0 ? 'no teammate in the roster (.sleds/roster.yml) to hand it to' : `to whom? nobody in the roster owns the changed files — name one: ${others.map((h) => `/sled handoff ${h}`).join(' or ')}`);
     }
     const keys = await loadSeatKeys(this.d.secrets);
     if (!keys) throw new Error('this seat has no hand-off keys — run `sleds keys init` and commit the roster entry it prints');

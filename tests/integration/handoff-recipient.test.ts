@@ -67,4 +67,16 @@ describe('the hand-off at a wall goes to the teammate named', { timeout: 120_000
     const answer = await hookIn(jake!, 'UserPromptSubmit', SESSION, t.a, { prompt: '/sled 5' });
     expect(answer.reason).toMatch(/^5 Hand off to Dana\. Handed off to Dana\./);
   });
+
+  it('mid-work, with no name and nobody owning the changed files: the answer names who can be named, and nothing is sealed', async () => {
+    const t = await handoffTeam([{ handle: 'jake', name: 'Jake' }, { handle: 'dana', name: 'Dana', areas: ['docs/**'] }], cleanups);
+    const [jake] = t.seats;
+    const tx = join(jake!.claudeDir, 'projects', t.a.replace(/[^A-Za-z0-9]/g, '-'), `${SESSION}.jsonl`);
+    writeTranscript(tx, SESSION, t.a, 'fix the cart total');
+    await hookIn(jake!, 'UserPromptSubmit', SESSION, t.a, { prompt: 'fix the cart total', transcript_path: tx });
+    writeFileSync(join(t.a, 'cart.ts'), 'export const total = 2;\n');
+    const answer = await hookIn(jake!, 'UserPromptSubmit', SESSION, t.a, { prompt: '/sled handoff', transcript_path: tx });
+    expect(answer.reason).toBe('sled: hand-off not sent: to whom? nobody in the roster owns the changed files — name one: /sled handoff dana');
+    expect(await handoffsOf(jake!)).toEqual([]);
+  });
 });
