@@ -50,7 +50,8 @@ export async function runPick(args: string[], json: boolean): Promise<number> {
   if (rowIndex !== null) {
     // `sleds pick <task> <row>`: take that row without the view.
     const d = await take({ index: rowIndex });
-    process.stdout.write(json ? `${JSON.stringify(d, null, 2)}\n` : `${d.line}\n`);
+    // --json: the answer as musher gave it, or (it did not happen) the one-line error every command gives.
+    process.stdout.write(json ? `${JSON.stringify(d.ok ? d : { error: d.line }, null, 2)}\n` : `${d.line}\n`);
     return d.ok ? 0 : 1;
   }
   if (!process.stdin.isTTY || !process.stdout.isTTY) {

@@ -84,6 +84,9 @@ describe('the picker offers only what can run', { timeout: 60_000 }, () => {
 
     const res = await requestMusher(w.socket, 'POST', `/v1/tasks/${task.id}/dispatch`, JSON.stringify({ row: codex[0]!.index }), {}, 10_000);
     expect(JSON.parse(res.body)).toMatchObject({ ok: false, line: expect.stringContaining('is not offered: Codex is not installed here') });
+    const cli = await sleds(w, ['pick', task.id, String(codex[0]!.index), '--json']);
+    expect(cli.code).toBe(1);
+    expect(JSON.parse(cli.stdout)).toEqual({ error: expect.stringContaining('is not offered: Codex is not installed here') });
   });
 
   it('a harness that is installed but not logged in: its rows say so, with the command that logs in, and offer no verb', async () => {
