@@ -31,7 +31,7 @@ export async function runPick(args: string[], json: boolean): Promise<number> {
   const res = await callMusher('GET', `/v1/tasks/${encodeURIComponent(id)}/picker`, null, 15_000);
   if (!res) return 1;
   if (res.status >= 300) return reportRefusal(res, json);
-  if (json) {
+  if (json && rowIndex === null) {
     process.stdout.write(`${JSON.stringify(res.body, null, 2)}\n`);
     return 0;
   }
