@@ -4,6 +4,7 @@ import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { HarnessCommand } from '../core/picker/row.js';
 import { tmuxArg } from '../core/resume-plan.js';
+import { cdAndRun, shellLine } from '../core/shell-quote.js';
 
 /**
  * A Dispatch or Switch opened in a new tmux window, watched for its first seconds: a harness that dies as it starts
@@ -64,7 +65,7 @@ export async function openWatched(cmd: HarnessCommand, d: WatchDeps): Promise<Wa
   try {
     for (;;) {
       const status = readStatus(statusFile);
-      if (status) return { ok: false, line: diedWords(name, status, lastLines(errFile)) };
+      if (status) return { ok: false, line: diedWords(name, status, lastLines(errFile), cmd.cwd ? cdAndRun(cmd.cwd, cmd.argv) : shellLine(cmd.argv)) };
       if (d.now() >= deadline) return { ok: true, line: 'opened in a new tmux window' };
       await d.sleep(100);
     }
@@ -95,9 +96,12 @@ function lastLines(file: string): string[] {
   return plain.split('\n').map((l) => l.trimEnd()).filter((l) => l !== '').slice(-LAST_LINES);
 }
 
-/** "claude exited with code 3 as it started. Its last lines:\n  …", or that it printed nothing. */
-export function diedWords(name: string, status: { code: number | null; signal: string | null }, lines: readonly string[]): string {
+/**
+ * "claude exited with code 3 as it started, and its window closed. Its last lines:\n  …"; when it said nothing on
+ * stderr (Claude Code prints "Unable to connect…" on its screen, measured), the command to run to see it.
+ */
+export function diedWords(name: string, status: { code: number | null; signal: string | null }, lines: readonly string[], command: string): string {
   const how = status.signal ? `was ended by ${status.signal}` : `exited with code ${status.code ?? '?'}`;
-  const tail = lines.length > 0 ? ` Its last lines:\n${lines.map((l) => `  ${l}`).join('\n')}` : ' It printed nothing on stderr.';
+  const tail = lines.length > 0 ? ` Its last lines:\n${lines.map((l) => `  ${l}`).join('\n')}` : ` It printed nothing on stderr; run it in a terminal to see what it showed: ${command}`;
   return `${name} ${how} as it started, and its window closed.${tail}`;
 }
