@@ -40,7 +40,7 @@ Usage:
   sleds receipts [--json]       the receipts of finished tasks: actual against band, signed
   sleds receipt verify <id|file> [--json] | show <id> [--json]
                                 check a receipt's signature (from musher or a teammate's file)
-  sleds pick <task> [--json]    the dispatcher's picker: a row per seat with band, headroom, wall and verb
+  sleds pick <task> [row] [--json]  the dispatcher's picker: a row per seat with band, headroom, wall and verb
   sleds policy check [path] [--json] | show [--json]
                                 validate the workspace policy; show it and where each part came from
   sleds key set|status|rm anthropic|openai [--json]

@@ -1,35 +1,37 @@
-import { execFile } from 'node:child_process';
 import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { resolvePaths } from '../core/paths.js';
 import { DispatchAnswer, PickerAnswer, type HarnessCommand } from '../core/picker/row.js';
 import { rowSentence } from '../core/picker/words.js';
-import { tmuxArg } from '../core/resume-plan.js';
+import { openWatched, type Watched } from './dispatch-watch.js';
 import { callMusher, reportRefusal } from './musher-call.js';
 import { findCliBinary } from '../musher/config/cli-settings.js';
 import { fail } from './fail.js';
 
 /** `sleds pick <task> [--json]`: the dispatcher's picker. The ink view is loaded only here, and only without --json. */
 
-/** In tmux, a Dispatch or Switch opens its command in a new window there (argv, no shell). One line on what happened. */
-function openInTmux(cmd: HarnessCommand): Promise<string | null> {
+/** In tmux, a Dispatch or Switch opens its command in a new window there (argv, no shell), watched for its first
+ *  seconds. Null outside tmux. */
+function openInTmux(cmd: HarnessCommand): Promise<Watched | null> {
   if (!process.env.TMUX) return Promise.resolve(null);
-  const tmux = findCliBinary(process.env, homedir(), 'tmux').bin ?? 'tmux';
-  const cwd = cmd.cwd ? ['-c', tmuxArg(cmd.cwd.replace(/#/g, '##'))] : [];
-  return new Promise((resolve) => {
-    execFile(tmux, ['new-window', ...cwd, '--', ...cmd.argv.map(tmuxArg)], { timeout: 10_000 }, (err, _out, stderr) => {
-      resolve(err ? `tmux could not open a window: ${(stderr.trim().split('\n')[0] ?? '') || err.message}` : 'opened in a new tmux window');
-    });
+  return openWatched(cmd, {
+    tmux: findCliBinary(process.env, homedir(), 'tmux').bin ?? 'tmux',
+    dir: join(resolvePaths(process.env, homedir()).stateDir, 'dispatch'),
+    now: () => Date.now(),
+    sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
   });
 }
 
 export async function runPick(args: string[], json: boolean): Promise<number> {
-  const [id, extra] = args.filter((a) => !a.startsWith('--'));
-  if (!id || extra !== undefined) {
-    return fail(`pick takes one task, e.g. sleds pick k3m9x2qa ('sleds tasks' lists them)`, 2);
+  const [id, rowArg, extra] = args.filter((a) => !a.startsWith('--'));
+  const rowIndex = rowArg === undefined ? null : Number(rowArg);
+  if (!id || extra !== undefined || (rowIndex !== null && !(Number.isInteger(rowIndex) && rowIndex > 0))) {
+    return fail(`pick takes a task and, to take one of its rows, the row's number — e.g. sleds pick k3m9x2qa 2 ('sleds tasks' lists them)`, 2);
   }
   const res = await callMusher('GET', `/v1/tasks/${encodeURIComponent(id)}/picker`, null, 15_000);
   if (!res) return 1;
   if (res.status >= 300) return reportRefusal(res, json);
-  if (json) {
+  if (json && rowIndex === null) {
     process.stdout.write(`${JSON.stringify(res.body, null, 2)}\n`);
     return 0;
   }
@@ -41,10 +43,17 @@ export async function runPick(args: string[], json: boolean): Promise<number> {
     const d = DispatchAnswer.parse(r.body);
     if (d.ok && d.command) {
       const opened = await openInTmux(d.command);
-      if (opened) return { ...d, line: `${d.line}\n${opened}` };
+      if (opened) return { ...d, ok: opened.ok, line: `${d.line}\n${opened.line}` };
     }
     return d;
   };
+  if (rowIndex !== null) {
+    // `sleds pick <task> <row>`: take that row without the view.
+    const d = await take({ index: rowIndex });
+    // --json: the answer as musher gave it, or (it did not happen) the one-line error every command gives.
+    process.stdout.write(json ? `${JSON.stringify(d.ok ? d : { error: d.line }, null, 2)}\n` : `${d.line}\n`);
+    return d.ok ? 0 : 1;
+  }
   if (!process.stdin.isTTY || !process.stdout.isTTY) {
     // No terminal to drive: the rows in words, and how to take one.
     process.stdout.write(`${answer.text}\n\n${answer.rows.map((r) => `${String(r.index).padStart(2)}  ${rowSentence(r)}`).join('\n')}\n`);

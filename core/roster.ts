@@ -87,6 +87,30 @@ export function ownerOf(roster: RosterFile, changedFiles: readonly string[], sel
   return best?.who ?? null;
 }
 
+/** Who a hand-off goes to when nobody is named: the owner of the changed files, else the teammate idle longest (what
+ *  musher knows of their headroom; `idleOf` null: not known, never chosen). Null: the user must name someone. */
+export function recipientOf(
+  roster: RosterFile,
+  changedFiles: readonly string[],
+  self: string | null,
+  codeowners: readonly CodeownersRule[] = [],
+  idleOf: (handle: string) => number | null = () => null,
+): { who: Teammate; why: 'owner' | 'headroom' } | null {
+  const owner = ownerOf(roster, changedFiles, self, codeowners);
+  if (owner) return { who: owner, why: 'owner' };
+  let best: { who: Teammate; idle: number } | null = null;
+  for (const who of othersThan(roster, self)) {
+    const idle = idleOf(who.handle);
+    if (idle !== null && (!best || idle > best.idle)) best = { who, idle };
+  }
+  return best ? { who: best.who, why: 'headroom' } : null;
+}
+
+/** The roster's teammates other than `self`: the ones a hand-off can name. */
+export function othersThan(roster: RosterFile, self: string | null): Teammate[] {
+  return roster.teammates.filter((t) => self === null || t.handle.toLowerCase() !== self.toLowerCase());
+}
+
 /** The teammate with this handle (case-insensitive), or null. */
 export function teammateByHandle(roster: RosterFile, handle: string): Teammate | null {
   return roster.teammates.find((t) => t.handle.toLowerCase() === handle.toLowerCase()) ?? null;

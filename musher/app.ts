@@ -62,6 +62,7 @@ import type { SeatKeyPair } from './handoff/keys.js';
 import { randomBytes } from 'node:crypto';
 import { wallIdFrom, WALL_ID_LENGTH } from '../core/wall/wall-id.js';
 import { estimatesPort, PickerService } from './picker/service.js';
+import { HarnessReadiness } from './picker/harness-ready.js';
 import { takeSnapshot, type SnapshotInput, type TakenSnapshot } from './snapshot/take.js';
 import { listSnapshots, showSnapshot, type ApiAnswer, type SnapshotListAnswer } from './snapshot/api.js';
 import { JobStore } from './store/jobs.js';
@@ -296,6 +297,7 @@ export class Musher {
     });
     this.questions = new QuestionService({ store: new QuestionStore(this.db), tasks: this.tasks, clock: opts.clock, log: opts.log });
     this.wallKeeper = buildWallKeeper(this, wiring, opts);
+    const readiness = new HarnessReadiness({ clock: opts.clock, binaries: () => this.binaries() });
     this.picker = new PickerService({
       clock: opts.clock,
       log: opts.log,
@@ -316,6 +318,7 @@ export class Musher {
       scheduler: this.scheduler,
       wallOf: (sessionId) => this.wallKeeper.current(sessionId),
       handOff: (wall, handle) => this.wallKeeper.take(wall, 'handoff', handle, 'user', null),
+      harnessMissing: (harness) => readiness.why(harness),
     });
     this.walls.onRecorded((signal) => {
       this.wallKeeper.onSignal(signal).catch((e: Error) => opts.log.error(`wall for ${signal.sessionId}: ${e.message}`));
@@ -408,7 +411,8 @@ export class Musher {
           if (!taken.ok) return taken;
           const sealed = this.handoffs.list(20).find((h) => h.direction === 'sent' && h.wallId === wall.wallId);
           // The hand-off's own sentence: the wall's "5 Hand off to Dana." prefix is for the card's reader.
-          return { ok: true, line: `sled: ${taken.outcome ?? taken.line}`, after: taken.after, ...(sealed ? { id: sealed.id } : {}) };
+          const settled = taken.settled;
+          return { ok: true, line: `sled: ${taken.outcome ?? taken.line}`, after: taken.after, ...(settled ? { settled: () => `sled: ${settled()}` } : {}), ...(sealed ? { id: sealed.id } : {}) };
         },
         snapshot: async (s) => {
           const bars = this.barsNow().bars.map((b) => ({ provider: b.provider, window: b.window, usedPct: b.usedPct, resetsAtMs: b.resetsAt, observedAtMs: b.observedAt, source: b.source }));

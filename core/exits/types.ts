@@ -45,8 +45,10 @@ export interface ExitContext {
   cheaper: { model: string; priceRatio: number | null } | null;
   /** The next overnight window, if the policy has one. */
   overnight: { startMs: number; endMs: number } | null;
-  /** Who would take it over: the owner of the changed files in the roster; null when it names nobody. */
-  teammate: { handle: string; name: string; idleMs: number | null } | null;
+  /** Who would take it over unnamed: the owner of the changed files, else the teammate with the most headroom; null: nobody. */
+  teammate: { handle: string; name: string; idleMs: number | null; why?: 'owner' | 'headroom' } | null;
+  /** Every teammate in the roster but this seat: each can be named (`/sled 5 dana`). Absent on walls opened before it was kept. */
+  teammates?: Array<{ handle: string; name: string }>;
   /** Whether this machine can seal and send a hand-off (seat keys and a transport). */
   handoffReady: boolean;
   /** Set when resuming after the reset will start with a cold prompt cache (SessionStart says so). */

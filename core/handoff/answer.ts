@@ -39,9 +39,36 @@ export function pickedUpAnswer(p: PickedUp, here: 'claude-code' | 'codex', tmuxW
  * roster says they use (Claude Code unless they use only Codex, where a slash command cannot be routed).
  */
 export function handedOffLine(name: string, id: string, theirHarnesses: readonly string[], from: 'claude-code' | 'codex'): string {
-  const codexOnly = theirHarnesses.length > 0 && theirHarnesses.every((h) => /codex/i.test(h));
-  const there = codexOnly ? 'codex' : 'claude-code';
-  const how = there === 'codex' ? `in Codex with sled pickup ${id}` : `in Claude Code with /sled pickup ${id}`;
+  const there = pickupHarness(theirHarnesses);
+  const how = there === 'codex' ? `in Codex with ${pickupCommand(id, theirHarnesses)}` : `in Claude Code with ${pickupCommand(id, theirHarnesses)}`;
   const goesOn = there === from ? 'the session resumes there' : 'it starts there with the brief of this session';
   return `Handed off to ${name}. ${name} picks it up ${how} — ${goesOn}. You can keep working on something else.`;
 }
+
+/** Where the teammate picks it up: Claude Code unless the roster says they use only Codex. */
+function pickupHarness(theirHarnesses: readonly string[]): 'claude-code' | 'codex' {
+  return theirHarnesses.length > 0 && theirHarnesses.every((h) => /codex/i.test(h)) ? 'codex' : 'claude-code';
+}
+
+/** What the teammate types to pick it up, in their harness. */
+export function pickupCommand(id: string, theirHarnesses: readonly string[]): string {
+  return pickupHarness(theirHarnesses) === 'codex' ? `sled pickup ${id}` : `/sled pickup ${id}`;
+}
+
+/**
+ * The answer's word on delivery as the hand-off is sealed (the push runs after the answer): whether Slack will tell
+ * the teammate, and when it will not, why and what to tell them by hand. `slackWhy` null: Slack is set up for them.
+ */
+export function deliveryPendingLine(name: string, pickup: string, slackWhy: string | null): string {
+  const pushing = 'It is being pushed to the remote now (sleds handoffs shows when it is there).';
+  return slackWhy === null ? `${pushing} Slack tells ${name} once it is.` : `${pushing} Not sent on Slack (${slackWhy}): tell ${name}: ${pickup}.`;
+}
+
+/** The word on delivery once the push is done: where it went, and whether Slack told the teammate. */
+export function deliveredLine(where: string, name: string, pickup: string, slackError: string | null): string {
+  return slackError === null ? `Pushed to ${where}; Slack told ${name}.` : `Pushed to ${where}; not sent on Slack (${slackError}): tell ${name}: ${pickup}.`;
+}
+
+/** The short reasons Slack was not used, for the answer (the long ones, with their fix, are in the log). */
+export const NO_SLACK_TOKEN = 'no Slack bot token — sleds slack set-token';
+export const noSlackIdWords = (handle: string): string => `${handle} has no slack id in .sleds/roster.yml`;

@@ -50,6 +50,8 @@ export interface PickerInput {
   teammates: Array<{ handle: string; name: string }>;
   /** Whether this machine can seal and send a hand-off. */
   handoffReady: boolean;
+  /** Why a harness cannot run on this machine (not installed…); absent: it can. Its rows are shown with no verb. */
+  cannotRun?: Partial<Record<PickerHarness, string>>;
 }
 
 export interface PickerView {
@@ -136,6 +138,7 @@ export function buildPicker(input: PickerInput): PickerView {
       const same = input.running && input.running.harness === harness && input.running.model === model;
       const why =
         closed ??
+        input.cannotRun?.[harness] ??
         (bar && bar.usedPct >= 100 ? `the ${bar.name} bar is full${bar.resetsAtMs !== null ? ` until ${when(bar.resetsAtMs)}` : ''}` : null) ??
         gate(band) ??
         (same ? `it runs here now (session ${input.running!.sessionId.slice(0, 8)})` : null);

@@ -111,3 +111,14 @@ export function pickerText(p: { task: { id: string; title: string; worth: string
   if (p.wallLine) out.push(`Wall: ${p.wallLine}.`);
   return out.join(' ');
 }
+
+/** A picker row's reason when its harness is not on this machine. */
+export function notInstalledWords(harness: 'claude-code' | 'codex'): string {
+  const [name, bin] = harness === 'codex' ? ['Codex', 'codex'] : ['Claude Code', 'claude'];
+  return `${name} is not installed here (not on PATH, nor binaries.${bin} in config.yml)`;
+}
+
+/** A picker row's reason when its harness is installed but, by its own word, not logged in. */
+export function notLoggedInWords(harness: 'claude-code' | 'codex'): string {
+  return harness === 'codex' ? "Codex is not logged in here — run 'codex login'" : "Claude Code is not logged in here — run 'claude' and /login, or set ANTHROPIC_API_KEY";
+}

@@ -8,7 +8,7 @@ export function handoffExit(d: ExitDeps): ExitTaker {
       if (!d.handoff) return { ok: false, line: 'hand-offs are not set up on this machine — run `sleds keys init` and commit the roster entry it prints' };
       try {
         const sent = await d.handoff.send(wall, d.sessionCwd(wall.sessionId), arg, wall.context.teammate?.handle ?? null);
-        return { ok: true, line: sent.line, after: sent.after };
+        return { ok: true, line: sent.line, after: sent.after, settled: sent.settled };
       } catch (e) {
         return { ok: false, line: `hand-off not sent: ${(e as Error).message}` };
       }

@@ -1,7 +1,7 @@
-import { handedOffLine, type PickedUp } from '../../core/handoff/answer.js';
+import { deliveredLine, deliveryPendingLine, handedOffLine, NO_SLACK_TOKEN, noSlackIdWords, pickupCommand, type PickedUp } from '../../core/handoff/answer.js';
 import { mkdir, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { teammateByHandle, type RosterFile } from '../../core/roster.js';
+import { othersThan, teammateByHandle, type RosterFile } from '../../core/roster.js';
 import { BundleIdSchema } from '../../core/handoff/header.js';
 import type { SledsPaths } from '../../core/paths.js';
 import type { Clock } from '../clock.js';
@@ -11,7 +11,7 @@ import type { SecretStore } from '../secrets/store.js';
 import { readSnapshot } from '../snapshot/files.js';
 import type { HandoffRow, HandoffStore } from '../store/handoffs.js';
 import type { WallRow } from '../store/wall-book.js';
-import { notifyDesktop, notifyHandoff, notifyPickedUp, type NotifySettings } from '../notify/index.js';
+import { notifyDesktop, notifyHandoff, notifyPickedUp, SLACK_BOT_TOKEN_SECRET, type NotifySettings } from '../notify/index.js';
 import { pickedUpDesktopWords } from '../../core/notify/messages.js';
 import { packSnapshotContent, unpackSnapshotContent, type SnapshotContent } from './bundle-content.js';
 import { openGitTransport } from './git-transport.js';
@@ -79,6 +79,12 @@ interface ReceivedNote {
   briefFile?: string;
 }
 
+/** What a sent row's note holds once pushed: where it went, and Slack's post (or why there is none). */
+interface SentNote {
+  transport?: string;
+  slack?: { channel?: string; ts?: string; error?: string; code?: string };
+}
+
 /** What a sent row's note holds while it is being sent: where it was sent from (a retry after a restart needs it). */
 interface SendingNote {
   cwd?: string;
@@ -112,7 +118,7 @@ export class HandoffService {
    * the outbox; pushed and announced in `after`, once the answer has gone. A failed push marks the hand-off failed
    * with its reason, shown in `sleds handoffs`; a musher stopped before the push retries it at its next start.
    */
-  async send(wall: HandoffSource, cwd: string | null, recipientArg: string | null, fallback: string | null): Promise<{ id: string; line: string; after: () => Promise<void> }> {
+  async send(wall: HandoffSource, cwd: string | null, recipientArg: string | null, fallback: string | null): Promise<{ id: string; line: string; after: () => Promise<void>; settled: () => string }> {
     const self = me();
     if (!self) throw new Error('this seat has no handle — run `sleds keys init --handle <your roster handle>`');
     if (!cwd) throw new Error("the session's folder is not known");
@@ -120,7 +126,10 @@ export class HandoffService {
     const roster = this.d.rosterFor(cwd);
     if (!roster) throw new Error('no roster in this repository — add .sleds/roster.yml with your teammates');
     const handle = (recipientArg ?? fallback ?? '').toLowerCase();
-    if (!handle) throw new Error('to whom? /sled 5 <handle> (the roster names nobody who owns these files)');
+    if (!handle) {
+      const others = othersThan(roster, self).map((t) => t.handle);
+      throw new Error(others.length === 0 ? 'no teammate in the roster (.sleds/roster.yml) to hand it to' : `to whom? nobody in the roster owns the changed files — name one: ${others.map((h) => `/sled handoff ${h}`).join(' or ')}`);
+    }
     const keys = await loadSeatKeys(this.d.secrets);
     if (!keys) throw new Error('this seat has no hand-off keys — run `sleds keys init` and commit the roster entry it prints');
     // The key sealed to is the one pinned for them (pinned now when first used; a changed one is refused).
@@ -153,13 +162,35 @@ export class HandoffService {
       state: 'sending',
       note: JSON.stringify({ cwd } satisfies SendingNote),
     });
+    const mate = teammateByHandle(roster, handle);
+    const handed = handedOffLine(name, id, mate?.harnesses ?? [], wall.harness);
+    const pickup = pickupCommand(id, mate?.harnesses ?? []);
+    const words = (delivery: string): string => [handed, delivery, recipient.note].filter((l) => l !== null).join(' ');
     return {
       id,
-      line: [handedOffLine(name, id, teammateByHandle(roster, handle)?.harnesses ?? [], wall.harness), recipient.note].filter((l) => l !== null).join(' '),
+      line: words(deliveryPendingLine(name, pickup, await this.slackBlocker(handle, mate?.slack ?? null))),
       after: async () => {
         await this.push(id, cwd, bundle);
       },
+      settled: () => words(this.deliveredWords(id, name, pickup)),
     };
+  }
+
+  /** Why Slack will not tell the teammate (no token, no slack id for them); null when it is set up for them. */
+  private async slackBlocker(handle: string, slackId: string | null): Promise<string | null> {
+    const token = await this.d.secrets.get(SLACK_BOT_TOKEN_SECRET).catch(() => null);
+    if (!token?.trim()) return NO_SLACK_TOKEN;
+    return slackId ? null : noSlackIdWords(handle);
+  }
+
+  /** What became of a hand-off once its push ran: where it went, what Slack said (from its row). */
+  private deliveredWords(id: string, name: string, pickup: string): string {
+    const row = this.d.handoffs.get(id);
+    const note = JSON.parse(row?.note ?? '{}') as SentNote & { error?: string };
+    if (!row || row.state === 'failed' || row.state === 'sending') return `Not sent: ${note.error ?? 'the push did not finish'} — sleds handoffs shows it.`;
+    const slack = note.slack;
+    const slackError = !slack || slack.channel ? null : slack.code === 'no_token' ? NO_SLACK_TOKEN : slack.code === 'no_channel' ? noSlackIdWords(row.peer) : (slack.error ?? 'Slack did not say why');
+    return deliveredLine(note.transport ?? 'the remote', name, pickup, slackError);
   }
 
   /** Sends a sealed bundle from the outbox and announces it; the row says how it went. Never throws. */
@@ -175,7 +206,7 @@ export class HandoffService {
         { sender: me() ?? 'someone', title: `session ${(row.sessionId ?? '').slice(0, 8)}`, handoffId: id, expiresAt: row.expiresAt, timeZone: this.d.timeZone, to: { handle: row.peer, slackId } },
         { slack: { secrets: this.d.secrets, log: this.d.log, baseUrl: this.d.notify?.slackApiUrl }, desktop: { binaries: this.d.notify?.binaries } },
       );
-      const note = slack.slack.ok ? { slack: { channel: slack.slack.channel, ts: slack.slack.ts } } : { slack: { error: slack.slack.error } };
+      const note: Pick<SentNote, 'slack'> = slack.slack.ok ? { slack: { channel: slack.slack.channel, ts: slack.slack.ts } } : { slack: { error: slack.slack.error, code: slack.slack.code } };
       this.d.handoffs.sent(id, sent.ref, null, JSON.stringify({ ...note, transport: transport.describe() }));
       this.d.log.info(`hand-off ${id} of session ${row.sessionId} sent to ${row.peer} over ${transport.describe()}`);
       await unlink(this.outboxFile(id)).catch(() => undefined);

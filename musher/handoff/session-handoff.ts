@@ -12,6 +12,8 @@ export interface HandedOff {
   id?: string;
   /** Pushes and announces it, once the answer has gone (a push takes seconds). */
   after?: () => Promise<void>;
+  /** The line once `after` has run: where it went and what Slack said (a caller that waits shows this one). */
+  settled?: () => string;
 }
 
 export interface SessionHandoffDeps {
@@ -44,7 +46,7 @@ export async function handOffSession(d: SessionHandoffDeps, sessionId: string, t
   try {
     const sent = await d.handoff.send({ sessionId, harness: harnessOf(session.harness), wallId: null, snapshotId: shot.id }, session.cwd, to, owner?.handle ?? null);
     d.log.info(`session ${sessionId} handed off mid-work as ${sent.id}`);
-    return { ok: true, id: sent.id, line: `sled: ${sent.line}`, after: sent.after };
+    return { ok: true, id: sent.id, line: `sled: ${sent.line}`, after: sent.after, settled: () => `sled: ${sent.settled()}` };
   } catch (e) {
     return { ok: false, line: `sled: hand-off not sent: ${(e as Error).message}` };
   }

@@ -67,6 +67,8 @@ export interface PickerDeps {
   scheduler: Pick<Scheduler, 'schedule'>;
   /** The wall a session is at now, if any. */
   wallOf(sessionId: string): WallRow | null;
+  /** Why a harness cannot run here (not installed…); null: it can. */
+  harnessMissing?(harness: PickerHarness): Promise<string | null>;
   /** Takes the hand-off exit at a wall, to this teammate. */
   handOff(wall: WallRow, handle: string): Promise<{ ok: boolean; line: string; after?: () => Promise<void> }>;
 }
@@ -140,8 +142,18 @@ export class PickerService {
       keyFor: { anthropic, openai },
       teammates,
       handoffReady,
+      cannotRun: await this.cannotRun(),
     });
     return { task, running, answer: { task: { id: task.id, title: task.title, worth: task.worth }, ...view } };
+  }
+
+  private async cannotRun(): Promise<Partial<Record<PickerHarness, string>>> {
+    const out: Partial<Record<PickerHarness, string>> = {};
+    const whys = await Promise.all(HARNESSES.map((h) => this.d.harnessMissing?.(h).catch(() => null) ?? null));
+    HARNESSES.forEach((h, i) => {
+      if (whys[i]) out[h] = whys[i]!;
+    });
+    return out;
   }
 
   /** The task's own model on its harness; else the last model this machine ran there; else the harness's default. */

@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { ownerOf, parseCodeowners, RosterFile, type CodeownersRule } from '../../core/roster.js';
+import { othersThan, parseCodeowners, recipientOf, RosterFile, type CodeownersRule } from '../../core/roster.js';
 import type { Log } from '../log.js';
 import { findRepoRoot } from '../policy/repo-root.js';
 import { parseYamlFile } from '../policy/yaml-file.js';
@@ -11,6 +11,8 @@ export interface AreaOwner {
   name: string;
   /** How long they have been idle, when something tells us (a team hub later); null: not known. */
   idleMs: number | null;
+  /** Chosen as the owner of the changed files, or (nobody owning them) as the teammate with the most headroom. */
+  why: 'owner' | 'headroom';
 }
 
 /**
@@ -29,8 +31,15 @@ export class RosterReader {
     const tracked = (await gitText(['diff', '--name-only', 'HEAD'], root)) ?? '';
     const untracked = (await gitText(['ls-files', '--others', '--exclude-standard'], root)) ?? '';
     const files = `${tracked}\n${untracked}`.split('\n').filter((f) => f !== '');
-    const owner = ownerOf(roster, files, self, this.codeowners(root));
-    return owner ? { handle: owner.handle, name: owner.name ?? owner.handle, idleMs: null } : null;
+    // Nothing on this machine knows a teammate's idle time yet (a team hub would): headroom never decides today.
+    const chosen = recipientOf(roster, files, self, this.codeowners(root), () => null);
+    return chosen ? { handle: chosen.who.handle, name: chosen.who.name ?? chosen.who.handle, idleMs: null, why: chosen.why } : null;
+  }
+
+  /** Every teammate of the roster of `cwd`'s repository but `self`: the ones a hand-off can name. */
+  teammatesAt(cwd: string | null, self: string): Array<{ handle: string; name: string }> {
+    const roster = cwd ? this.rosterAt(cwd) : null;
+    return roster ? othersThan(roster, self).map((t) => ({ handle: t.handle, name: t.name ?? t.handle })) : [];
   }
 
   /** The repository's CODEOWNERS, where GitHub looks for it (first found); none is no rules. */

@@ -55,6 +55,8 @@ export interface TakeResult {
   ok: boolean;
   line: string;
   after?: () => Promise<void>;
+  /** The line once `after` has run (a hand-off: where it went, what Slack said). */
+  settled?: () => string;
 }
 
 export interface ExitTaker {

@@ -1,5 +1,6 @@
 import { harnessOf } from '../../core/resume-plan.js';
 import { priceExits } from '../../core/exits/offers.js';
+import { priceNamed } from '../../core/exits/handoff.js';
 import { burnPerHourMicros } from '../../core/exits/burn.js';
 import { exitByNumber, exitNumber, type ExitContext, type ExitKind } from '../../core/exits/types.js';
 import { renderExitsHint, renderWallCard, renderWallLine } from '../../core/wall/card.js';
@@ -50,7 +51,11 @@ export interface WallKeeperDeps {
   /** The command `sleds go <wall>` runs: the session resumed on the key in the user's terminal. */
   goCommand?(wall: WallRow): Promise<{ file: string; args: string[]; env: Record<string, string>; cwd: string }>;
   /** The roster's owner of what the session changed (the hand-off's teammate). */
-  roster?: { ownerFor(cwd: string | null, self: string): Promise<{ handle: string; name: string; idleMs: number | null } | null> };
+  roster?: {
+    ownerFor(cwd: string | null, self: string): Promise<{ handle: string; name: string; idleMs: number | null; why?: 'owner' | 'headroom' } | null>;
+    /** The roster's teammates but this seat: each can be named at the wall (`/sled 5 dana`). */
+    teammatesAt?(cwd: string | null, self: string): Array<{ handle: string; name: string }>;
+  };
   /** Whether hand-offs can be sealed and sent from this machine (its seat keys exist). */
   handoffReady?: () => Promise<boolean>;
   /** A wall's reset became known more precisely: a job scheduled for the old reset moves with it. */
@@ -209,9 +214,19 @@ export class WallKeeper {
       cheaper: cheaper && sessionModel ? { model: cheaper, priceRatio: this.priceRatio(sessionModel, cheaper, now) } : null,
       overnight: policy.overnightWindow(now, this.d.timeZone),
       teammate: (await this.d.roster?.ownerFor(cwd, this.d.seat).catch(() => null)) ?? null,
+      teammates: this.teammatesAt(cwd),
       handoffReady: (await this.d.handoffReady?.()) ?? false,
       coldCache: this.coldCache(signal, now),
     };
+  }
+
+  private teammatesAt(cwd: string | null): Array<{ handle: string; name: string }> {
+    try {
+      return this.d.roster?.teammatesAt?.(cwd, this.d.seat) ?? [];
+    } catch (e) {
+      this.d.log.error(`wall: the roster at ${cwd ?? '?'}: ${(e as Error).message}`);
+      return [];
+    }
   }
 
   private remainingOf(sessionId: string): Omit<ExitContext['remaining'], 'burnPerHourMicros'> | null {
@@ -318,8 +333,9 @@ export class WallKeeper {
   }
 
   /** Takes an exit, by the user's `/sled N` or the policy's choice. Unavailable exits say why and change nothing. */
-  async take(wall: WallRow, kind: ExitKind, arg: string | null, by: 'policy' | 'user', rule: string | null): Promise<{ ok: boolean; line: string; outcome?: string; after?: () => Promise<void> }> {
-    const offer = wall.offers.find((o) => o.exit === kind);
+  async take(wall: WallRow, kind: ExitKind, arg: string | null, by: 'policy' | 'user', rule: string | null): Promise<{ ok: boolean; line: string; outcome?: string; after?: () => Promise<void>; settled?: () => string }> {
+    // A teammate named at the wall is priced on their own: anyone in the roster can be handed the session.
+    const offer = (kind === 'handoff' && arg ? priceNamed(wall.context, arg) : null) ?? wall.offers.find((o) => o.exit === kind);
     if (!offer || !offer.ok) {
       return { ok: false, line: `sled: ${exitNumber(kind)} ${offer?.title ?? kind} cannot be taken here: ${offer?.detail ?? 'not offered'}. /sled exits shows the others.` };
     }
@@ -339,7 +355,7 @@ export class WallKeeper {
     }
     this.d.book.outcome(wall.wallId, this.d.clock.now(), result.line);
     const who = by === 'policy' ? `The policy chose ${offer.number} ${offer.title}${rule ? ` (rule: ${rule})` : ''}.` : `${offer.number} ${offer.title}.`;
-    return { ok: true, line: `${who} ${result.line}`, outcome: result.line, after: result.after };
+    return { ok: true, line: `${who} ${result.line}`, outcome: result.line, after: result.after, settled: result.settled };
   }
 
   private cancel(wall: WallRow): string {

@@ -7,6 +7,9 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI, disposeWorld, makeWorld, sleds, startMusher, type SledsWorld } from '../support/sleds-env.js';
 import type { Task } from '../../core/task/task.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { writeSledsConfig } from '../support/sleds-config.js';
 
 const worlds: SledsWorld[] = [];
 const clients: Client[] = [];
@@ -68,6 +71,9 @@ describe('sleds mcp', { timeout: 60_000 }, () => {
   it("intake starts the calling session's task; status names it; tools without a task say what to pass", async () => {
     const w = makeWorld();
     worlds.push(w);
+    // Claude Code is installed here (the picker offers only harnesses this machine has).
+    writeFileSync(join(w.root, 'claude'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+    writeSledsConfig(w, { binaries: { claude: join(w.root, 'claude') } });
     const c = await connect(w, { CLAUDE_CODE_SESSION_ID: 'sess-mcp-1' });
     const none = await call(c, 'park', { question: 'Which way?', options: ['Keep the old API: band stays $4–11', 'Break it: band grows to $9–20'] });
     expect(none).toEqual({ isError: true, text: 'sleds: this session has no task yet — call intake with a title first, or pass taskId' });

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -7,6 +7,7 @@ import type { DispatchAnswer, PickerAnswer } from '../../core/picker/row.js';
 import type { Task } from '../../core/task/task.js';
 import { sleds, startMusher, stopMusher, waitFor, type SledsWorld } from '../support/sleds-env.js';
 import { useWorlds } from '../support/worlds.js';
+import { writeSledsConfig } from '../support/sleds-config.js';
 
 const world = useWorlds();
 const dirs: string[] = [];
@@ -25,9 +26,21 @@ function repoDir(): string {
   return d;
 }
 
+/** Claude Code and Codex as installed programs (the picker offers only harnesses this machine has). */
+function installedHarnesses(): { claude: string; codex: string } {
+  const d = mkdtempSync(join(tmpdir(), 'sleds-pick-bin-'));
+  dirs.push(d);
+  for (const name of ['claude', 'codex']) {
+    writeFileSync(join(d, name), '#!/bin/sh\nexit 0\n');
+    chmodSync(join(d, name), 0o755);
+  }
+  return { claude: join(d, 'claude'), codex: join(d, 'codex') };
+}
+
 /** A world whose session s1 started a task in `repo` on Opus 5.5, with the bars the statusline reported. */
 async function worldWithTask(): Promise<{ w: SledsWorld; repo: string; task: Task; resets: number }> {
   const w = world({ SLEDS_KEYRING: 'file', SLEDS_SEAT: 'me' });
+  writeSledsConfig(w, { binaries: installedHarnesses() });
   await startMusher(w);
   const repo = repoDir();
   const hook = await sleds(w, ['hook', 'UserPromptSubmit'], JSON.stringify({ session_id: 's1', prompt: PROMPT, cwd: repo, hook_event_name: 'UserPromptSubmit' }));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { handedOffLine, pickedUpAnswer, type PickedUp } from '../../core/handoff/answer.js';
+import { deliveredLine, deliveryPendingLine, handedOffLine, NO_SLACK_TOKEN, pickedUpAnswer, pickupCommand, type PickedUp } from '../../core/handoff/answer.js';
 
 const SID = '0b9c2f4a-6a5e-4a8e-9a57-1f3c9d7e2b10';
 
@@ -54,5 +54,22 @@ describe('what the sender is told once it is sealed', () => {
     [['claude-code'], 'codex', 'Handed off to Dana. Dana picks it up in Claude Code with /sled pickup jd7k2m9qa41p — it starts there with the brief of this session. You can keep working on something else.'],
   ])('they use %j, sent from %s', (theirs, from, line) => {
     expect(handedOffLine('Dana', 'jd7k2m9qa41p', theirs, from)).toBe(line);
+  });
+});
+
+describe('the word on delivery', () => {
+  it.each([
+    ['Slack set up', null, 'It is being pushed to the remote now (sleds handoffs shows when it is there). Slack tells Dana once it is.'],
+    ['no token', NO_SLACK_TOKEN, 'It is being pushed to the remote now (sleds handoffs shows when it is there). Not sent on Slack (no Slack bot token — sleds slack set-token): tell Dana: /sled pickup jd7k2m9qa41p.'],
+  ])('as it is sealed: %s', (_name, why, want) => {
+    expect(deliveryPendingLine('Dana', pickupCommand('jd7k2m9qa41p', []), why)).toBe(want);
+  });
+
+  it.each([
+    ['Slack told them', null, 'Pushed to git remote origin (/r.git); Slack told Dana.'],
+    ['Slack refused', "Slack does not know dana's slack id U1 (channel_not_found)", "Pushed to git remote origin (/r.git); not sent on Slack (Slack does not know dana's slack id U1 (channel_not_found)): tell Dana: sled pickup jd7k2m9qa41p."],
+  ])('once pushed: %s', (_name, error, want) => {
+    const pickup = pickupCommand('jd7k2m9qa41p', error ? ['codex'] : []);
+    expect(deliveredLine('git remote origin (/r.git)', 'Dana', pickup, error)).toBe(want);
   });
 });

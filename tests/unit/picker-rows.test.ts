@@ -68,6 +68,13 @@ describe('picker rows', () => {
     ]);
   });
 
+  it('a harness that cannot run here: its rows have no verb and say why; the other harness keeps its verbs', () => {
+    const why = 'Codex is not installed here (not on PATH, nor binaries.codex in config.yml)';
+    const rows = buildPicker(input({ cannotRun: { codex: why } })).rows.filter((r) => r.kind === 'here');
+    expect(rows.filter((r) => r.harness === 'codex').map((r) => [r.verb, r.reason])).toEqual(rows.filter((r) => r.harness === 'codex').map(() => ['—', why]));
+    expect(rows.some((r) => r.harness === 'claude-code' && r.verb !== '—')).toBe(true);
+  });
+
   it('a task with no worth is held: every row says so, the bands still show, and the text leads with it', () => {
     const view = buildPicker(input({ task: { id: 'k3m9x2qa45pz', title: 'Fix it', worth: null, state: 'open' }, worthValueMicros: null }));
     expect(view.held).toBe(HELD);
