@@ -24,9 +24,13 @@ interface Out {
   json: boolean;
 }
 
+/** Under --json one {"error"} object on stdout and exit 1, like every command (cli/fail.ts). */
 function fail(out: Out, message: string, code = 1): number {
-  if (out.json) process.stdout.write(`${JSON.stringify({ error: message })}\n`);
-  else process.stderr.write(`sleds: ${message}\n`);
+  if (out.json) {
+    process.stdout.write(`${JSON.stringify({ error: message })}\n`);
+    return 1;
+  }
+  process.stderr.write(`sleds: ${message}\n`);
   return code;
 }
 

@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import { stringify } from 'yaml';
 import { resolvePaths } from '../core/paths.js';
+import { fail } from './fail.js';
 import { isHandle, seatIdentity, writeHandle } from '../musher/config/handle.js';
 import { generateSeatKeys, keyFingerprint, loadSeatKeys, saveSeatKeys, seatHandle, seatKeysPresent, type SeatKeys } from '../musher/handoff/keys.js';
 import { openSecretStore, type SecretStore } from '../musher/secrets/store.js';
@@ -11,12 +12,6 @@ import { openSecretStore, type SecretStore } from '../musher/secrets/store.js';
  * `--handle <h>` stores the seat's handle in config.yml (musher/config/handle.ts), read by every sleds process.
  * `sleds keys trust|trusted|untrust`: the teammates' keys this seat pins (keys-trust.ts).
  */
-function fail(json: boolean, message: string, code = 1): number {
-  if (json) process.stdout.write(`${JSON.stringify({ error: message })}\n`);
-  else process.stderr.write(`sleds: ${message}\n`);
-  return code;
-}
-
 function flagValue(args: string[], name: string): string | null {
   const i = args.indexOf(name);
   return i >= 0 && args[i + 1] !== undefined && !args[i + 1]!.startsWith('--') ? args[i + 1]! : null;
@@ -51,20 +46,20 @@ const NOT_A_HANDLE = "letters, digits, '.', '_' or '-', starting with a letter o
 
 async function init(args: string[], json: boolean): Promise<number> {
   const asked = args.includes('--handle') ? flagValue(args, '--handle') : null;
-  if (args.includes('--handle') && asked === null) return fail(json, `--handle takes your roster handle: ${NOT_A_HANDLE}`, 2);
+  if (args.includes('--handle') && asked === null) return fail(`--handle takes your roster handle: ${NOT_A_HANDLE}`, 2);
   let handleFile: string | null = null;
   if (asked !== null) {
     const wanted = asked.trim().toLowerCase();
-    if (!isHandle(wanted)) return fail(json, `'${asked}' is not a handle: ${NOT_A_HANDLE}`, 2);
+    if (!isHandle(wanted)) return fail(`'${asked}' is not a handle: ${NOT_A_HANDLE}`, 2);
     try {
       handleFile = writeHandle(process.env, homedir(), wanted);
     } catch (e) {
-      return fail(json, `could not store the handle: ${(e as Error).message}`);
+      return fail(`could not store the handle: ${(e as Error).message}`);
     }
   }
   const who = seatIdentity(process.env, homedir());
   const handle = who.handle;
-  if (!handle) return fail(json, `no usable handle for this seat — run 'sleds keys init --handle <your roster handle>' (${NOT_A_HANDLE.split(' — ')[0]})`, 2);
+  if (!handle) return fail(`no usable handle for this seat — run 'sleds keys init --handle <your roster handle>' (${NOT_A_HANDLE.split(' — ')[0]})`, 2);
   if (handleFile && who.source === 'SLEDS_SEAT' && handle !== asked!.trim().toLowerCase()) {
     process.stderr.write(`sleds: stored the handle ${asked!.trim().toLowerCase()} in ${handleFile}, but SLEDS_SEAT=${handle} overrides it here — unset SLEDS_SEAT to use it\n`);
   }
@@ -79,14 +74,14 @@ async function init(args: string[], json: boolean): Promise<number> {
         report(store, handle, name, kept, json, false, handleFile);
         return 0;
       }
-      return fail(json, `this seat already has hand-off keys — 'sleds keys show' prints them; 'sleds keys init --force' replaces them (bundles sealed to the old key can no longer be opened)`);
+      return fail(`this seat already has hand-off keys — 'sleds keys show' prints them; 'sleds keys init --force' replaces them (bundles sealed to the old key can no longer be opened)`);
     }
     const keys = generateSeatKeys();
     await saveSeatKeys(store, keys);
     report(store, handle, name, keys, json, true, handleFile);
     return 0;
   } catch (e) {
-    return fail(json, `could not make the keys: ${(e as Error).message}`);
+    return fail(`could not make the keys: ${(e as Error).message}`);
   }
 }
 
@@ -95,11 +90,11 @@ async function show(args: string[], json: boolean): Promise<number> {
   const store = openSecretStore(resolvePaths(process.env, homedir()));
   try {
     const keys = await loadSeatKeys(store);
-    if (!keys) return fail(json, `this seat has no hand-off keys yet — run 'sleds keys init'`);
+    if (!keys) return fail(`this seat has no hand-off keys yet — run 'sleds keys init'`);
     report(store, handle, flagValue(args, '--name') ?? handle, keys, json, false);
     return 0;
   } catch (e) {
-    return fail(json, (e as Error).message);
+    return fail((e as Error).message);
   }
 }
 
@@ -117,6 +112,6 @@ export async function runKeys(args: string[], json: boolean): Promise<number> {
       return runKeysTrust(sub, rest, json, seatHandle());
     }
     default:
-      return fail(json, `keys takes init, show, trust, trusted or untrust — e.g. sleds keys init`, 2);
+      return fail(`keys takes init, show, trust, trusted or untrust — e.g. sleds keys init`, 2);
   }
 }

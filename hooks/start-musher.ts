@@ -1,13 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 
 /**
- * Starts musher in the background, detached from the harness: the one way every client starts it (the hooks, the
- * MCP server and the commands). Starting is always safe: the new musher takes the instance lock
- * (musher/instance-lock.ts) or, when another musher holds it, exits at once; so two hooks and a command starting
- * it together still end with one. child_process is imported only here, lazily: the hook loads it only on the rare
- * run that finds musher away. Returns the child (whose exit a caller may watch), or null when it could not spawn.
- */
-/**
  * When a client starts musher: nothing listens on the socket (no socket file, or a dead musher's file that refuses).
  * A musher that is there but slow to answer is left alone: starting another would only lose the lock.
  */
@@ -15,6 +8,13 @@ export function nobodyListens(reason: string): boolean {
   return reason === 'ENOENT' || reason === 'ECONNREFUSED';
 }
 
+/**
+ * Starts musher in the background, detached from the harness: the one way every client starts it (the hooks, the
+ * MCP server and the commands). Starting is always safe: the new musher takes the instance lock
+ * (musher/instance-lock.ts) or, when another musher holds it, exits at once; so two hooks and a command starting
+ * it together still end with one. child_process is imported only here, lazily: the hook loads it only on the rare
+ * run that finds musher away. Returns the child (whose exit a caller may watch), or null when it could not spawn.
+ */
 export async function startMusherDetached(cliMain: string): Promise<ChildProcess | null> {
   try {
     const { spawn } = await import('node:child_process');

@@ -5,6 +5,7 @@ import { jsonSink, textSink, type Frame } from './frames.js';
 import { Cleanup, makeHomes, removeRoot, type DemoHomes } from './homes.js';
 import { makeProject } from './project.js';
 import { tellStory } from './script.js';
+import { fail } from '../fail.js';
 
 /**
  * `sleds demo [--keep] [--json]`: the main job on an embedded default, with no seat, no key and no network — two
@@ -15,10 +16,7 @@ import { tellStory } from './script.js';
 export async function runDemo(args: string[], json: boolean): Promise<number> {
   const unknown = args.filter((a) => a !== '--keep' && a !== '--json');
   if (unknown.length > 0) {
-    const error = `sleds: demo takes --keep and --json, not '${unknown[0]}'`;
-    if (json) process.stdout.write(`${JSON.stringify({ error })}\n`);
-    else process.stderr.write(`${error}\n`);
-    return 2;
+    return fail(`demo takes --keep and --json, not '${unknown[0]}'`, 2);
   }
   const keep = args.includes('--keep');
   // Colour for a terminal (or FORCE_COLOR), never in --json or with NO_COLOR set.
@@ -55,10 +53,7 @@ export async function runDemo(args: string[], json: boolean): Promise<number> {
     if (cleanup.interrupted) return 130;
     const where = last === null ? 'before the first frame' : `after the '${last}' frame`;
     const kept = keep && homes ? ` (the homes are kept in ${homes.root})` : ' (nothing was left behind)';
-    const error = `sleds: the demo stopped ${where}: ${(e as Error).message}${kept}`;
-    if (json) process.stdout.write(`${JSON.stringify({ error })}\n`);
-    else process.stderr.write(`${error}\n`);
-    return 1;
+    return fail(`the demo stopped ${where}: ${(e as Error).message}${kept}`);
   }
 }
 

@@ -77,7 +77,7 @@ describe('--json failures are JSON on stdout, exit 1', { timeout: 120_000 }, () 
     [['task', 'k3m9x2qa45pz', 'colour', 'red', '--json'], /takes worth <level>, type <label> or done, not 'colour'/],
     [['jobs', 'cancel', '--json'], /which job\?/],
     [['jobs', 'extra', '--json'], /jobs takes no 'extra'/],
-    [['pick', '--json'], /pick takes one task/],
+    [['pick', '--json'], /pick takes a task/],
     [['wall', '--json'], /wall takes 'show <wall>'/],
     [['wall', 'show', '--json'], /which wall\?/],
     [['go', '--json'], /which wall\?/],

@@ -180,7 +180,7 @@ describe('sleds demo', { timeout: 120_000 }, () => {
     expect(r.code).toBe(1);
     const lines = r.stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
-    expect(JSON.parse(lines[0]!)).toEqual({ error: expect.stringMatching(/^sleds: the demo stopped before the first frame: git is not on PATH: .* — install git, then run sleds demo again \(nothing was left behind\)$/) });
+    expect(JSON.parse(lines[0]!)).toEqual({ error: expect.stringMatching(/^the demo stopped before the first frame: git is not on PATH: .* — install git, then run sleds demo again \(nothing was left behind\)$/) });
     expect(readdirSync(shell.tmp)).toEqual([]);
     expect(readdirSync(shell.home)).toEqual([]);
   });

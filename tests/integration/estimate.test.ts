@@ -10,6 +10,7 @@ import { canonicalReceipt } from '../../core/receipt/canonical.js';
 import type { ReceiptBody } from '../../core/receipt/receipt.js';
 import type { EstimateAnswer } from '../../musher/estimate/service.js';
 import { requestMusher } from '../../hooks/musher-client.js';
+import { limitAhead } from '../support/limit-ahead.js';
 
 const world = useWorlds();
 const dirs: string[] = [];
@@ -147,7 +148,7 @@ describe('estimate', () => {
        VALUES ('ws1:1', 'claude-transcript', 'ws1', 'claude-opus-5-5', ?, 10, 10, 0, 0, 0, 0, 1000000)`,
     ).run(Date.now() - 60_000);
     d.close();
-    await send('StopFailure', { error: 'rate_limit', last_assistant_message: "You've hit your 5-hour limit · resets 11:55pm (UTC)" });
+    await send('StopFailure', { error: 'rate_limit', last_assistant_message: limitAhead().message });
     const card = await waitFor('the card at the wall', async () => {
       const r = await send('UserPromptSubmit', { prompt: 'keep going' });
       const out = r.stdout ? (JSON.parse(r.stdout) as { decision?: string; reason?: string }) : null;

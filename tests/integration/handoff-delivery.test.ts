@@ -11,6 +11,7 @@ import { requestMusher } from '../../hooks/musher-client.js';
 import { sleds, status, waitFor, type SledsWorld } from '../support/sleds-env.js';
 import { startFakeSlack, type FakeSlack } from '../support/fake-slack.js';
 import { handoffsOf, handoffTeam, hookIn, writeTranscript } from '../support/handoff-team.js';
+import { limitAhead } from '../support/limit-ahead.js';
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
@@ -50,7 +51,7 @@ describe('a hand-off says what was and was not delivered', { timeout: 120_000 },
     const t = await handoffTeam([{ handle: 'jake', name: 'Jake' }, { handle: 'dana', name: 'Dana', areas: ['*.ts'], slack: DANA_SLACK }], cleanups);
     const jake = t.seats[0]!;
     const tx = await jakeWorking(jake, t.a);
-    await hookIn(jake, 'StopFailure', SESSION, t.a, { error: 'rate_limit', transcript_path: tx, last_assistant_message: "You've hit your 5-hour limit · resets 11:55pm (UTC)" });
+    await hookIn(jake, 'StopFailure', SESSION, t.a, { error: 'rate_limit', transcript_path: tx, last_assistant_message: limitAhead().message });
     await waitFor('the wall and its snapshot', async () => (await status(jake)).wallBook.find((b) => b.snapshotId));
 
     const answer = (await hookIn(jake, 'UserPromptSubmit', SESSION, t.a, { prompt: '/sled 5 dana' })).reason ?? '';

@@ -13,6 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ensureClaudeBinary } from '../e2e/harness/claude-binary.js';
 import { CLI, disposeWorld, makeWorld, sleds, startMusher, waitFor, type SledsWorld } from '../support/sleds-env.js';
 import { writeSledsConfig, type TestSledsConfig } from '../support/sleds-config.js';
+import { limitAhead } from '../support/limit-ahead.js';
 
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
 afterEach(async () => {
@@ -212,7 +213,7 @@ describe('a hand-off asked for from the session: /sled handoff and the MCP tool'
     transcript(tx, sessionId, t.a, 'speed up the cart');
     await prompt(t.sam, sessionId, t.a, 'speed up the cart', tx);
     writeFileSync(join(t.a, 'cart.ts'), 'export const total = 3;\n');
-    const stop = { session_id: sessionId, cwd: t.a, transcript_path: tx, hook_event_name: 'StopFailure', error: 'rate_limit', last_assistant_message: "You've hit your 5-hour limit · resets 11:55pm (UTC)" };
+    const stop = { session_id: sessionId, cwd: t.a, transcript_path: tx, hook_event_name: 'StopFailure', error: 'rate_limit', last_assistant_message: limitAhead().message };
     expect((await sleds(t.sam, ['hook', 'StopFailure'], JSON.stringify(stop))).code).toBe(0);
     const wall = await waitFor('the wall and its snapshot', async () => (JSON.parse((await sleds(t.sam, ['status', '--json'])).stdout) as { wallBook: Array<{ wallId: string; sessionId: string; snapshotId: string | null }> }).wallBook.find((w) => w.sessionId === sessionId && w.snapshotId), 30_000);
 

@@ -8,6 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { status, waitFor, type SledsWorld } from '../support/sleds-env.js';
 import { git, handoffsOf, handoffTeam, hookIn, writeTranscript } from '../support/handoff-team.js';
+import { limitAhead } from '../support/limit-ahead.js';
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
@@ -23,7 +24,7 @@ async function jakeAtWall(w: SledsWorld, cwd: string): Promise<string> {
   await hookIn(w, 'SessionStart', SESSION, cwd, { source: 'startup', model: 'claude-opus-5-5', transcript_path: tx });
   await hookIn(w, 'UserPromptSubmit', SESSION, cwd, { prompt: 'fix the cart total', transcript_path: tx });
   writeFileSync(join(cwd, 'cart.ts'), 'export const total = 2; // half done\n');
-  await hookIn(w, 'StopFailure', SESSION, cwd, { error: 'rate_limit', transcript_path: tx, last_assistant_message: "You've hit your 5-hour limit · resets 11:55pm (UTC)" });
+  await hookIn(w, 'StopFailure', SESSION, cwd, { error: 'rate_limit', transcript_path: tx, last_assistant_message: limitAhead().message });
   const wall = await waitFor('the wall and its snapshot', async () => (await status(w)).wallBook.find((b) => b.snapshotId));
   return wall.wallId;
 }

@@ -67,7 +67,7 @@ describe('sleds keys init --handle', () => {
 
     // A handle that is not one: refused, nothing written.
     const bad = await sleds(w, ['keys', 'init', '--handle', '../x', '--json']);
-    expect(bad.code).toBe(2);
+    expect(bad.code).toBe(1); // --json: every failure exits 1
     expect(JSON.parse(bad.stdout).error).toBe("'../x' is not a handle: letters, digits, '.', '_' or '-', starting with a letter or digit — e.g. sleds keys init --handle dana");
     expect(readFileSync(config, 'utf8')).toBe(`${mine}handle: dana.lee\n`);
   });

@@ -4,6 +4,7 @@ import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT, sleds, startMusher, status, waitFor, type SledsWorld } from '../support/sleds-env.js';
 import { useWorlds } from '../support/worlds.js';
+import { limitAhead } from '../support/limit-ahead.js';
 
 const newWorld = useWorlds();
 
@@ -23,10 +24,11 @@ async function prompt(w: SledsWorld, text: string, env: NodeJS.ProcessEnv = {}):
   return r.stdout ? JSON.parse(r.stdout) : null;
 }
 
-/** Claude Code's StopFailure at a 5-hour wall (facts/claude-code.md §3), resetting at the next 11:55pm UTC. */
+/** Claude Code's StopFailure at a 5-hour wall (facts/claude-code.md §3), resetting three hours from now. */
+const LIMIT = limitAhead();
 async function hitWall(w: SledsWorld): Promise<string> {
   await hook(w, 'SessionStart', { source: 'startup', model: 'claude-opus-5-5' });
-  await hook(w, 'StopFailure', { error: 'rate_limit', last_assistant_message: "You've hit your 5-hour limit · resets 11:55pm (UTC)" });
+  await hook(w, 'StopFailure', { error: 'rate_limit', last_assistant_message: LIMIT.message });
   const s = await waitFor('the wall to open', async () => ((await status(w)).wallBook.length > 0 ? status(w) : null));
   return s.wallBook[0]!.wallId;
 }
@@ -44,10 +46,10 @@ describe('at the wall', () => {
     expect(answer?.decision).toBe('block');
     const card = answer!.reason!;
     expect(card).toMatch(/^Wall: usage limit reached\. Session snapshotted\./);
-    expect(card).toMatch(/Provider: 5-hour limit reached\. Resets (today )?11:55 pm UTC\./);
+    expect(card).toMatch(new RegExp(`Provider: 5-hour limit reached\\. Resets ${LIMIT.when}\\.`));
     expect(card).toContain('Remaining work: estimate: none');
     expect(card).toContain('1 Continue now      — no platform key configured (sleds key set anthropic)');
-    expect(card).toMatch(/2 Hold until reset  free · resumes 11:55 pm UTC/);
+    expect(card).toMatch(new RegExp(`2 Hold until reset  free · resumes ${LIMIT.when}`));
     expect(card).toContain('3 Run overnight     — no platform key configured (sleds key set anthropic); the batch tier runs on it');
     expect(card).toContain('4 Switch model      — sonnet 5.5 · no platform key configured (sleds key set anthropic)');
     expect(card).toContain('5 Hand off          — no teammate in the roster (.sleds/roster.yml)');
@@ -64,13 +66,13 @@ describe('at the wall', () => {
     const w = await world();
     const wallId = await hitWall(w);
     const line = await sleds(w, ['statusline'], JSON.stringify({ session_id: SESSION, model: { display_name: 'Opus' } }), { NO_COLOR: '1' });
-    expect(line.stdout.split('\n')[1]).toBe(`⛔ wall ${wallId} · 2 hold → 11:55pm · 6 defer`);
+    expect(line.stdout.split('\n')[1]).toBe(`⛔ wall ${wallId} · 2 hold → ${LIMIT.short} · 6 defer`);
 
     const held = await prompt(w, '/sled 2');
-    expect(held?.reason).toMatch(/^2 Hold until reset\. Holding: Claude Code continues by itself at 11:55 pm UTC\./);
+    expect(held?.reason).toMatch(new RegExp(`^2 Hold until reset\\. Holding: Claude Code continues by itself at ${LIMIT.when}\\.`));
     expect((await status(w)).wallBook[0]).toMatchObject({ state: 'chosen', choice: 'hold', chosenBy: 'user' });
     const again = await prompt(w, 'are we there yet');
-    expect(again?.reason).toMatch(/^sled: holding until 11:55 pm UTC; Claude Code continues by itself then\./);
+    expect(again?.reason).toMatch(new RegExp(`^sled: holding until ${LIMIT.when}; Claude Code continues by itself then\\.`));
 
     const cancelled = await prompt(w, '/sled cancel');
     expect(cancelled?.reason).toBe(`sled: cancelled 2 at wall ${wallId}. The wall is open again: /sled 1 … /sled 6.`);
@@ -81,12 +83,12 @@ describe('at the wall', () => {
     const w = await world();
     const wallId = await hitWall(w);
     const deferred = await prompt(w, '/sled 6');
-    expect(deferred?.reason).toMatch(/^6 Defer to reset\. Deferred: this session runs itself headless at 11:55 pm UTC on the same model/);
+    expect(deferred?.reason).toMatch(new RegExp(`^6 Defer to reset\\. Deferred: this session runs itself headless at ${LIMIT.when} on the same model`));
     const jobs = JSON.parse((await sleds(w, ['jobs', '--json'])).stdout) as { jobs: Array<{ kind: string; wallId: string; state: string; runAt: number; payload: { where: string; sessionId: string } }> };
     expect(jobs.jobs).toHaveLength(1);
     const job = jobs.jobs[0]!;
     expect(job).toMatchObject({ kind: 'defer', wallId, state: 'scheduled', payload: { where: 'headless', sessionId: SESSION } });
-    expect(new Date(job.runAt).toISOString()).toMatch(/T23:55:00\.000Z$/);
+    expect(job.runAt).toBe(LIMIT.atMs);
 
     expect((await prompt(w, 'one more thing'))?.reason).toMatch(/^sled: this session is past its wall by 6 Defer to reset\./);
     const own = await prompt(w, 'Your claude.ai usage limit has reset. Continue the task you were working on when the limit was reached; do not repeat work that is already complete.');
@@ -110,7 +112,7 @@ describe('at the wall', () => {
     const before = (JSON.parse((await sleds(w, ['jobs', '--json'])).stdout) as Jobs).jobs;
     expect(before).toHaveLength(1);
     const minuteReset = before[0]!.runAt;
-    expect(new Date(minuteReset).toISOString()).toMatch(/T23:55:00\.000Z$/);
+    expect(minuteReset).toBe(LIMIT.atMs);
     // The statusline's resets_at is exact (epoch seconds): 37 s past the minute the StopFailure text named.
     const exact = minuteReset + 37_000;
     const line = JSON.stringify({ session_id: SESSION, model: { display_name: 'Opus' }, rate_limits: { five_hour: { used_percentage: 100, resets_at: exact / 1000 } } });
@@ -158,11 +160,11 @@ describe('at the wall', () => {
       ['rules:', '  - name: hand off when the owner is idle', '    when: { owner_idle: 30m }', '    then: handoff', '  - name: hold within a day of the reset', '    when: { reset_within: 24h }', '    then: hold', ''].join('\n'),
     );
     await hook(w, 'SessionStart', { source: 'startup', cwd: repo });
-    await hook(w, 'StopFailure', { cwd: repo, error: 'rate_limit', last_assistant_message: "You've hit your 5-hour limit · resets 11:55pm (UTC)" });
+    await hook(w, 'StopFailure', { cwd: repo, error: 'rate_limit', last_assistant_message: LIMIT.message });
     const wall = await waitFor('the policy to choose', async () => (await status(w)).wallBook.find((x) => x.choice !== null));
     expect(wall).toMatchObject({ choice: 'hold', chosenBy: 'policy', state: 'chosen' });
     const held = await hook(w, 'UserPromptSubmit', { cwd: repo, prompt: 'go on' });
-    expect(JSON.parse(held.stdout).reason).toMatch(/^sled: holding until 11:55 pm UTC/);
+    expect(JSON.parse(held.stdout).reason).toMatch(new RegExp(`^sled: holding until ${LIMIT.when}`));
     const card = (await prompt(w, '/sled exits'))!.reason!;
     expect(card).toContain('The policy chose 2 Hold until reset (rule: hold within a day of the reset); the audit log says so.');
     const explained = await sleds(w, ['policy', 'explain', wall.wallId]);
@@ -184,7 +186,7 @@ describe('at the wall', () => {
     expect(JSON.parse((await hook(w, 'UserPromptSubmit', { cwd: repo, prompt: '/sled worth low' })).stdout).reason).toContain("this task's worth is now low");
     const tasks = JSON.parse((await sleds(w, ['tasks', '--json'])).stdout) as { tasks: Array<{ title: string; worth: string | null }> };
     expect(tasks.tasks).toEqual([expect.objectContaining({ title: 'Rename the helpers', worth: 'low' })]);
-    await hook(w, 'StopFailure', { cwd: repo, error: 'rate_limit', last_assistant_message: "You've hit your 5-hour limit · resets 11:55pm (UTC)" });
+    await hook(w, 'StopFailure', { cwd: repo, error: 'rate_limit', last_assistant_message: LIMIT.message });
     const wall = await waitFor('the policy to choose', async () => (await status(w)).wallBook.find((x) => x.choice !== null));
     expect(wall).toMatchObject({ choice: 'defer', chosenBy: 'policy' });
   });
@@ -198,7 +200,7 @@ describe('at the wall', () => {
     mkdirSync(join(repo, 'src'));
     writeFileSync(join(repo, 'src', 'cart.ts'), 'export {};\n');
     await hook(w, 'SessionStart', { source: 'startup', cwd: repo });
-    await hook(w, 'StopFailure', { cwd: repo, error: 'rate_limit', last_assistant_message: "You've hit your 5-hour limit · resets 11:55pm (UTC)" });
+    await hook(w, 'StopFailure', { cwd: repo, error: 'rate_limit', last_assistant_message: LIMIT.message });
     await waitFor('the wall', async () => (await status(w)).wallBook.length > 0 || null);
     const card = JSON.parse((await hook(w, 'UserPromptSubmit', { cwd: repo, prompt: 'go on' })).stdout).reason as string;
     expect(card).toContain('5 Hand off to Dana  — Dana owns the changed files; hand-offs are not set up on this machine yet');
