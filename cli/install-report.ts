@@ -59,10 +59,15 @@ export class Reporter {
     return this.steps.some((s) => s.status === 'fail');
   }
 
-  /** Prints the JSON report (in --json mode) and returns the exit code: 0, or 1 if a step failed. */
+  /**
+   * Prints the JSON report (in --json mode) and returns the exit code: 0, or 1 if a step failed. A failed report
+   * carries `error` like every --json failure: the failing steps in one line, each with its fix.
+   */
   finish(extra: Record<string, unknown> = {}): number {
-    if (this.json) this.out.write(`${JSON.stringify({ ok: !this.failed, ...extra, steps: this.steps })}\n`);
-    return this.failed ? 1 : 0;
+    const failing = this.steps.filter((s) => s.status === 'fail');
+    const error = failing.length === 0 ? {} : { error: failing.map((s) => (s.fix ? `${s.message} — ${s.fix}` : s.message)).join('; ') };
+    if (this.json) this.out.write(`${JSON.stringify({ ok: failing.length === 0, ...error, ...extra, steps: this.steps })}\n`);
+    return failing.length > 0 ? 1 : 0;
   }
 
   private format(step: Step): string {

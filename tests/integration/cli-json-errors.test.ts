@@ -118,6 +118,17 @@ describe('--json failures are JSON on stdout, exit 1', { timeout: 120_000 }, () 
     expect(verdict).toMatchObject({ ok: false, error: `receipt k3m9x2qa4bn7 does not verify: ${verdict.why}` });
   });
 
+  it('a failed doctor report carries { error }: every failing line with its fix', async () => {
+    const w = world();
+    const r = await sleds(w, ['doctor', '--json']);
+    expect(r.code).toBe(1);
+    const report = JSON.parse(r.stdout) as { ok: boolean; error: string; steps: Array<{ status: string; message: string; fix?: string }> };
+    const failing = report.steps.filter((s) => s.status === 'fail');
+    expect(failing.length).toBeGreaterThan(0);
+    expect(report.ok).toBe(false);
+    expect(report.error).toBe(failing.map((s) => `${s.message} — ${s.fix}`).join('; '));
+  });
+
   it('musher answers something that is not JSON', async () => {
     const w = world();
     await fakeMusher(w, (s) => s.end('HTTP/1.1 200 OK\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello'));
