@@ -1,6 +1,7 @@
 import { accessSync, chmodSync, constants, lstatSync, mkdirSync, readlinkSync, realpathSync, statSync, symlinkSync, unlinkSync } from 'node:fs';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import type { Step } from './install-report.js';
+import { shellLine } from '../core/shell-quote.js';
 
 /**
  * The `sleds` command on the user's PATH: a symlink `~/.local/bin/sleds` → this package's dist/cli/main.js (it has
@@ -140,14 +141,15 @@ export function checkCommand(env: Env, home: string, cliMain: string): Step {
   if (first) {
     const target = real(first);
     if (target === mine) return { id: 'command', status: 'ok', message: `sleds on PATH: ${first} → ${target}`, detail: { path: first, target } };
-    return { id: 'command', status: 'warn', message: `sleds on PATH is ${first} (${target ?? 'unreadable'}), not this sleds (${mine ?? cliMain})`, fix: `run 'sleds install' from the sleds you want, or remove ${first}`, detail: { path: first, target } };
+    return { id: 'command', status: 'warn', message: `sleds on PATH is ${first} (${target ?? 'unreadable'}), not this sleds (${mine ?? cliMain})`, fix: `run ${shellLine(['node', cliMain, 'install'])} to link this one, or remove ${first}`, detail: { path: first, target } };
   }
   const path = join(linkDir(home), LINK_NAME);
   if (inspect(path, cliMain).kind === 'ours') {
     if (onPath(linkDir(home), env)) {
-      return { id: 'command', status: 'warn', message: `sleds is linked at ${path}, but ${cliMain} is not executable`, fix: `run 'node ${cliMain} install' again (it makes it executable)`, detail: { path } };
+      return { id: 'command', status: 'warn', message: `sleds is linked at ${path}, but ${cliMain} is not executable`, fix: `run ${shellLine(['node', cliMain, 'install'])} again (it makes it executable)`, detail: { path } };
     }
     return { id: 'command', status: 'warn', message: `sleds is linked at ${path}, but ~/.local/bin is not on your PATH`, fix: PATH_FIX, detail: { path } };
   }
-  return { id: 'command', status: 'warn', message: 'sleds is not on your PATH', fix: "run 'sleds install' (it links sleds into ~/.local/bin)", detail: { path: null } };
+  // Not on the PATH: the fix names this sleds by its path (a bare `sleds install` is the command that is missing).
+  return { id: 'command', status: 'warn', message: 'sleds is not on your PATH', fix: `run ${shellLine(['node', cliMain, 'install'])} (it links sleds into ~/.local/bin)`, detail: { path: null } };
 }
