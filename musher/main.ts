@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { claudeConfigDir, resolvePaths, type SledsPaths } from '../core/paths.js';
@@ -55,6 +55,9 @@ export async function runMusher(opts: { background: boolean }): Promise<number> 
       unlinkSync(paths.socketFile);
     }
   }
+  // Likewise the usage poller's pid lock: whoever wrote it was a musher of this runtime folder, so it is dead, though
+  // its pid may still answer kill(0) as a zombie that nobody reaped (after a kill -9 in a container).
+  rmSync(join(paths.runtimeDir, 'usage-poller.lock'), { force: true });
   const interactive = !opts.background && process.stderr.isTTY;
   const log = fileLog(paths.logFile, systemClock, opts.background ? null : (line) => process.stderr.write(line));
   // Upstreams, binaries and retention come from the user's config.yml alone, never from the environment of the

@@ -1,5 +1,5 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeUsageEndpoint, type FakeUsageEndpoint } from '../support/fake-usage-endpoint.js';
 import { writeSledsConfig } from '../support/sleds-config.js';
@@ -65,6 +65,23 @@ describe('musher and the Claude usage endpoint', () => {
     expect(s.credits).toEqual([expect.objectContaining({ provider: 'anthropic', usedMinor: 1234, limitMinor: 5000, exponent: 2 })]);
     const card = JSON.parse((await sleds(w, ['hook', 'UserPromptSubmit'], JSON.stringify({ session_id: 's', prompt: '/sled status' }))).stdout).reason as string;
     expect(card).toContain('Extra usage: $12.34 of $50.00 used (25%)');
+  });
+
+  it("polls after a kill -9: a poller lock whose pid still shows (a zombie the container never reaped) is a dead musher's", async () => {
+    const { w, fake } = await setUp();
+    fake.otherwise({ kind: 'json', body: { five_hour: { utilization: 12, resets_at: iso(Date.now() + 3_600_000) }, seven_day: null } });
+    mkdirSync(w.claudeDir, { recursive: true });
+    writeFileSync(join(w.claudeDir, '.credentials.json'), JSON.stringify({ claudeAiOauth: { accessToken: 'sk-ant-oat01-musher-test', expiresAt: Date.now() + 3_600_000 } }), { mode: 0o600 });
+    // What a musher killed with -9 leaves: its lock file, naming a pid that still answers kill(0) (here: ours).
+    mkdirSync(dirname(w.socket), { recursive: true, mode: 0o700 });
+    writeFileSync(join(dirname(w.socket), 'usage-poller.lock'), String(process.pid), { mode: 0o600 });
+    await startMusher(w);
+    const bars = await waitFor('the endpoint polled', async () => {
+      const r = JSON.parse((await sleds(w, ['bars', '--json'])).stdout) as { bars: Array<{ window: string; usedPct: number; source: string }> };
+      return r.bars.some((b) => b.source === 'usage-endpoint') ? r.bars : null;
+    });
+    expect(bars.find((b) => b.window === 'five_hour')).toMatchObject({ usedPct: 12, source: 'usage-endpoint' });
+    expect((await status(w)).usageEndpoint).not.toMatch(/polled by another musher/);
   });
 
   it('sends nothing without a login, and says why', async () => {
