@@ -1,5 +1,5 @@
 import { MusherUnreachable, requestMusher } from '../hooks/musher-client.js';
-import { startMusherDetached } from '../hooks/start-musher.js';
+import { nobodyListens, startMusherDetached } from '../hooks/start-musher.js';
 
 /** musher's socket API as the MCP tools use it: JSON in, JSON out, musher started when it is away (as the hooks do). */
 export interface MusherApi {
@@ -50,6 +50,9 @@ export function musherApi(o: MusherApiOptions): MusherApi {
         return await once(method, path, body);
       } catch (e) {
         if (!(e instanceof MusherUnreachable)) throw e;
+        // Something listens but did not answer in time: a musher that is busy. Starting another would only lose the
+        // lock, and sending the request again could do its work twice (a hand-off, a dispatch).
+        if (!nobodyListens(e.reason)) throw new MusherAway(`sleds: musher did not answer (${e.reason}) — see its log (sleds doctor)`);
         if (!o.autostart) throw new MusherAway(`sleds: musher is not running (${e.reason}) — start it with 'sleds musher start'`);
         if (!started) {
           started = true;
@@ -64,6 +67,8 @@ export function musherApi(o: MusherApiOptions): MusherApi {
             return await once(method, path, body);
           } catch (again) {
             if (!(again instanceof MusherUnreachable)) throw again;
+            // It listens now but did not answer: the request may have reached it, so it is not sent a third time.
+            if (!nobodyListens(again.reason)) throw new MusherAway(`sleds: musher did not answer (${again.reason}) — see its log (sleds doctor)`);
             last = again.reason;
           }
         }
