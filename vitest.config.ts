@@ -6,5 +6,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 300_000,
     pool: 'forks',
+    // Stops (and names) any musher a test left running in a temp home.
+    globalSetup: ['tests/support/global-teardown.ts'],
   },
 });
