@@ -14,37 +14,12 @@ import { ensureClaudeBinary } from '../e2e/harness/claude-binary.js';
 import { CLI, disposeWorld, makeWorld, sleds, startMusher, waitFor, type SledsWorld } from '../support/sleds-env.js';
 import { writeSledsConfig, type TestSledsConfig } from '../support/sleds-config.js';
 import { limitAhead } from '../support/limit-ahead.js';
+import { git, writeTranscript, type HookOut } from '../support/handoff-team.js';
 
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
-
-const git = (cwd: string, ...args: string[]): string =>
-  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@x', '-c', 'init.defaultBranch=main', ...args], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-
-/** A Claude Code transcript of one exchange, as the harness writes it (facts/claude-code.md §4). */
-function transcript(path: string, sessionId: string, cwd: string, said: string): void {
-  const base = { isSidechain: false, userType: 'external', entrypoint: 'cli', cwd, sessionId, version: '2.1.328', gitBranch: 'main' };
-  const lines = [
-    { ...base, parentUuid: null, type: 'user', message: { role: 'user', content: said }, uuid: '00000001-1111-4222-8333-000000000001', timestamp: '2026-11-30T10:00:01.000Z' },
-    {
-      ...base,
-      parentUuid: '00000001-1111-4222-8333-000000000001',
-      type: 'assistant',
-      message: { id: 'msg_01', type: 'message', role: 'assistant', model: 'claude-opus-5-5', content: [{ type: 'text', text: 'Noted.' }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 3, output_tokens: 5 } },
-      uuid: '00000002-1111-4222-8333-000000000002',
-      timestamp: '2026-11-30T10:00:04.000Z',
-    },
-  ];
-  mkdirSync(join(path, '..'), { recursive: true });
-  writeFileSync(path, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
-}
-
-interface HookOut {
-  decision?: string;
-  reason?: string;
-}
 
 async function prompt(w: SledsWorld, sessionId: string, cwd: string, text: string, transcriptPath: string): Promise<HookOut> {
   const r = await sleds(w, ['hook', 'UserPromptSubmit'], JSON.stringify({ session_id: sessionId, prompt: text, cwd, transcript_path: transcriptPath, hook_event_name: 'UserPromptSubmit' }));
@@ -124,7 +99,7 @@ describe('a hand-off asked for from the session: /sled handoff and the MCP tool'
     const t = await team();
     const sessionId = '5a1d0c3e-7b2f-4e9a-8c61-0d2f3a4b5c6d';
     const tx = join(t.sam.claudeDir, 'projects', t.a.replace(/[^A-Za-z0-9]/g, '-'), `${sessionId}.jsonl`);
-    transcript(tx, sessionId, t.a, 'remember the word PELICAN and fix the cart total');
+    writeTranscript(tx, sessionId, t.a, 'remember the word PELICAN and fix the cart total');
     expect(await prompt(t.sam, sessionId, t.a, 'remember the word PELICAN and fix the cart total', tx)).not.toHaveProperty('decision');
     writeFileSync(join(t.a, 'cart.ts'), 'export const total = 2; // half done\n');
 
@@ -159,7 +134,7 @@ describe('a hand-off asked for from the session: /sled handoff and the MCP tool'
     const t = await team({}, {}, { danaPinsSam: false });
     const sessionId = '9e5a4b7c-1f6d-4c3e-8a05-4b6c7d8e9f0a';
     const tx = join(t.sam.claudeDir, 'projects', t.a.replace(/[^A-Za-z0-9]/g, '-'), `${sessionId}.jsonl`);
-    transcript(tx, sessionId, t.a, 'port the cart to decimals');
+    writeTranscript(tx, sessionId, t.a, 'port the cart to decimals');
     await prompt(t.sam, sessionId, t.a, 'port the cart to decimals', tx);
     writeFileSync(join(t.a, 'cart.ts'), 'export const total = 4;\n');
     const id = /\/sled pickup ([2-9a-km-np-z]{12})/.exec((await prompt(t.sam, sessionId, t.a, '/sled handoff dana', tx)).reason ?? '')?.[1];
@@ -184,7 +159,7 @@ describe('a hand-off asked for from the session: /sled handoff and the MCP tool'
     const t = await team();
     const sessionId = '6b2e1d4f-8c3a-4f0b-9d72-1e3f4a5b6c7d';
     const tx = join(t.sam.claudeDir, 'projects', t.a.replace(/[^A-Za-z0-9]/g, '-'), `${sessionId}.jsonl`);
-    transcript(tx, sessionId, t.a, 'tidy the cart module');
+    writeTranscript(tx, sessionId, t.a, 'tidy the cart module');
     await prompt(t.sam, sessionId, t.a, 'tidy the cart module', tx);
     writeFileSync(join(t.a, 'notes.md'), 'left: the discount\n');
 
@@ -210,7 +185,7 @@ describe('a hand-off asked for from the session: /sled handoff and the MCP tool'
     const t = await team();
     const sessionId = '8d4f3a6b-0e5c-4b2d-9f94-3a5b6c7d8e9f';
     const tx = join(t.sam.claudeDir, 'projects', t.a.replace(/[^A-Za-z0-9]/g, '-'), `${sessionId}.jsonl`);
-    transcript(tx, sessionId, t.a, 'speed up the cart');
+    writeTranscript(tx, sessionId, t.a, 'speed up the cart');
     await prompt(t.sam, sessionId, t.a, 'speed up the cart', tx);
     writeFileSync(join(t.a, 'cart.ts'), 'export const total = 3;\n');
     const stop = { session_id: sessionId, cwd: t.a, transcript_path: tx, hook_event_name: 'StopFailure', error: 'rate_limit', last_assistant_message: limitAhead().message };
@@ -234,7 +209,7 @@ describe('/sled pickup typed in Claude Code inside tmux', { timeout: 600_000 }, 
     const t = await team({ CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' }, { binaries: { claude } });
     const sessionId = '7c3f2e5a-9d4b-4a1c-8e83-2f4a5b6c7d8e';
     const tx = join(t.sam.claudeDir, 'projects', t.a.replace(/[^A-Za-z0-9]/g, '-'), `${sessionId}.jsonl`);
-    transcript(tx, sessionId, t.a, 'rename the cart total');
+    writeTranscript(tx, sessionId, t.a, 'rename the cart total');
     await prompt(t.sam, sessionId, t.a, 'rename the cart total', tx);
     writeFileSync(join(t.a, 'cart.ts'), 'export const sum = 1;\n');
     const id = /\/sled pickup ([2-9a-km-np-z]{12})/.exec((await prompt(t.sam, sessionId, t.a, '/sled handoff dana', tx)).reason ?? '')?.[1];

@@ -5,20 +5,16 @@
  * sam's spend out of her Today; what her own session appends to the same file afterwards is hers, and live.
  * Two seats with their own musher and keys, a bare git repository as the remote, the real seal and transport.
  */
-import { execFileSync } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { disposeWorld, makeWorld, sleds, startMusher, status, waitFor, type SledsWorld } from '../support/sleds-env.js';
+import { sleds, status, waitFor, type SledsWorld } from '../support/sleds-env.js';
+import { handoffTeam, type HookOut } from '../support/handoff-team.js';
 
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
-
-const git = (cwd: string, ...args: string[]): string =>
-  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@x', '-c', 'init.defaultBranch=main', ...args], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 
 const slug = (dir: string): string => dir.replace(/[^A-Za-z0-9]/g, '-');
 
@@ -59,11 +55,6 @@ function limitLine(sessionId: string, cwd: string, uuid: string, at: number, res
   });
 }
 
-interface HookOut {
-  decision?: string;
-  reason?: string;
-}
-
 async function prompt(w: SledsWorld, sessionId: string, cwd: string, text: string, transcriptPath: string): Promise<HookOut> {
   const r = await sleds(w, ['hook', 'UserPromptSubmit'], JSON.stringify({ session_id: sessionId, prompt: text, cwd, transcript_path: transcriptPath, hook_event_name: 'UserPromptSubmit' }));
   expect(r.code, r.stderr).toBe(0);
@@ -75,39 +66,13 @@ async function handoffs(w: SledsWorld): Promise<Row[]> {
   return JSON.parse((await sleds(w, ['handoffs', '--json'])).stdout).handoffs;
 }
 
-/** Sam and dana: keys, a roster naming both, clones of one bare remote, dana has pinned sam's keys, a musher each. */
+/** Sam and dana: keys, a roster naming both (dana owns *.ts), clones of one bare remote, dana has pinned sam's keys, a musher each. */
 async function team() {
-  const root = mkdtempSync(join(tmpdir(), 'sl-ph-'));
-  cleanups.push(() => rmSync(root, { recursive: true, force: true }));
-  const remote = join(root, 'shop.git');
-  git(root, 'init', '-q', '--bare', remote);
-  const a = join(root, 'sam-shop');
-  const b = join(root, 'dana-shop');
-  git(root, 'clone', '-q', remote, a);
-  writeFileSync(join(a, 'cart.ts'), 'export const total = 1;\n');
-  git(a, 'add', '.');
-  git(a, 'commit', '-q', '-m', 'cart');
-  git(a, 'push', '-q', 'origin', 'HEAD:main');
-  const seat = async (handle: string, name: string) => {
-    const w = makeWorld({ SLEDS_SEAT: handle, SLEDS_KEYRING: 'file' });
-    cleanups.push(() => disposeWorld(w));
-    const keys = await sleds(w, ['keys', 'init', '--name', name, '--json']);
-    expect(keys.code, keys.stderr).toBe(0);
-    return { w, entry: JSON.parse(keys.stdout).entry as Record<string, unknown> };
-  };
-  const sam = await seat('sam', 'Sam');
-  const dana = await seat('dana', 'Dana');
-  mkdirSync(join(a, '.sleds'));
-  writeFileSync(join(a, '.sleds', 'roster.yml'), JSON.stringify({ teammates: [sam.entry, { ...dana.entry, areas: ['*.ts'] }] }, null, 2));
-  git(a, 'add', '.sleds');
-  git(a, 'commit', '-q', '-m', 'roster');
-  git(a, 'push', '-q', 'origin', 'HEAD:main');
-  git(root, 'clone', '-q', remote, b);
-  const trusted = await sleds(dana.w, ['keys', 'trust', 'sam', '--yes', '--json'], undefined, {}, b);
+  const t = await handoffTeam([{ handle: 'sam', name: 'Sam' }, { handle: 'dana', name: 'Dana', areas: ['*.ts'] }], cleanups);
+  const [sam, dana] = t.seats as [SledsWorld, SledsWorld];
+  const trusted = await sleds(dana, ['keys', 'trust', 'sam', '--yes', '--json'], undefined, {}, t.b);
   expect(trusted.code, trusted.stderr).toBe(0);
-  await startMusher(sam.w);
-  await startMusher(dana.w);
-  return { root, remote, a, b, sam: sam.w, dana: dana.w };
+  return { ...t, sam, dana };
 }
 
 /** Waits until musher has read every byte of the files it follows (`bytes` in all). */
