@@ -12,6 +12,7 @@ import { TrustStore, trustFilePath } from '../musher/handoff/trust-store.js';
 import type { Log } from '../musher/log.js';
 import { findRepoRoot } from '../musher/policy/repo-root.js';
 import { RosterReader } from '../musher/roster/reader.js';
+import { fail } from './fail.js';
 
 /**
  * `sleds keys trust <handle> [--yes]`, `sleds keys trusted`, `sleds keys untrust <handle>`: the teammates' keys this
@@ -22,16 +23,6 @@ import { RosterReader } from '../musher/roster/reader.js';
 
 interface Out {
   json: boolean;
-}
-
-/** Under --json one {"error"} object on stdout and exit 1, like every command (cli/fail.ts). */
-function fail(out: Out, message: string, code = 1): number {
-  if (out.json) {
-    process.stdout.write(`${JSON.stringify({ error: message })}\n`);
-    return 1;
-  }
-  process.stderr.write(`sleds: ${message}\n`);
-  return code;
 }
 
 function emit(out: Out, value: unknown, text: string): number {
@@ -94,41 +85,41 @@ function cannotAskLine(s: Extract<TrustStanding, { kind: 'unpinned' | 'changed' 
 
 async function trust(args: string[], out: Out, self: string | null): Promise<number> {
   const handleArg = args.find((a) => !a.startsWith('--'));
-  if (!handleArg) return fail(out, 'whose keys? sleds keys trust <handle> (a handle in .sleds/roster.yml)', 2);
-  if (!HandleSchema.safeParse(handleArg).success) return fail(out, `'${handleArg}' is not a handle — letters, digits, '.', '_' or '-'`, 2);
+  if (!handleArg) return fail('whose keys? sleds keys trust <handle> (a handle in .sleds/roster.yml)', 2);
+  if (!HandleSchema.safeParse(handleArg).success) return fail(`'${handleArg}' is not a handle — letters, digits, '.', '_' or '-'`, 2);
   const handle = handleArg.toLowerCase();
-  if (self && sameHandle(self, handle)) return fail(out, `'${handle}' is this seat — your own keys are checked against this seat's, not pinned; 'sleds keys show' prints them`);
+  if (self && sameHandle(self, handle)) return fail(`'${handle}' is this seat — your own keys are checked against this seat's, not pinned; 'sleds keys show' prints them`);
   const here = rosterHere();
-  if ('error' in here) return fail(out, here.error);
+  if ('error' in here) return fail(here.error);
   const pins = store();
   let current: PinnedKeys[];
   try {
     current = pins.load();
   } catch (e) {
-    return fail(out, (e as Error).message);
+    return fail((e as Error).message);
   }
   const s = trustStandings(here.roster, current, null, keyFingerprint).find((x) => x.handle === handle);
-  if (!s) return fail(out, `'${handle}' is not in .sleds/roster.yml here — pull the latest roster, or check the handle`);
-  if (s.kind === 'no-keys') return fail(out, `${handle} has no keys in .sleds/roster.yml — they run 'sleds keys init' and commit the entry it prints`);
-  if (s.kind === 'ambiguous') return fail(out, refusal.ambiguousRoster(handle).message);
+  if (!s) return fail(`'${handle}' is not in .sleds/roster.yml here — pull the latest roster, or check the handle`);
+  if (s.kind === 'no-keys') return fail(`${handle} has no keys in .sleds/roster.yml — they run 'sleds keys init' and commit the entry it prints`);
+  if (s.kind === 'ambiguous') return fail(refusal.ambiguousRoster(handle).message);
   if (s.kind === 'pinned') {
     const pin = current.find((p) => p.handle === handle)!;
     const f = fingerprints(pin);
     return emit(out, { handle, name: s.name, pinned: pinView(pin), previous: null, changed: false, alreadyPinned: true, file: pins.path }, `${who(handle, s.name)} is already pinned with the roster's keys (x25519 ${f.x25519}, ed25519 ${f.ed25519}).\n`);
   }
-  if (s.kind !== 'unpinned' && s.kind !== 'changed') return fail(out, `'${handle}' cannot be pinned`);
+  if (s.kind !== 'unpinned' && s.kind !== 'changed') return fail(`'${handle}' cannot be pinned`);
 
   if (!args.includes('--yes')) {
-    if (!process.stdin.isTTY) return fail(out, cannotAskLine(s));
+    if (!process.stdin.isTTY) return fail(cannotAskLine(s));
     (out.json ? process.stderr : process.stdout).write(shownLines(s));
-    if (!(await ask('Trust these keys? [y/N] ', out))) return fail(out, `nothing pinned — ${handle}'s keys are not trusted on this seat`);
+    if (!(await ask('Trust these keys? [y/N] ', out))) return fail(`nothing pinned — ${handle}'s keys are not trusted on this seat`);
   } else if (!out.json) process.stdout.write(shownLines(s));
 
   let outcome;
   try {
     outcome = pins.pin({ handle, name: s.name, x25519: s.keys.x25519, ed25519: s.keys.ed25519 });
   } catch (e) {
-    return fail(out, (e as Error).message);
+    return fail((e as Error).message);
   }
   const now = fingerprints(outcome.pinned);
   const before = outcome.previous ? fingerprints(outcome.previous) : null;
@@ -148,7 +139,7 @@ function trusted(out: Out): number {
   try {
     list = pins.list();
   } catch (e) {
-    return fail(out, (e as Error).message);
+    return fail((e as Error).message);
   }
   if (out.json) return emit(out, { file: pins.path, pins: list.map(pinView) }, '');
   if (list.length === 0) return emit(out, null, `No teammate's keys are pinned yet — 'sleds keys trust <handle>' in a checkout pins them from its roster.\n`);
@@ -162,15 +153,15 @@ function trusted(out: Out): number {
 
 function untrust(args: string[], out: Out): number {
   const handle = args.find((a) => !a.startsWith('--'));
-  if (!handle) return fail(out, 'whose keys? sleds keys untrust <handle>', 2);
+  if (!handle) return fail('whose keys? sleds keys untrust <handle>', 2);
   const pins = store();
   let removed: PinnedKeys | null;
   try {
     removed = pins.unpin(handle);
   } catch (e) {
-    return fail(out, (e as Error).message);
+    return fail((e as Error).message);
   }
-  if (!removed) return fail(out, `'${handle.toLowerCase()}' is not pinned — 'sleds keys trusted' lists the pins`);
+  if (!removed) return fail(`'${handle.toLowerCase()}' is not pinned — 'sleds keys trusted' lists the pins`);
   const f = fingerprints(removed);
   return emit(
     out,
