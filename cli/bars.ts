@@ -16,8 +16,10 @@ export async function runBars(json: boolean): Promise<number> {
     process.stdout.write('No bars yet: they arrive with the first reply of a subscriber session (API-key sessions have none).\n');
     return 0;
   }
+  // Two accounts' bars (a second config dir, another login) are told apart by whose they are.
+  const several = new Set(bars.map((b) => b.account ?? '')).size > 1;
   const rows = bars.map((b) => [
-    `${b.provider === 'anthropic' ? 'claude' : b.provider === 'openai' ? 'codex' : b.provider} ${b.label}`,
+    `${b.provider === 'anthropic' ? 'claude' : b.provider === 'openai' ? 'codex' : b.provider} ${b.label}${several ? ` (${b.accountLabel ?? b.account})` : ''}`,
     `${b.usedPct}%`,
     b.resetsAt === null ? '?' : formatReset(b.resetsAt, now),
     b.source,

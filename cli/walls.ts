@@ -14,6 +14,9 @@ function parseHorizon(text: string | null): number | null {
 
 export interface WallRow {
   provider: string;
+  /** Whose bar: two accounts' walls are two walls. */
+  account: string;
+  accountLabel: string | null;
   window: string;
   name: string;
   usedPct: number;
@@ -37,6 +40,8 @@ export function wallRows(snapshot: ForecastSnapshot, horizonMs: number): WallRow
     else wallAt = f.etaMs;
     return {
       provider: w.provider,
+      account: w.account,
+      accountLabel: w.accountLabel,
       window: w.window,
       name: w.name,
       usedPct: w.usedPct,
@@ -69,8 +74,10 @@ export async function runWalls(args: string[], json: boolean): Promise<number> {
     process.stdout.write('No bars yet, so no walls to forecast: they arrive with the first reply of a plan session.\n');
     return 0;
   }
+  const several = new Set(rows.map((r) => r.account)).size > 1;
   for (const r of rows) {
-    const who = `${r.provider === 'openai' ? 'codex' : 'claude'} ${r.name}`.padEnd(20);
+    const whose = several ? ` (${r.accountLabel ?? r.account})` : '';
+    const who = `${r.provider === 'openai' ? 'codex' : 'claude'} ${r.name}${whose}`.padEnd(20);
     const reset = r.resetsAt !== null ? `resets ${formatReset(r.resetsAt, snapshot.at)}` : 'reset unknown';
     const more = r.dollarsToWallMicros !== null ? ` · ${formatUsd(r.dollarsToWallMicros)} more` : '';
     if (r.wallAt !== null) {

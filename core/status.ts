@@ -5,6 +5,9 @@ import { barName } from './forecast/forecast.js';
 /** What `sleds status --json` prints and the /sled status card shows. */
 export interface BarStatus {
   provider: string;
+  /** Whose bar (core/account.ts); absent in readings from before bars had an account. */
+  account?: string;
+  accountLabel?: string | null;
   window: string;
   label: string;
   usedPct: number;
@@ -72,7 +75,7 @@ export interface StatusSnapshot {
 }
 
 export function barStatus(
-  bar: { provider: string; window: string; usedPct: number; resetsAt: number | null; observedAt: number; source: string },
+  bar: { provider: string; account?: string; accountLabel?: string | null; window: string; usedPct: number; resetsAt: number | null; observedAt: number; source: string },
   nowMs: number,
 ): BarStatus {
   const ageMs = Math.max(0, nowMs - bar.observedAt);
@@ -91,6 +94,18 @@ function money(costMicros: number, unpriced: number): string {
   return unpriced > 0 ? `${formatUsd(costMicros)} + ${unpriced} unpriced` : formatUsd(costMicros);
 }
 
+/** Bars grouped by account, in the order they come (musher sends its own accounts' first). */
+export function byAccount(bars: BarStatus[]): Array<[string, BarStatus[]]> {
+  const groups = new Map<string, { label: string; bars: BarStatus[] }>();
+  for (const b of bars) {
+    const key = b.account ?? '';
+    const g = groups.get(key) ?? { label: b.accountLabel ?? b.account ?? 'this seat', bars: [] };
+    g.bars.push(b);
+    groups.set(key, g);
+  }
+  return [...groups.values()].map((g) => [g.label, g.bars]);
+}
+
 /** The short card `/sled status` answers with, in the prompt. */
 export function renderStatusCard(s: StatusSnapshot, sessionId: string | null, timeZone?: string): string {
   const lines: string[] = ['sleds · seat status'];
@@ -99,18 +114,26 @@ export function renderStatusCard(s: StatusSnapshot, sessionId: string | null, ti
     // A subscriber whose bars have not been read yet is the common case: say where they will come from.
     lines.push(`Bars: not read yet — they come with the statusline of Claude Code's next reply, or the usage endpoint's poll (${s.usageEndpoint})`);
   }
-  for (const b of bars) {
-    const reset = b.resetsAt !== null ? `resets ${formatReset(b.resetsAt, s.now, timeZone)}` : 'reset unknown';
-    lines.push(`${b.label.padEnd(9)} ${`${b.usedPct}%`.padStart(6)}  ${reset} · data ${formatAge(b.ageMs)} old${b.stale ? ' (stale)' : ''}`);
+  // Two accounts' bars are two seats' (a second config dir, another login): each under its own name, never mixed.
+  const groups = byAccount(bars);
+  let anyFull = false;
+  for (const [label, group] of groups) {
+    if (groups.length > 1) lines.push(`${label}:`);
+    for (const b of group) {
+      const reset = b.resetsAt !== null ? `resets ${formatReset(b.resetsAt, s.now, timeZone)}` : 'reset unknown';
+      lines.push(`${groups.length > 1 ? '  ' : ''}${b.label.padEnd(9)} ${`${b.usedPct}%`.padStart(6)}  ${reset} · data ${formatAge(b.ageMs)} old${b.stale ? ' (stale)' : ''}`);
+    }
+    const full = group.filter((b) => b.usedPct >= 100).sort((a, b) => (b.resetsAt ?? Infinity) - (a.resetsAt ?? Infinity))[0];
+    if (full) {
+      anyFull = true;
+      const until = full.resetsAt !== null ? `until it resets ${formatReset(full.resetsAt, s.now, timeZone)}` : 'until it resets (the reset is not known yet)';
+      lines.push(`${groups.length > 1 ? '  ' : ''}→ ${barName(full.window)} wall now: the bar is full ${until}`);
+    }
   }
-  const full = bars.filter((b) => b.usedPct >= 100).sort((a, b) => (b.resetsAt ?? Infinity) - (a.resetsAt ?? Infinity))[0];
-  if (full) {
-    const until = full.resetsAt !== null ? `until it resets ${formatReset(full.resetsAt, s.now, timeZone)}` : 'until it resets (the reset is not known yet)';
-    lines.push(`→ ${barName(full.window)} wall now: the bar is full ${until}`);
-  } else if (s.nextWall) {
+  if (!anyFull && s.nextWall) {
     const more = s.nextWall.dollarsToWallMicros !== null ? ` · ${formatUsd(s.nextWall.dollarsToWallMicros)} more` : '';
     lines.push(`→ ${s.nextWall.name} wall at ${formatClock(s.nextWall.atMs, timeZone)}${more}`);
-  } else if (bars.length > 0) lines.push('→ no wall forecast before the resets');
+  } else if (!anyFull && bars.length > 0) lines.push('→ no wall forecast before the resets');
   for (const c of s.credits) lines.push(creditLine(c));
   if (s.platformKey.bySeatModel.length > 0) lines.push(`Platform key today: ${money(s.platformKey.todayMicros, s.platformKey.unpricedRecords)}`);
   const session = sessionId ? s.sessions.find((x) => x.sessionId === sessionId) : undefined;

@@ -19,6 +19,10 @@ import { HookEventStore } from './store/hook-events.js';
 import { SessionStore } from './store/sessions.js';
 import { UsageStore } from './store/usage.js';
 import { BarStore } from './store/bars.js';
+import { Accounts } from './quota/accounts.js';
+import type { Account } from '../core/account.js';
+import { dirname } from 'node:path';
+import { homedir } from 'node:os';
 import { WallStore } from './store/walls.js';
 import { OffsetStore } from './store/offsets.js';
 import { HistoryStore } from './store/histories.js';
@@ -83,6 +87,8 @@ export interface MusherOptions {
   claudeConfigDir: string;
   /** Codex's rollouts: $CODEX_HOME/sessions. */
   codexSessionsDir: string;
+  /** For the accounts' labels (`~/.claude`); default the OS home. */
+  homeDir?: string;
   version: string;
   /** The wall's ports (policy, key, snapshot, the exits' machinery), built by the daemon once the stores exist. */
   wallWiring: (m: Musher) => WallWiring;
@@ -129,6 +135,8 @@ export class Musher {
   readonly sessions: SessionStore;
   readonly usage: UsageStore;
   readonly bars: BarStore;
+  /** Whose bars a reading is: a session's account from its files; musher's own by default. */
+  readonly accounts: Accounts;
   readonly walls: WallStore;
   readonly offsets: OffsetStore;
   readonly credits: CreditStore;
@@ -183,6 +191,8 @@ export class Musher {
     this.sessions = new SessionStore(this.db);
     this.usage = new UsageStore(this.db);
     this.bars = new BarStore(this.db);
+    this.accounts = new Accounts({ claudeConfigDir: opts.claudeConfigDir, codexHome: dirname(opts.codexSessionsDir), homeDir: opts.homeDir ?? homedir(), log: opts.log });
+    this.adoptUnkeyedBars();
     this.walls = new WallStore(this.db);
     this.offsets = new OffsetStore(this.db);
     this.histories = new HistoryStore(this.db);
@@ -212,13 +222,14 @@ export class Musher {
       usage: this.usage,
       walls: this.walls,
       bars: this.bars,
+      accountOf: (path) => this.accounts.forRollout(path),
       histories: this.histories,
       prices: opts.prices,
       clock: opts.clock,
       log: opts.log,
       onSeat: (seat) => this.recordCodexCredits(seat),
     });
-    this.forecaster = new Forecaster(this.bars, this.usage, opts.clock);
+    this.forecaster = new Forecaster(this.bars, this.usage, opts.clock, () => [this.accounts.defaultClaude().key, this.accounts.defaultCodex().key]);
     this.spool = new SpoolDrain(opts.paths.spoolDir, (e) => this.handleHook({ ...e, viaSpool: true }), opts.log);
     this.jobs = new JobStore(this.db);
     this.resumeRunner = new ResumeRunner({
@@ -311,7 +322,14 @@ export class Musher {
       prices: opts.prices,
       policy: wiring.policy,
       estimate: estimatesPort(this.estimates, seatName()),
-      forecast: () => this.forecaster.refresh(),
+      // The picker prices the running session's seat: its own account's bars (musher's when none runs).
+      forecast: (sessionId) => {
+        const snap = this.forecaster.refresh();
+        const running = this.accountOfSession(sessionId).key;
+        const claude = running.startsWith('codex-') ? this.accounts.defaultClaude().key : running;
+        const seat = new Set([claude, this.accounts.defaultCodex().key]);
+        return { ...snap, walls: snap.walls.filter((w) => seat.has(w.account)) };
+      },
       keyConfigured: (provider) => wiring.key.configured(provider),
       rosterAt: (dir) => this.roster.rosterAt(dir),
       handoffReady: async () => (wiring.handoff ? wiring.handoff.ready() : false),
@@ -415,7 +433,8 @@ export class Musher {
           return { ok: true, line: `sled: ${taken.outcome ?? taken.line}`, after: taken.after, ...(settled ? { settled: () => `sled: ${settled()}` } : {}), ...(sealed ? { id: sealed.id } : {}) };
         },
         snapshot: async (s) => {
-          const bars = this.barsNow().bars.map((b) => ({ provider: b.provider, window: b.window, usedPct: b.usedPct, resetsAtMs: b.resetsAt, observedAtMs: b.observedAt, source: b.source }));
+          const account = this.accountOfSession(s.sessionId).key;
+          const bars = this.barsNow().bars.filter((b) => b.account === account).map((b) => ({ provider: b.provider, window: b.window, usedPct: b.usedPct, resetsAtMs: b.resetsAt, observedAtMs: b.observedAt, source: b.source }));
           const taken = await this.takeSnapshot({
             sessionId: s.sessionId,
             harness: harnessOf(s.harness),
@@ -622,15 +641,17 @@ export class Musher {
     }
     const sessionId = typeof json.session_id === 'string' ? json.session_id : null;
     const model = json.model as { id?: string; display_name?: string } | undefined;
+    // The session's own account's bars: another config dir's (or another login's) are not this line's.
+    const account = this.accounts.forTranscript(typeof json.transcript_path === 'string' ? json.transcript_path : null);
     // A new reading (the bars moved since musher last saw them) is recorded and forecast before the render, so the
     // line shows the wall it implies; an unchanged one is recorded after the answer, off the render's path.
-    const moved = this.statuslineBarsMoved(json);
+    const moved = this.statuslineBarsMoved(json, account.key);
     if (moved) {
-      this.recordStatuslineBars(json, sessionId, now);
+      this.recordStatuslineBars(json, sessionId, account, now);
       this.forecaster.refresh();
     }
     const fromStdin = barsFromStatuslineJson(json);
-    const stored = liveBars(this.bars.all().filter((b) => b.provider === PROVIDER).map((b) => barStatus(b, now)), now);
+    const stored = liveBars(this.bars.forAccount(PROVIDER, account.key).map((b) => barStatus(b, now)), now);
     const asView = (b: BarStatus): BarView => ({ label: b.label, usedPct: b.usedPct, resetsAtMs: b.resetsAt, ageMs: b.ageMs });
     // Claude Code hands the statusline the 5-hour and weekly bars only: the per-model weekly ones come from the usage
     // endpoint. A fresh Claude Code process has no rate_limits until its first reply: show what musher last saw, aged.
@@ -651,7 +672,7 @@ export class Musher {
         unpricedRecords: today.reduce((a, m) => a + m.unpricedRecords, 0),
       },
       musherAway: false,
-      wall: this.wallHint(now),
+      wall: this.wallHint(now, account.key),
       nowMs: now,
       color,
       wallLine: this.wallKeeper.statusLine(sessionId),
@@ -670,7 +691,7 @@ export class Musher {
         });
         if (typeof json.transcript_path === 'string') this.kickTranscript(json.transcript_path, 'claude-code');
       }
-      if (!moved) this.recordStatuslineBars(json, sessionId, now);
+      if (!moved) this.recordStatuslineBars(json, sessionId, account, now);
       // The exits a wall would offer, priced ahead for the amber line (the fullest bar is the one that binds).
       const top = bars?.reduce<BarView | null>((a, b) => (a === null || b.usedPct > a.usedPct ? b : a), null);
       const topBar = top ? stored.find((b) => b.label === top.label) : undefined;
@@ -683,22 +704,22 @@ export class Musher {
     return { line: renderStatusline(view), record };
   }
 
-  private statuslineBarsMoved(json: Record<string, unknown>): boolean {
+  private statuslineBarsMoved(json: Record<string, unknown>, account: string): boolean {
     const limits = json.rate_limits as Record<string, { used_percentage: number; resets_at?: number | null }> | undefined;
     if (!limits) return false;
-    const known = new Map(this.bars.all().filter((b) => b.provider === PROVIDER).map((b) => [b.window, b]));
+    const known = new Map(this.bars.forAccount(PROVIDER, account).map((b) => [b.window, b]));
     return Object.entries(limits).some(([window, w]) => {
       const bar = known.get(window);
       return !bar || bar.usedPct !== w.used_percentage || bar.resetsAt !== (typeof w.resets_at === 'number' ? w.resets_at * 1000 : null);
     });
   }
 
-  private recordStatuslineBars(json: Record<string, unknown>, sessionId: string | null, now: number): void {
+  private recordStatuslineBars(json: Record<string, unknown>, sessionId: string | null, account: Account, now: number): void {
     const limits = json.rate_limits as Record<string, { used_percentage: number; resets_at?: number | null }> | undefined;
     if (!limits) return;
     for (const [window, w] of Object.entries(limits)) {
       const resetsAt = typeof w.resets_at === 'number' ? w.resets_at * 1000 : null;
-      this.bars.record({ provider: PROVIDER, window, usedPct: w.used_percentage, resetsAt, observedAt: now, source: 'statusline', sessionId });
+      this.bars.record({ provider: PROVIDER, account: account.key, accountLabel: account.label, window, usedPct: w.used_percentage, resetsAt, observedAt: now, source: 'statusline', sessionId });
       // A bar at 100% in a session is a wall there, whichever signal arrives first.
       if (w.used_percentage >= 100 && sessionId) {
         this.walls.record({
@@ -744,9 +765,11 @@ export class Musher {
 
   /** A good answer of Claude's usage endpoint: its bars (per-model weekly ones too) and the seat's credits. */
   recordUsageEndpoint(r: UsageReadings): void {
+    // The endpoint is asked with the credentials of musher's own config dir: its bars are that account's.
+    const account = this.accounts.defaultClaude();
     this.db.transaction(() => {
       for (const b of r.bars) {
-        this.bars.record({ provider: PROVIDER, window: b.window, usedPct: b.usedPct, resetsAt: b.resetsAtMs, observedAt: r.observedAt, source: 'usage-endpoint' });
+        this.bars.record({ provider: PROVIDER, account: account.key, accountLabel: account.label, window: b.window, usedPct: b.usedPct, resetsAt: b.resetsAtMs, observedAt: r.observedAt, source: 'usage-endpoint' });
       }
       if (r.credits) {
         this.credits.record({
@@ -768,8 +791,8 @@ export class Musher {
   }
 
   /** The binding wall for the statusline, from the cached forecast: only a wall forecast before its reset. */
-  private wallHint(now: number): { atMs: number; soon: boolean } | null {
-    const hint = this.forecaster.snapshot().hint;
+  private wallHint(now: number, account: string): { atMs: number; soon: boolean } | null {
+    const hint = this.forecaster.forAccount(account).hint;
     if (!hint || hint.wallAtMs < now - 60_000) return null;
     return { atMs: hint.wallAtMs, soon: hint.amber };
   }
@@ -784,10 +807,32 @@ export class Musher {
     return this.usagePoller ? describeUsagePoller(this.usagePoller.state(), this.opts.clock.now()) : 'usage endpoint: not polled by this musher';
   }
 
+  /** The account whose bars a session reads (musher's own when the session is not known or names no file). */
+  accountOfSession(sessionId: string | null): Account {
+    const row = sessionId ? this.sessions.get(sessionId) : null;
+    if (!row) return this.accounts.defaultClaude();
+    return this.accounts.forSession(row.harness, row.transcriptPath);
+  }
+
+  /** Every account's live bars, musher's own accounts' first (the card and `sleds bars` list them in this order). */
+  private liveBarsOwnFirst(now: number): BarStatus[] {
+    const own = new Set([this.accounts.defaultClaude().key, this.accounts.defaultCodex().key]);
+    const rows = [...this.bars.all()].sort((a, b) => Number(!own.has(a.account)) - Number(!own.has(b.account)));
+    return liveBars(rows.map((b) => barStatus(b, now)), now);
+  }
+
+  /** Bars kept before they had an account were read for musher's own ones. */
+  private adoptUnkeyedBars(): void {
+    const claude = this.accounts.defaultClaude();
+    const codex = this.accounts.defaultCodex();
+    this.bars.adoptUnkeyed(PROVIDER, claude.key, claude.label);
+    this.bars.adoptUnkeyed('openai', codex.key, codex.label);
+  }
+
   /** Every bar still in its window, with source and age. */
   barsNow(): { now: number; bars: BarStatus[] } {
     const now = this.opts.clock.now();
-    return { now, bars: liveBars(this.bars.all().map((b) => barStatus(b, now)), now) };
+    return { now, bars: this.liveBarsOwnFirst(now) };
   }
 
   status(): StatusSnapshot {
@@ -801,7 +846,7 @@ export class Musher {
     return {
       now,
       musher: { pid: process.pid, version: this.opts.version, startedAt: this.startedAt },
-      bars: liveBars(this.bars.all().map((b) => barStatus(b, now)), now),
+      bars: this.liveBarsOwnFirst(now),
       today: {
         since,
         costMicros: byModel.reduce((a, m) => a + m.costMicros, 0),

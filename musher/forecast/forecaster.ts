@@ -12,6 +12,9 @@ import type { Clock } from '../clock.js';
  */
 export interface WallForecast {
   provider: string;
+  /** Whose bar (core/account.ts). */
+  account: string;
+  accountLabel: string | null;
   window: string;
   /** "5-hour", "weekly", "weekly Opus", … */
   name: string;
@@ -26,7 +29,9 @@ export interface WallForecast {
 
 export interface ForecastSnapshot {
   at: number;
+  /** Every account's bars. */
   walls: WallForecast[];
+  /** The binding wall and its hint for musher's own accounts (a session elsewhere asks `forAccount`). */
   binding: BindingWall | null;
   hint: WallHint | null;
 }
@@ -47,7 +52,16 @@ export class Forecaster {
     private readonly bars: BarStore,
     private readonly usage: UsageStore,
     private readonly clock: Clock,
+    /** musher's own accounts (its Claude config dir's, its Codex home's): what `sleds status` and `walls` bind on. */
+    private readonly ownAccounts: () => readonly string[],
   ) {}
+
+  /** The binding wall and hint of one account's bars, from the last forecast (cheap: the statusline's). */
+  forAccount(account: string): { binding: BindingWall | null; hint: WallHint | null } {
+    const snap = this.snapshot();
+    const binding = bindingWall(snap.walls.filter((w) => w.account === account).map((w) => w.forecast));
+    return { binding, hint: wallHint(binding, snap.at) };
+  }
 
   /** The last computed forecast (cheap), or a fresh one when there is none yet. */
   snapshot(): ForecastSnapshot {
@@ -62,7 +76,7 @@ export class Forecaster {
       if (bar.resetsAt !== null && bar.resetsAt <= now) continue; // that window is over
       const length = windowLengthMs(bar.window) ?? 7 * 24 * HOUR;
       const since = now - length - HOUR;
-      const samples: BarSample[] = this.bars.samples(bar.provider, bar.window, since).map((s) => ({
+      const samples: BarSample[] = this.bars.samples(bar.provider, bar.account, bar.window, since).map((s) => ({
         provider: bar.provider,
         window: bar.window,
         usedPct: s.usedPct,
@@ -71,12 +85,14 @@ export class Forecaster {
         source: s.source,
       }));
       const tzOffsetMinutes = -new Date(now).getTimezoneOffset();
-      const activity = this.profileFor(bar.provider, bar.window, now, tzOffsetMinutes);
+      const activity = this.profileFor(bar.provider, bar.account, bar.window, now, tzOffsetMinutes);
       const forecast = forecastBar(samples, now, { activity, tzOffsetMinutes });
       const calibration = this.calibrate(bar.provider, samples, since, now);
       const fit = calibration.kind === 'fit' ? calibration : null;
       walls.push({
         provider: bar.provider,
+        account: bar.account,
+        accountLabel: bar.accountLabel,
         window: bar.window,
         name: barName(bar.window),
         usedPct: bar.usedPct,
@@ -87,17 +103,18 @@ export class Forecaster {
         dollarsToWallBand: fit ? dollarsToWallBand(bar.usedPct, fit) : null,
       });
     }
-    const binding = bindingWall(walls.map((w) => w.forecast));
+    const own = new Set(this.ownAccounts());
+    const binding = bindingWall(walls.filter((w) => own.has(w.account)).map((w) => w.forecast));
     this.latest = { at: now, walls, binding, hint: wallHint(binding, now) };
     return this.latest;
   }
 
-  private profileFor(provider: string, window: string, now: number, tzOffsetMinutes: number): ActivityProfile | null {
-    const key = `${provider}/${window}`;
+  private profileFor(provider: string, account: string, window: string, now: number, tzOffsetMinutes: number): ActivityProfile | null {
+    const key = `${provider}/${account}/${window}`;
     const hour = profileCutoff(now);
     const cached = this.profiles.get(key);
     if (cached && cached.hour === hour) return cached.profile;
-    const history: BarSample[] = this.bars.samples(provider, window, now - PROFILE_HISTORY_MS).map((s) => ({
+    const history: BarSample[] = this.bars.samples(provider, account, window, now - PROFILE_HISTORY_MS).map((s) => ({
       provider,
       window,
       usedPct: s.usedPct,

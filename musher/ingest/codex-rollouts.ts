@@ -1,5 +1,6 @@
 import { closeSync, existsSync, mkdirSync, openSync, readSync } from 'node:fs';
 import { basename, dirname, resolve, sep } from 'node:path';
+import { codexAccount, codexHomeOfRollout } from '../../core/account.js';
 import {
   CODEX_PROVIDER,
   CODEX_ROLLOUT_SOURCE,
@@ -37,6 +38,8 @@ export interface CodexRolloutDeps {
   usage: UsageStore;
   walls: WallStore;
   bars: BarStore;
+  /** Whose bars a rollout's readings are (musher's Accounts); default: this source's own Codex home. */
+  accountOf?: (rolloutPath: string) => { key: string; label: string };
   /** The bytes pickups installed: the sender's history, read as such. */
   histories: HistoryStore;
   prices: PriceTable;
@@ -250,13 +253,13 @@ export class CodexRolloutSource {
             this.deps.log.error(`${path}:${line.offset}: ${parsed.limitsProblem} — usage recorded, rate limits skipped`);
           }
           if (!parsed.replayed) {
-            if (parsed.limits !== null && live) this.recordLimits(parsed.limits);
+            if (parsed.limits !== null && live) this.recordLimits(path, parsed.limits);
             touch(usage.sessionId, usage.timestampMs, sendersSeat === null ? usage.cwd : null, usage.model === UNKNOWN_CODEX_MODEL ? null : usage.model);
           }
           break;
         }
         case 'bars':
-          if (live) this.recordLimits(parsed);
+          if (live) this.recordLimits(path, parsed);
           break;
         case 'wall':
           if (live && this.deps.walls.record(parsed.wall)) {
@@ -287,10 +290,14 @@ export class CodexRolloutSource {
     }
   }
 
-  private recordLimits(limits: CodexLimits): void {
+  private recordLimits(path: string, limits: CodexLimits): void {
+    // The rollout's own Codex home is the account: a second CODEX_HOME's readings never mix with this one's.
+    const account = this.deps.accountOf?.(path) ?? codexAccount(codexHomeOfRollout(path) ?? dirname(this.root), '');
     for (const bar of limits.bars) {
       this.deps.bars.record({
         provider: CODEX_PROVIDER,
+        account: account.key,
+        accountLabel: account.label,
         window: bar.window,
         usedPct: bar.usedPct,
         resetsAt: bar.resetsAtMs,

@@ -59,8 +59,8 @@ export interface PickerDeps {
   prices: PriceTable;
   policy: PolicyPort;
   estimate: EstimatePort;
-  /** The forecast, fresh: every live bar with its dollars to the wall. */
-  forecast(): ForecastSnapshot;
+  /** The forecast, fresh: the bars of the running session's account (musher's own with none), dollars to the wall. */
+  forecast(runningSessionId: string | null): ForecastSnapshot;
   keyConfigured(provider: 'anthropic' | 'openai'): Promise<boolean>;
   rosterAt(dir: string): RosterFile | null;
   handoffReady(): Promise<boolean>;
@@ -108,7 +108,7 @@ export class PickerService {
       harness,
       models: modelLadder(this.startModel(harness, running), (m) => policy.cheaperModel(m), (m) => this.d.prices.lookup(m, now) !== null),
     }));
-    const forecast = this.d.forecast();
+    const forecast = this.d.forecast(running?.sessionId ?? null);
     const bars: PickerBar[] = forecast.walls.map((w) => ({
       provider: w.provider,
       window: w.window,

@@ -2,6 +2,9 @@ import type { Db } from './db.js';
 
 export interface BarReading {
   provider: string;
+  /** Whose bar (core/account.ts): readings of two accounts never mix. */
+  account: string;
+  accountLabel?: string | null;
   window: string;
   usedPct: number;
   /** Epoch ms, or null when the source does not say. */
@@ -13,6 +16,8 @@ export interface BarReading {
 
 export interface BarRow {
   provider: string;
+  account: string;
+  accountLabel: string | null;
   window: string;
   usedPct: number;
   resetsAt: number | null;
@@ -41,7 +46,7 @@ function sameReader(mark: Record<string, number | string | null>, reading: BarRe
   return reading.source === 'usage-endpoint' && mark.source === 'usage-endpoint';
 }
 
-/** The plan bars (5-hour, weekly, …): the latest reading per window and the trail of samples. */
+/** The plan bars (5-hour, weekly, …): the latest reading per account and window, and the trail of samples. */
 export class BarStore {
   private readonly getStmt;
   private readonly upsert;
@@ -50,25 +55,38 @@ export class BarStore {
   private readonly allStmt;
   private readonly samplesStmt;
   constructor(private readonly db: Db) {
-    this.getStmt = db.prepare(`SELECT * FROM bars WHERE provider = ? AND window = ?`);
+    this.getStmt = db.prepare(`SELECT * FROM bars WHERE provider = ? AND account = ? AND window = ?`);
     this.upsert = db.prepare(
-      `INSERT INTO bars (provider, window, used_pct, resets_at, changed_at, observed_at, source, session_id)
-       VALUES (@provider, @window, @usedPct, @resetsAt, @changedAt, @observedAt, @source, @sessionId)
-       ON CONFLICT(provider, window) DO UPDATE SET used_pct = excluded.used_pct, resets_at = excluded.resets_at,
+      `INSERT INTO bars (provider, account, account_label, window, used_pct, resets_at, changed_at, observed_at, source, session_id)
+       VALUES (@provider, @account, @accountLabel, @window, @usedPct, @resetsAt, @changedAt, @observedAt, @source, @sessionId)
+       ON CONFLICT(provider, account, window) DO UPDATE SET used_pct = excluded.used_pct, resets_at = excluded.resets_at,
          changed_at = excluded.changed_at, observed_at = excluded.observed_at, source = excluded.source,
-         session_id = excluded.session_id`,
+         session_id = excluded.session_id, account_label = COALESCE(excluded.account_label, account_label)`,
     );
     this.insertSample = db.prepare(
-      `INSERT INTO bar_samples (provider, window, used_pct, resets_at, observed_at, source, session_id)
-       VALUES (@provider, @window, @usedPct, @resetsAt, @observedAt, @source, @sessionId)`,
+      `INSERT INTO bar_samples (provider, account, window, used_pct, resets_at, observed_at, source, session_id)
+       VALUES (@provider, @account, @window, @usedPct, @resetsAt, @observedAt, @source, @sessionId)`,
     );
     this.lastSampleStmt = db.prepare(
-      `SELECT observed_at FROM bar_samples WHERE provider = ? AND window = ? ORDER BY observed_at DESC LIMIT 1`,
+      `SELECT observed_at FROM bar_samples WHERE provider = ? AND account = ? AND window = ? ORDER BY observed_at DESC LIMIT 1`,
     );
-    this.allStmt = db.prepare(`SELECT * FROM bars ORDER BY provider, window`);
+    this.allStmt = db.prepare(`SELECT * FROM bars ORDER BY provider, account, window`);
     this.samplesStmt = db.prepare(
-      `SELECT * FROM bar_samples WHERE provider = ? AND window = ? AND observed_at >= ? ORDER BY observed_at`,
+      `SELECT * FROM bar_samples WHERE provider = ? AND account = ? AND window = ? AND observed_at >= ? ORDER BY observed_at`,
     );
+  }
+
+  /**
+   * Rows kept before bars had an account (and samples a test or an old musher wrote without one) are the account
+   * musher reads by default: the only one whose readings it could tell from another's then.
+   */
+  adoptUnkeyed(provider: string, account: string, accountLabel: string | null): void {
+    this.db.transaction(() => {
+      // A row already kept for the account is newer than anything from before accounts.
+      this.db.prepare(`DELETE FROM bars WHERE provider = ? AND account = '' AND window IN (SELECT window FROM bars WHERE provider = ? AND account = ?)`).run(provider, provider, account);
+      this.db.prepare(`UPDATE bars SET account = ?, account_label = COALESCE(account_label, ?) WHERE provider = ? AND account = ''`).run(account, accountLabel, provider);
+      this.db.prepare(`UPDATE bar_samples SET account = ? WHERE provider = ? AND account = ''`).run(account, provider);
+    })();
   }
 
   /**
@@ -79,8 +97,8 @@ export class BarStore {
    */
   record(reading: BarReading): void {
     this.db.transaction(() => {
-      const current = this.getStmt.get(reading.provider, reading.window) as Record<string, number | string | null> | undefined;
-      const last = this.lastSampleStmt.get(reading.provider, reading.window) as { observed_at: number } | undefined;
+      const current = this.getStmt.get(reading.provider, reading.account, reading.window) as Record<string, number | string | null> | undefined;
+      const last = this.lastSampleStmt.get(reading.provider, reading.account, reading.window) as { observed_at: number } | undefined;
       const unchanged = current && current.used_pct === reading.usedPct && current.resets_at === reading.resetsAt;
       if (!unchanged || !last || reading.observedAt - last.observed_at >= HOLD_SAMPLE_EVERY_MS) {
         this.insertSample.run({ ...reading, sessionId: reading.sessionId ?? null });
@@ -90,18 +108,25 @@ export class BarStore {
       const rollover = current !== undefined && !sameTrail(resetsAt, reading.resetsAt) && (reading.resetsAt ?? 0) > (resetsAt ?? 0);
       if (current && !rollover && reading.usedPct < (current.used_pct as number) && !sameReader(current, reading)) {
         // Stale and lower: the bar holds its mark; the reading still tells us the reset, if we had none.
-        if (resetsAt === null && reading.resetsAt !== null) this.upsert.run({ ...this.rowOf(current), resetsAt: reading.resetsAt });
+        if (resetsAt === null && reading.resetsAt !== null) this.upsert.run({ ...this.rowOf(current), resetsAt: reading.resetsAt, accountLabel: null });
         return;
       }
       if (current && !rollover && reading.resetsAt !== null && resetsAt !== null && reading.resetsAt < resetsAt - SAME_RESET_TOLERANCE_MS) return;
       const changedAt = unchanged ? (current!.changed_at as number) : reading.observedAt;
-      this.upsert.run({ ...reading, sessionId: reading.sessionId ?? null, resetsAt: reading.resetsAt ?? (rollover ? null : resetsAt), changedAt });
+      this.upsert.run({
+        ...reading,
+        accountLabel: reading.accountLabel ?? null,
+        sessionId: reading.sessionId ?? null,
+        resetsAt: reading.resetsAt ?? (rollover ? null : resetsAt),
+        changedAt,
+      });
     })();
   }
 
   private rowOf(r: Record<string, number | string | null>): BarReading & { changedAt: number } {
     return {
       provider: r.provider as string,
+      account: r.account as string,
       window: r.window as string,
       usedPct: r.used_pct as number,
       resetsAt: (r.resets_at as number | null) ?? null,
@@ -112,9 +137,12 @@ export class BarStore {
     };
   }
 
+  /** Every account's bars; `forAccount` narrows to one. */
   all(): BarRow[] {
     return (this.allStmt.all() as Array<Record<string, unknown>>).map((r) => ({
       provider: r.provider as string,
+      account: r.account as string,
+      accountLabel: (r.account_label as string | null) ?? null,
       window: r.window as string,
       usedPct: r.used_pct as number,
       resetsAt: (r.resets_at as number | null) ?? null,
@@ -125,8 +153,13 @@ export class BarStore {
     }));
   }
 
-  samples(provider: string, window: string, sinceMs: number): Array<{ usedPct: number; resetsAt: number | null; observedAt: number; source: string }> {
-    return (this.samplesStmt.all(provider, window, sinceMs) as Array<Record<string, unknown>>).map((r) => ({
+  /** One account's bars of one provider. */
+  forAccount(provider: string, account: string): BarRow[] {
+    return this.all().filter((b) => b.provider === provider && b.account === account);
+  }
+
+  samples(provider: string, account: string, window: string, sinceMs: number): Array<{ usedPct: number; resetsAt: number | null; observedAt: number; source: string }> {
+    return (this.samplesStmt.all(provider, account, window, sinceMs) as Array<Record<string, unknown>>).map((r) => ({
       usedPct: r.used_pct as number,
       resetsAt: (r.resets_at as number | null) ?? null,
       observedAt: r.observed_at as number,

@@ -415,6 +415,30 @@ const MIGRATIONS: ReadonlyArray<Migration> = [
     WHERE bucket = NEW.ts / 900000 AND model = NEW.model;
   END;
   `,
+  // 20: bars are an account's (issue 12): two accounts' readings never mix. Rows from before carry '' until musher
+  // adopts them for its own account at start (BarStore.adoptUnkeyed), the only account it could have read then.
+  `
+  CREATE TABLE bars_by_account (
+    provider      TEXT NOT NULL,
+    account       TEXT NOT NULL,
+    account_label TEXT,
+    window        TEXT NOT NULL,
+    used_pct      REAL NOT NULL,
+    resets_at     INTEGER,
+    changed_at    INTEGER NOT NULL,
+    observed_at   INTEGER NOT NULL,
+    source        TEXT NOT NULL,
+    session_id    TEXT,
+    PRIMARY KEY (provider, account, window)
+  );
+  INSERT INTO bars_by_account (provider, account, window, used_pct, resets_at, changed_at, observed_at, source, session_id)
+    SELECT provider, '', window, used_pct, resets_at, changed_at, observed_at, source, session_id FROM bars;
+  DROP TABLE bars;
+  ALTER TABLE bars_by_account RENAME TO bars;
+  ALTER TABLE bar_samples ADD COLUMN account TEXT NOT NULL DEFAULT '';
+  DROP INDEX bar_samples_window;
+  CREATE INDEX bar_samples_window ON bar_samples(provider, account, window, observed_at);
+  `,
 ];
 
 function slimHookEvents(db: Database.Database): void {

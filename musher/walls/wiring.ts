@@ -108,7 +108,9 @@ function livePane(m: Musher, claudeConfigDir: string, sessionId: string): LivePa
 function barBackUnderFull(m: Musher, wall: WallRow): boolean {
   if (wall.window === null) return false;
   const provider = wall.harness === 'codex' ? 'openai' : 'anthropic';
-  const bar = m.bars.all().find((b) => b.provider === provider && b.window === wall.window);
+  // The wall's own account's bar: another account's reading under 100% says nothing of this one.
+  const account = m.accountOfSession(wall.sessionId).key;
+  const bar = m.bars.forAccount(provider, account).find((b) => b.window === wall.window);
   return bar !== undefined && bar.changedAt > wall.hitAtMs && bar.usedPct < 100;
 }
 
@@ -119,7 +121,8 @@ function barDropped(m: Musher, clock: Clock, job: Job): PrecheckAnswer {
   if (!wall || wall.resetsAtMs === null) return { go: true };
   const now = clock.now();
   if (now >= wall.resetsAtMs) return { go: true };
-  const bar = m.bars.all().find((b) => b.window === wall.window && b.observedAt > wall.hitAtMs);
+  const account = m.accountOfSession(wall.sessionId).key;
+  const bar = m.bars.all().find((b) => b.account === account && b.window === wall.window && b.observedAt > wall.hitAtMs);
   if (bar && bar.usedPct < 100) return { go: true };
   return { go: false, retryAtMs: Math.min(wall.resetsAtMs, now + RECHECK_MS), why: `the ${wall.window ?? 'plan'} bar is still full until its reset` };
 }
@@ -129,7 +132,8 @@ export function snapshotPort(m: Musher): SnapshotPort {
   return {
     take: async (wall, s) => {
       if (!s.cwd) return { id: null, note: "the session's folder is not known" };
-      const bars = m.barsNow().bars.map((b) => ({ provider: b.provider, window: b.window, usedPct: b.usedPct, resetsAtMs: b.resetsAt, observedAtMs: b.observedAt, source: b.source }));
+      const account = m.accountOfSession(wall.sessionId).key;
+      const bars = m.barsNow().bars.filter((b) => b.account === account).map((b) => ({ provider: b.provider, window: b.window, usedPct: b.usedPct, resetsAtMs: b.resetsAt, observedAtMs: b.observedAt, source: b.source }));
       const taken = await m.takeSnapshot({
         sessionId: wall.sessionId,
         harness: wall.harness,

@@ -11,6 +11,7 @@ import { useE2eFixture } from './harness/fixture.js';
 import { AMBER } from '../../core/statusline-render.js';
 import { REPO_ROOT, sleds, startMusher, status, waitFor } from '../support/sleds-env.js';
 import Database from 'better-sqlite3';
+import { claudeAccountKey } from '../support/bar-account.js';
 
 const PLUGIN_DIR = join(REPO_ROOT, 'plugin');
 const STATUSLINE = `node ${join(REPO_ROOT, 'dist', 'statusline.cjs')}`;
@@ -92,8 +93,9 @@ describe('sleds in the real Claude Code', { timeout: 90_000 }, () => {
     const { fake, home, world } = await setUp('subscriber', { reply: 'Working on it.', rateLimits: rateLimits(0.7) }, { statusLine: { type: 'command', command: STATUSLINE, padding: 0 } });
     // The session's earlier readings (the statusline recorded them over the last half hour).
     const db = new Database(join(world.sledsHome, 'data', 'sleds.db'));
-    const insert = db.prepare(`INSERT INTO bar_samples (provider, window, used_pct, resets_at, observed_at, source) VALUES ('anthropic', 'five_hour', ?, ?, ?, 'statusline')`);
-    for (const [minutesAgo, pct] of [[30, 58], [20, 62], [10, 66]] as const) insert.run(pct, fiveHourReset * 1000, Date.now() - minutesAgo * 60_000);
+    const insert = db.prepare(`INSERT INTO bar_samples (provider, account, window, used_pct, resets_at, observed_at, source) VALUES ('anthropic', ?, 'five_hour', ?, ?, ?, 'statusline')`);
+    const account = claudeAccountKey(home.claudeDir, home.home);
+    for (const [minutesAgo, pct] of [[30, 58], [20, 62], [10, 66]] as const) insert.run(account, pct, fiveHourReset * 1000, Date.now() - minutesAgo * 60_000);
     db.close();
 
     const tmux = await fx.claudeInTmux(home, ['--plugin-dir', PLUGIN_DIR]);

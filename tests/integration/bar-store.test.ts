@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore, type Db } from '../../musher/store/db.js';
 import { BarStore } from '../../musher/store/bars.js';
+import { migrate } from '../../musher/store/migrations.js';
+import Database from 'better-sqlite3';
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {
@@ -23,8 +25,10 @@ function bars(): BarStore {
 const T0 = Date.UTC(2026, 10, 29, 12);
 const RESET = T0 + 3 * 3_600_000;
 const MIN = 60_000;
-const at = (usedPct: number, observedAt: number, resetsAt: number | null = RESET, source = 'statusline') => ({
+const ACCOUNT = 'claude-dir:/home/a/.claude';
+const at = (usedPct: number, observedAt: number, resetsAt: number | null = RESET, source = 'statusline', account = ACCOUNT) => ({
   provider: 'anthropic',
+  account,
   window: 'five_hour',
   usedPct,
   resetsAt,
@@ -66,10 +70,52 @@ describe('BarStore', () => {
     store.record(at(45, T0 + MIN, RESET, 'usage-endpoint'));
     store.record(at(41, T0 + 2 * MIN));
     store.record(at(45, T0 + 3 * MIN, RESET, 'usage-endpoint')); // same as the bar: not a new sample yet
-    expect(store.samples('anthropic', 'five_hour', 0).map((s) => [s.usedPct, s.source])).toEqual([
+    expect(store.samples('anthropic', ACCOUNT, 'five_hour', 0).map((s) => [s.usedPct, s.source])).toEqual([
       [40, 'statusline'],
       [45, 'usage-endpoint'],
       [41, 'statusline'],
     ]);
+  });
+
+  it("two accounts' readings never mix: each keeps its own bar and its own samples", () => {
+    const store = bars();
+    const other = 'claude-dir:/home/a/.claude-work';
+    store.record(at(100, T0));
+    store.record(at(40, T0 + MIN, RESET, 'statusline', other));
+    store.record(at(45, T0 + 2 * MIN, RESET, 'usage-endpoint', other));
+    expect(store.forAccount('anthropic', ACCOUNT).map((b) => b.usedPct)).toEqual([100]);
+    expect(store.forAccount('anthropic', other).map((b) => b.usedPct)).toEqual([45]);
+    expect(store.samples('anthropic', ACCOUNT, 'five_hour', 0).map((s) => s.usedPct)).toEqual([100]);
+    expect(store.samples('anthropic', other, 'five_hour', 0).map((s) => s.usedPct)).toEqual([40, 45]);
+  });
+
+  it('bars kept before accounts are adopted by the default account, unless it has a newer one', () => {
+    const store = bars();
+    store.record(at(70, T0, RESET, 'statusline', ''));
+    store.record({ ...at(20, T0, RESET, 'statusline', ''), window: 'seven_day' });
+    store.record({ ...at(25, T0 + MIN), window: 'seven_day' });
+    store.adoptUnkeyed('anthropic', ACCOUNT, '~/.claude');
+    expect(store.all().map((b) => [b.account, b.window, b.usedPct, b.accountLabel])).toEqual([
+      [ACCOUNT, 'five_hour', 70, '~/.claude'],
+      [ACCOUNT, 'seven_day', 25, null],
+    ]);
+    expect(store.samples('anthropic', ACCOUNT, 'seven_day', 0).map((s) => s.usedPct)).toEqual([20, 25]);
+  });
+
+  it("an upgraded store keeps its bars and samples, and they become musher's own account's", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sl-bars-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const file = join(dir, 'sleds.db');
+    const old = new Database(file);
+    migrate(old, 19);
+    old.prepare(`INSERT INTO bars (provider, window, used_pct, resets_at, changed_at, observed_at, source, session_id) VALUES ('anthropic', 'five_hour', 93, ?, ?, ?, 'statusline', 's1')`).run(RESET, T0, T0);
+    old.prepare(`INSERT INTO bar_samples (provider, window, used_pct, resets_at, observed_at, source, session_id) VALUES ('anthropic', 'five_hour', 93, ?, ?, 'statusline', 's1')`).run(RESET, T0);
+    old.close();
+    const db = openStore(file);
+    cleanups.unshift(() => db.close());
+    const store = new BarStore(db);
+    store.adoptUnkeyed('anthropic', ACCOUNT, '~/.claude');
+    expect(store.forAccount('anthropic', ACCOUNT)).toMatchObject([{ window: 'five_hour', usedPct: 93, resetsAt: RESET, sessionId: 's1', accountLabel: '~/.claude' }]);
+    expect(store.samples('anthropic', ACCOUNT, 'five_hour', 0).map((s) => s.usedPct)).toEqual([93]);
   });
 });

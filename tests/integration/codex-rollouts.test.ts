@@ -166,7 +166,7 @@ describe('Codex rollout ingestion', () => {
     expect(bars.map((b) => b.window).sort()).toEqual(['codex_primary', 'codex_secondary']);
     expect(bars.find((b) => b.window === 'codex_primary')).toMatchObject({ usedPct: 15, resetsAt: 1796003000_000, observedAt: ts('2026-11-29T21:00:02.503Z'), source: 'codex-rollout' });
     expect(bars.find((b) => b.window === 'codex_secondary')).toMatchObject({ usedPct: 5, observedAt: ts('2026-11-29T21:00:02.503Z'), source: 'codex-rollout' });
-    const samples = w.bars.samples('openai', 'codex_primary', 0);
+    const samples = w.bars.samples('openai', `codex-dir:${dirname(w.sessionsDir)}`, 'codex_primary', 0);
     const sampled = samples.map((s) => [s.observedAt, s.usedPct]);
     for (const [iso, pct] of [
       ['2026-11-28T09:00:03.510Z', 31],
@@ -327,7 +327,7 @@ describe('Codex rollout ingestion', () => {
     await src.start();
     await src.idle();
     expect(w.usage.totals()).toMatchObject({ records: 2, costMicros: COST.lp1 + COST.lp2 });
-    const samplesBefore = w.bars.samples('openai', 'codex_primary', 0).length;
+    const samplesBefore = w.bars.samples('openai', `codex-dir:${dirname(w.sessionsDir)}`, 'codex_primary', 0).length;
 
     // Codex writes the fork in two goes: the copy, then (seconds later) its own turn.
     const path = join(w.sessionsDir, fixtureRel(LC));
@@ -336,7 +336,7 @@ describe('Codex rollout ingestion', () => {
     src.kick(path);
     await src.idle();
     expect(w.usage.totals()).toMatchObject({ records: 2, costMicros: COST.lp1 + COST.lp2 });
-    expect(w.bars.samples('openai', 'codex_primary', 0)).toHaveLength(samplesBefore);
+    expect(w.bars.samples('openai', `codex-dir:${dirname(w.sessionsDir)}`, 'codex_primary', 0)).toHaveLength(samplesBefore);
     expect(w.sessions.get(LC)).toMatchObject({ harness: 'codex', transcriptPath: path });
 
     appendFileSync(path, lines.slice(12).join('\n') + '\n');
@@ -373,7 +373,7 @@ describe('Codex rollout ingestion', () => {
     await second.src.idle();
     expect(w.usage.totals()).toMatchObject({ records: 3, costMicros: COST.lp1 + COST.lp2 + COST.lc });
     // The rest of the copy is still taken as a copy: no sample from it.
-    const fromCopy = w.bars.samples('openai', 'codex_primary', 0).filter((s) => s.observedAt >= ts('2026-11-28T09:30:00Z') && s.observedAt < ts('2026-11-28T09:30:01Z'));
+    const fromCopy = w.bars.samples('openai', `codex-dir:${dirname(w.sessionsDir)}`, 'codex_primary', 0).filter((s) => s.observedAt >= ts('2026-11-28T09:30:00Z') && s.observedAt < ts('2026-11-28T09:30:01Z'));
     expect(fromCopy).toEqual([]);
   });
 

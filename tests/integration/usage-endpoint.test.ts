@@ -137,7 +137,7 @@ describe('usage poller against a fake usage endpoint (real HTTP, driven time)', 
     // The integrator's mapping: every bar to BarStore.record with source 'usage-endpoint'.
     const record = (readings: UsageReadings): void => {
       for (const b of readings.bars) {
-        store.record({ provider: 'anthropic', window: b.window, usedPct: b.usedPct, resetsAt: b.resetsAtMs, observedAt: readings.observedAt, source: 'usage-endpoint' });
+        store.record({ provider: 'anthropic', account: 'claude-dir:/home/a/.claude', window: b.window, usedPct: b.usedPct, resetsAt: b.resetsAtMs, observedAt: readings.observedAt, source: 'usage-endpoint' });
       }
     };
     const recording = r.another({ lockFile: null, stateFile: null, onReadings: record });

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sleds, startMusher, type SledsWorld } from '../support/sleds-env.js';
 import { useWorlds } from '../support/worlds.js';
+import { claudeAccountKey } from '../support/bar-account.js';
 
 const newWorld = useWorlds();
 
@@ -12,9 +13,10 @@ const MIN = 60_000;
 function seedSamples(w: SledsWorld, resetsAt: number, readings: Array<[minutesAgo: number, pct: number]>): void {
   const db = new Database(join(w.sledsHome, 'data', 'sleds.db'));
   const insert = db.prepare(
-    `INSERT INTO bar_samples (provider, window, used_pct, resets_at, observed_at, source, session_id) VALUES ('anthropic', 'five_hour', ?, ?, ?, 'statusline', 's')`,
+    `INSERT INTO bar_samples (provider, account, window, used_pct, resets_at, observed_at, source, session_id) VALUES ('anthropic', ?, 'five_hour', ?, ?, ?, 'statusline', 's')`,
   );
-  for (const [ago, pct] of readings) insert.run(pct, resetsAt, Date.now() - ago * MIN);
+  const account = claudeAccountKey(w.claudeDir, w.home);
+  for (const [ago, pct] of readings) insert.run(account, pct, resetsAt, Date.now() - ago * MIN);
   db.close();
 }
 
