@@ -7,9 +7,10 @@ import { parse, TomlError } from 'smol-toml';
  * formatting, and uninstall could not give their bytes back. So the file is only ever read with the parser, and
  * written by small text edits: sleds' own blocks (whole tables between two marker comments) appended, replaced or
  * removed, and a `trusted_hash = …` line changed in a table of the user's. The parser is also what finds where
- * those lines are (a line starts a statement at the top level exactly when the text before it parses on its own,
- * so a `[table]` inside a multi-line string is never taken for one), and every edited file is parsed again and
- * must read back as exactly the intended values before anything is written (`verifiedEdit`).
+ * those lines are (in a file that parses, the lines from one statement's start up to the next parse on their own,
+ * and no shorter run does, so a `[table]` inside a multi-line string or array is never taken for one), and every
+ * edited file is parsed again and must read back as exactly the intended values before anything is written
+ * (`verifiedEdit`).
  */
 
 export type TomlTable = { [key: string]: unknown };
@@ -37,6 +38,7 @@ export function parseToml(text: string): TomlTable {
   }
 }
 
+/** The text parsed on its own, or null: not being TOML by itself is the answer here, not an error. */
 function parsesAlone(text: string): TomlTable | null {
   try {
     return parse(text) as TomlTable;
@@ -62,7 +64,8 @@ export class TomlText {
   readonly model: TomlTable;
   readonly lines: TomlLineSpan[];
   readonly eol: string;
-  private readonly topLevel = new Map<number, boolean>();
+  /** For each line, whether a statement (or a comment, or a blank) starts on it at the top level. */
+  private readonly starts: boolean[];
 
   constructor(readonly text: string) {
     this.model = parseToml(text);
@@ -75,16 +78,19 @@ export class TomlText {
       start = end;
     }
     this.lines = lines;
+    // One parse per line (more for a statement over several lines): the run of lines since the last start is a
+    // whole statement as soon as it parses on its own.
+    this.starts = lines.map(() => false);
+    let from = 0;
+    for (let i = 0; i < lines.length; i++) {
+      if (i === from) this.starts[i] = true;
+      if (parsesAlone(text.slice(lines[from]!.start, lines[i]!.end)) !== null) from = i + 1;
+    }
   }
 
   /** Whether line i starts a statement at the top level (not inside a multi-line string or array). */
   atTopLevel(i: number): boolean {
-    let known = this.topLevel.get(i);
-    if (known === undefined) {
-      known = parsesAlone(this.text.slice(0, this.lines[i]!.start)) !== null;
-      this.topLevel.set(i, known);
-    }
-    return known;
+    return this.starts[i] === true;
   }
 
   /** The table header on line i, if that is what it is: its key path, and whether it is an array of tables. */

@@ -235,6 +235,27 @@ describe('sleds install with Codex', () => {
     expect(existsSync(join(real, 'config.toml'))).toBe(false);
   });
 
+  it('a config.toml that is not TOML (a key given twice) is refused with its file and line, and nothing of Codex is written', async () => {
+    const w = world({ SLEDS_CODEX_BIN: '/nonexistent/codex' });
+    const configPath = join(w.codexHome, 'config.toml');
+    const broken = '# mine\nmodel = "o3"\nmodel = "o4"\n';
+    writeFileSync(configPath, broken);
+    const r = await sleds(w, ['install', '--json']);
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    const steps = (JSON.parse(r.stdout) as Report).steps.filter((s) => s.id.startsWith('codex-'));
+    expect(steps.map((s) => [s.id, s.status])).toEqual([['codex-hooks', 'fail']]);
+    expect(steps[0]!.message.startsWith(`${configPath} is not TOML (line 3, column `), steps[0]!.message).toBe(true);
+    expect(steps[0]!.message).toMatch(/^[^\n]*\(line 3, column \d+: [^\n]+\)$/);
+    expect(steps[0]!.fix).toBe('fix it, then run sleds install again');
+    expect(readFileSync(configPath, 'utf8')).toBe(broken);
+    expect(existsSync(join(w.codexHome, 'hooks.json'))).toBe(false);
+    expect(backups(w.codexHome, 'config.toml')).toEqual([]);
+    // doctor names the same line.
+    writeFileSync(join(w.codexHome, 'hooks.json'), JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: 'command', command: sledsCommand('Stop'), timeout: 10 }] }] } }));
+    const d = await doctor(w);
+    expect(d['codex-trust']).toMatchObject({ status: 'fail', message: expect.stringContaining(`${configPath} is not TOML (line 3, column`) });
+  });
+
   it('without Codex: nothing is written, and install and doctor say so in one line that is not a failure', async () => {
     const w = world({ SLEDS_CODEX_BIN: '/nonexistent/codex' }, { createCodexHome: false });
     const r = await sleds(w, ['install']);
