@@ -235,6 +235,28 @@ describe('sleds install with Codex', () => {
     expect(existsSync(join(real, 'config.toml'))).toBe(false);
   });
 
+  it('hooks.state written with dotted keys (valid TOML the old scanner refused): Codex trusts sleds\' hooks next to the user\'s', async () => {
+    const w = world({ SLEDS_CODEX_BIN: codexBin() });
+    const hooksPath = join(w.codexHome, 'hooks.json');
+    const configPath = join(w.codexHome, 'config.toml');
+    writeFileSync(hooksPath, JSON.stringify({ hooks: { UserPromptSubmit: [{ hooks: [THEIR_PROMPT_HOOK] }] } }));
+    const original = `# trusted by hand\n[hooks.state]\n"${hooksPath}:user_prompt_submit:0:0".trusted_hash = "${codexHookTrustHash('UserPromptSubmit', {}, THEIR_PROMPT_HOOK as never)}"\n`;
+    writeFileSync(configPath, original);
+    expect((await listed(w)).map((h) => h.trustStatus)).toEqual(['trusted']);
+
+    const r = await sleds(w, ['install']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toContain(`✓ Codex trusts sleds' hooks (${configPath})`);
+    expect(readFileSync(configPath, 'utf8').startsWith(original)).toBe(true);
+    const seen = await listed(w);
+    expect(seen.filter((h) => parseSledsCodexHook(h.command, root)).map((h) => h.trustStatus)).toEqual(CODEX_HOOKS.map(() => 'trusted'));
+    expect(seen.find((h) => h.command === THEIR_PROMPT_HOOK.command)?.trustStatus).toBe('trusted');
+
+    const u = await sleds(w, ['uninstall']);
+    expect(u.code, u.stdout + u.stderr).toBe(0);
+    expect(readFileSync(configPath, 'utf8')).toBe(original);
+  });
+
   it('a config.toml that is not TOML (a key given twice) is refused with its file and line, and nothing of Codex is written', async () => {
     const w = world({ SLEDS_CODEX_BIN: '/nonexistent/codex' });
     const configPath = join(w.codexHome, 'config.toml');
