@@ -521,8 +521,8 @@ async function uninstallCodex(ctx: CodexUninstallContext): Promise<void> {
   try {
     stripped = removeTrust(withoutCodexMcp(rep, text), cs);
   } catch (e) {
-    const why = e instanceof TomlSyntaxError ? `is not TOML (${e.message})` : `cannot be edited safely: ${errorMessage(e)}`;
-    rep.fail('codex-trust', `${configPath} ${why}`, `remove the block between '${BLOCK_START.slice(0, 11)}' and '${BLOCK_END}' by hand`);
+    if (e instanceof TomlSyntaxError) rep.fail('codex-trust', `${configPath} is not TOML (${e.message})`, 'fix it, then run sleds uninstall again');
+    else rep.fail('codex-trust', `${configPath} cannot be edited safely: ${errorMessage(e)}`, `remove the block between '${BLOCK_START.slice(0, 11)}' and '${BLOCK_END}' by hand`);
     return;
   }
   try {

@@ -208,7 +208,8 @@ export function planTrust(text: string, wanted: TrustEntry[], priorEdited: Codex
   }
   const out = verifiedEdit(text, edits, expected);
   if ('refused' in out) {
-    return { blocker: out.refused.includes('would not be TOML') ? `hooks or hooks.state is an inline table, which sleds cannot add [hooks.state."…"] tables to` : `sleds' trust entries cannot be written without changing other values (${out.refused})` };
+    // Most often `hooks = { … }` or `state = { … }`: an inline table cannot take a [hooks.state."…"] table.
+    return { blocker: `hooks.state is written in a form sleds cannot add its [hooks.state."…"] tables to, such as an inline table (${out.refused})` };
   }
   return { text: out.text, edited, foreign };
 }
