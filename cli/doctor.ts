@@ -8,24 +8,10 @@ import { seatIdentity } from '../musher/config/handle.js';
 import { FAILED_DIR } from '../musher/ingest/spool-drain.js';
 import { describeCredentials, readClaudeCredentials } from '../musher/quota/credentials.js';
 import { requestMusher } from '../hooks/musher-client.js';
-import {
-  PLUGIN_ID,
-  MARKETPLACE_NAME,
-  SettingsError,
-  isObject,
-  marketplacePath,
-  parseSledsStatusLine,
-  pluginEnabled,
-  pluginHookFiles,
-  readSettings,
-  samePath,
-  type SettingsFile,
-} from './claude-settings.js';
-import { claudeVersion, findClaude } from './install-claude.js';
-import { doctorCodex } from './install-codex.js';
+import { HARNESS_INSTALLERS } from '../harnesses/installers.js';
+import { readState, stateFile } from '../harnesses/install-state.js';
 import { musherHealth } from './musher-lifecycle.js';
 import { Reporter } from './install-report.js';
-import { readState, stateFile } from './install-state.js';
 import { checkCommand } from './path-link.js';
 
 /**
@@ -50,14 +36,6 @@ export async function runDoctor(cliMain: string, json: boolean): Promise<number>
   if (nodeMajor >= MIN_NODE) rep.ok('node', `node ${process.versions.node} (${process.execPath})`, { version: process.versions.node, path: process.execPath });
   else rep.fail('node', `node ${process.versions.node} is too old`, `sleds needs node ${MIN_NODE} or newer — upgrade node, then run sleds install again`);
 
-  // claude
-  const lookup = findClaude(env, home);
-  if (lookup.bin) {
-    const v = await claudeVersion(lookup.bin, env);
-    if (v) rep.ok('claude', `claude ${v} (${lookup.bin})`, { version: v, path: lookup.bin });
-    else rep.fail('claude', `claude at ${lookup.bin} did not answer --version`, `run '${lookup.bin} --version' to see why, or reinstall Claude Code`, { path: lookup.bin });
-  } else rep.fail('claude', `claude not found (${lookup.how})`, 'install Claude Code, or set binaries.claude in config.yml to the claude binary (SLEDS_CLAUDE_BIN for one command)');
-
   // this package's build
   let root: string | null = null;
   try {
@@ -74,60 +52,8 @@ export async function runDoctor(cliMain: string, json: boolean): Promise<number>
   // `sleds` as a command (the user's projects run pickup, estimate, pick by name)
   rep.add(checkCommand(env, home, cliMain));
 
-  // settings.json
-  const settingsPath = join(claudeConfigDir(env, home), 'settings.json');
-  let settings: SettingsFile | null = null;
-  try {
-    settings = readSettings(settingsPath);
-    if (!settings.exists) rep.fail('settings', `${settingsPath} does not exist`, 'run sleds install');
-  } catch (e) {
-    rep.fail('settings', errorMessage(e), e instanceof SettingsError ? e.fix : 'fix it');
-  }
-
-  const hookCache = new Map<string, ReturnType<typeof pluginHookFiles>>();
-  const hooks = (market: string): ReturnType<typeof pluginHookFiles> => {
-    if (!hookCache.has(market)) hookCache.set(market, pluginHookFiles(market));
-    return hookCache.get(market)!;
-  };
-  if (settings?.exists) {
-    // plugin
-    const enabled = pluginEnabled(settings.data);
-    if (enabled === true) rep.ok('plugin', `plugin ${PLUGIN_ID} enabled`);
-    else if (enabled === false) rep.fail('plugin', `plugin ${PLUGIN_ID} is disabled`, `run 'claude plugin enable ${PLUGIN_ID}' (or sleds install)`);
-    else rep.fail('plugin', `plugin ${PLUGIN_ID} is not enabled`, 'run sleds install');
-
-    // marketplace
-    const market = marketplacePath(settings.data);
-    if (market === null) rep.fail('marketplace', `marketplace ${MARKETPLACE_NAME} is not declared in ${settingsPath}`, 'run sleds install');
-    else if (!existsSync(join(market, 'plugin', 'hooks', 'hooks.json'))) {
-      rep.fail('marketplace', `marketplace ${MARKETPLACE_NAME} points at ${market}, which holds no plugin/hooks/hooks.json`, 'run sleds install from the sleds you want to use');
-    } else if (hooks(market).error) {
-      rep.fail('marketplace', hooks(market).error!, 'reinstall sleds, then run sleds install again');
-    } else if (hooks(market).missing.length) {
-      rep.fail('marketplace', `the plugin's hooks run ${hooks(market).missing[0]}, which is missing`, `run 'npm run build' in ${market}`);
-    } else if (root && !samePath(market, root)) {
-      rep.warn('marketplace', `marketplace ${MARKETPLACE_NAME} → ${market}, another sleds than this one (${root})`, 'run sleds install from this copy to use it instead', { path: market });
-    } else rep.ok('marketplace', `marketplace ${MARKETPLACE_NAME} → ${market}`, { path: market });
-
-    // statusLine
-    const sl = settings.data.statusLine;
-    const command = isObject(sl) && typeof sl.command === 'string' ? sl.command : null;
-    const ours = parseSledsStatusLine(command, cliMain);
-    if (ours) {
-      const missing = ours.runner.filter((p) => p.startsWith('/') && !existsSync(p));
-      const chain = ours.then ? `, then runs: ${ours.then}` : '';
-      if (missing.length) rep.fail('statusline', `statusLine runs sleds through ${missing[0]}, which no longer exists`, 'run sleds install again', { command, chained: ours.then });
-      else rep.ok('statusline', `statusLine runs sleds${chain}`, { command, chained: ours.then });
-    } else if (sl === undefined) rep.fail('statusline', 'no statusLine is set', 'run sleds install');
-    else {
-      const what = command ? `something else (${command.length > 80 ? `${command.slice(0, 79)}…` : command})` : 'no command';
-      rep.fail('statusline', `statusLine runs ${what}`, 'run sleds install (it keeps yours and runs it after sleds)', { command });
-    }
-  }
-
-  // --- Codex (cli/install-codex.ts): found? hooks wired? trusted? ---
-  await doctorCodex(rep, env, home, root);
-  // --- end Codex ---
+  // each harness: found? wired? (harnesses/<id>/install.ts)
+  for (const installer of HARNESS_INSTALLERS) await installer.doctor({ env, home, paths, cliMain, report: rep, now: () => new Date(), packageRoot: root });
 
   // install state
   const st = readState(paths);

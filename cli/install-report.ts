@@ -1,18 +1,14 @@
+import type { InstallStep, InstallStepStatus, ReportSink } from '../harnesses/install-port.js';
+
 /**
  * One line per step for install, uninstall and doctor: ✓ done, ✗ failed (with what to do next), ! works but worth
  * knowing, · for information. `--json` prints one JSON report at the end instead. Colour only on a terminal and
  * never with NO_COLOR.
  */
-export type StepStatus = 'ok' | 'fail' | 'warn' | 'info';
+export type StepStatus = InstallStepStatus;
 
-export interface Step {
-  id: string;
-  status: StepStatus;
-  message: string;
-  /** For a failing (or warning) step: what to do next. */
-  fix?: string;
-  detail?: Record<string, unknown>;
-}
+/** A step as the harness installers report it (harnesses/install-port.ts). */
+export type Step = InstallStep;
 
 const SYMBOL: Record<StepStatus, string> = { ok: '✓', fail: '✗', warn: '!', info: '·' };
 const COLOUR: Record<StepStatus, string> = { ok: '32', fail: '31', warn: '33', info: '2' };
@@ -22,7 +18,7 @@ export function useColour(stream: NodeJS.WriteStream = process.stdout, env: Node
   return stream.isTTY === true;
 }
 
-export class Reporter {
+export class Reporter implements ReportSink {
   readonly steps: Step[] = [];
   private readonly colour: boolean;
 

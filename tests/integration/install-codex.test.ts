@@ -8,19 +8,10 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  CODEX_HOOKS,
-  codexHookCommand,
-  codexTrustHash,
-  effectiveTimeout,
-  parseSledsCodexHook,
-  planTrust,
-  removeTrust,
-  scanConfig,
-  scanToml,
-  TomlScanError,
-} from '../../cli/install-codex.js';
-import type { CodexState } from '../../cli/install-state.js';
+import { TomlSyntaxError, TomlText } from '../../harnesses/codex/config-toml.js';
+import { CODEX_HOOKS, codexHookCommand, parseSledsCodexHook } from '../../harnesses/codex/install.js';
+import { codexTrustHash, effectiveTimeout, planTrust, readTrust, removeTrust } from '../../harnesses/codex/trust.js';
+import type { CodexState } from '../../harnesses/install-state.js';
 import { ensureCodexBinary } from '../e2e/harness/codex-binary.js';
 import { codexHookTrustHash, codexHooksList, type CodexListedHook } from '../e2e/harness/codex-env.js';
 import { REPO_ROOT, sleds, type SledsWorld } from '../support/sleds-env.js';
@@ -244,6 +235,49 @@ describe('sleds install with Codex', () => {
     expect(existsSync(join(real, 'config.toml'))).toBe(false);
   });
 
+  it('hooks.state written with dotted keys (valid TOML the old scanner refused): Codex trusts sleds\' hooks next to the user\'s', async () => {
+    const w = world({ SLEDS_CODEX_BIN: codexBin() });
+    const hooksPath = join(w.codexHome, 'hooks.json');
+    const configPath = join(w.codexHome, 'config.toml');
+    writeFileSync(hooksPath, JSON.stringify({ hooks: { UserPromptSubmit: [{ hooks: [THEIR_PROMPT_HOOK] }] } }));
+    const original = `# trusted by hand\n[hooks.state]\n"${hooksPath}:user_prompt_submit:0:0".trusted_hash = "${codexHookTrustHash('UserPromptSubmit', {}, THEIR_PROMPT_HOOK as never)}"\n`;
+    writeFileSync(configPath, original);
+    expect((await listed(w)).map((h) => h.trustStatus)).toEqual(['trusted']);
+
+    const r = await sleds(w, ['install']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toContain(`✓ Codex trusts sleds' hooks (${configPath})`);
+    expect(readFileSync(configPath, 'utf8').startsWith(original)).toBe(true);
+    const seen = await listed(w);
+    expect(seen.filter((h) => parseSledsCodexHook(h.command, root)).map((h) => h.trustStatus)).toEqual(CODEX_HOOKS.map(() => 'trusted'));
+    expect(seen.find((h) => h.command === THEIR_PROMPT_HOOK.command)?.trustStatus).toBe('trusted');
+
+    const u = await sleds(w, ['uninstall']);
+    expect(u.code, u.stdout + u.stderr).toBe(0);
+    expect(readFileSync(configPath, 'utf8')).toBe(original);
+  });
+
+  it('a config.toml that is not TOML (a key given twice) is refused with its file and line, and nothing of Codex is written', async () => {
+    const w = world({ SLEDS_CODEX_BIN: '/nonexistent/codex' });
+    const configPath = join(w.codexHome, 'config.toml');
+    const broken = '# mine\nmodel = "o3"\nmodel = "o4"\n';
+    writeFileSync(configPath, broken);
+    const r = await sleds(w, ['install', '--json']);
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    const steps = (JSON.parse(r.stdout) as Report).steps.filter((s) => s.id.startsWith('codex-'));
+    expect(steps.map((s) => [s.id, s.status])).toEqual([['codex-hooks', 'fail']]);
+    expect(steps[0]!.message.startsWith(`${configPath} is not TOML (line 3, column `), steps[0]!.message).toBe(true);
+    expect(steps[0]!.message).toMatch(/^[^\n]*\(line 3, column \d+: [^\n]+\)$/);
+    expect(steps[0]!.fix).toBe('fix it, then run sleds install again');
+    expect(readFileSync(configPath, 'utf8')).toBe(broken);
+    expect(existsSync(join(w.codexHome, 'hooks.json'))).toBe(false);
+    expect(backups(w.codexHome, 'config.toml')).toEqual([]);
+    // doctor names the same line.
+    writeFileSync(join(w.codexHome, 'hooks.json'), JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: 'command', command: sledsCommand('Stop'), timeout: 10 }] }] } }));
+    const d = await doctor(w);
+    expect(d['codex-trust']).toMatchObject({ status: 'fail', message: expect.stringContaining(`${configPath} is not TOML (line 3, column`) });
+  });
+
   it('without Codex: nothing is written, and install and doctor say so in one line that is not a failure', async () => {
     const w = world({ SLEDS_CODEX_BIN: '/nonexistent/codex' }, { createCodexHome: false });
     const r = await sleds(w, ['install']);
@@ -262,7 +296,7 @@ describe('sleds install with Codex', () => {
   });
 });
 
-describe('config.toml, line by line', () => {
+describe('config.toml, read with smol-toml and edited line by line', () => {
   const K = (e: string, g = 0) => `/h/.codex/hooks.json:${e}:${g}:0`;
   const stateWith = (hooks: Array<{ key: string; hash: string }>, edited: CodexState['configToml']['edited']): CodexState => ({
     home: '/h/.codex',
@@ -273,7 +307,7 @@ describe('config.toml, line by line', () => {
     hooks: hooks.map((h) => ({ event: 'Stop', command: 'x', timeout: 10, ...h })),
   });
 
-  it('scans headers, keys and values, skipping what only looks like them inside strings and arrays', () => {
+  it('finds headers and keys, skipping what only looks like them inside strings and arrays', () => {
     const text = [
       'a = "x # not a comment"',
       "b = '''",
@@ -288,24 +322,28 @@ describe('config.toml, line by line', () => {
       'e = """a \\""" b"""',
       '',
     ].join('\r\n');
-    const lines = scanToml(text);
-    expect(lines.filter((l) => l.kind === 'header').map((l) => [l.path, l.arrayTable])).toEqual([
-      [['t', 'u.v'], false],
-      [['arr'], true],
+    const doc = new TomlText(text);
+    expect(doc.lines.map((_l, i) => doc.header(i)).filter(Boolean)).toEqual([
+      { path: ['t', 'u.v'], array: false },
+      { path: ['arr'], array: true },
     ]);
-    expect(lines.filter((l) => l.kind === 'kv').map((l) => [...l.table!, ...l.path!].join('/'))).toEqual(['a', 'b', 'c', 'q.k/z', 't/u.v/w', 'arr/e']);
-    expect(() => scanToml('a = "unterminated\n')).toThrow(TomlScanError);
-    expect(() => scanToml('a = 1 2\n')).toThrow(TomlScanError);
+    expect(Object.keys(doc.model)).toEqual(['a', 'b', 'c', 'q.k', 't', 'arr']);
+    expect(doc.model.t).toMatchObject({ 'u.v': { w: expect.anything() } });
+    expect(() => new TomlText('a = "unterminated\n')).toThrow(TomlSyntaxError);
+    expect(() => new TomlText('a = 1 2\n')).toThrow(TomlSyntaxError);
   });
 
-  it('finds hooks.state tables and the forms of hooks.state it cannot append next to', () => {
-    const s = scanConfig(`[hooks.state."${K('stop')}"]\nenabled = false\ntrusted_hash = 'sha256:ab'\n[hooks]\nStop = [{ hooks = [] }]\n[[hooks.Stop]]\n`);
-    expect(s.tables).toEqual([{ key: K('stop'), header: 0, end: 3, hashLine: 2, hash: 'sha256:ab', inBlock: false }]);
-    expect(s.blocker).toBeNull();
-    for (const t of ['hooks = { state = {} }', '[hooks]\nstate = {}', '[hooks.state]\n"k".trusted_hash = "x"', '[[hooks.state]]', 'hooks.state.k.trusted_hash = "x"']) {
-      expect(scanConfig(t).blocker, t).not.toBeNull();
+  it('finds hooks.state tables, and refuses only the forms of hooks.state that cannot take a table next to them', () => {
+    // (The scanner's version of this had `Stop = [{ hooks = [] }]` and then `[[hooks.Stop]]`: not TOML, which Codex refuses.)
+    const t = readTrust(`[hooks.state."${K('stop')}"]\nenabled = false\ntrusted_hash = 'sha256:ab'\n[hooks]\nSessionStart = [{ hooks = [] }]\n[[hooks.Stop]]\n`);
+    expect(t).toEqual([{ key: K('stop'), hash: 'sha256:ab', inBlock: false }]);
+    for (const f of ['hooks = { state = {} }', '[hooks]\nstate = {}', '[[hooks.state]]']) {
+      expect('blocker' in planTrust(f, [{ key: K('stop'), hash: 'sha256:1' }], []), f).toBe(true);
     }
-    expect('blocker' in planTrust('hooks = { state = {} }\n', [{ key: K('stop'), hash: 'sha256:1' }], [])).toBe(true);
+    // TOML lets a [hooks.state."…"] table sit next to these (the hand-written scanner refused them).
+    for (const f of ['[hooks.state]\n"k".trusted_hash = "x"', 'hooks.state.k.trusted_hash = "x"']) {
+      expect('blocker' in planTrust(f, [{ key: K('stop'), hash: 'sha256:1' }], []), f).toBe(false);
+    }
   });
 
   const originals: Array<[string, string]> = [
@@ -326,9 +364,9 @@ describe('config.toml, line by line', () => {
     ];
     const plan = planTrust(original, wanted, []);
     if ('blocker' in plan) throw new Error(plan.blocker);
-    const scan = scanConfig(plan.text);
+    const trusted = readTrust(plan.text);
     // Every wanted key is trusted exactly once, with its hash.
-    for (const w of wanted) expect(scan.tables.filter((t) => t.key === w.key).map((t) => t.hash)).toEqual([w.hash]);
+    for (const w of wanted) expect(trusted.filter((t) => t.key === w.key).map((t) => t.hash)).toEqual([w.hash]);
     if (original.includes('\r\n')) expect(plan.text.replace(/\r\n/g, '')).not.toContain('\n');
     // Idempotent.
     const again = planTrust(plan.text, wanted, plan.edited);
@@ -344,8 +382,7 @@ describe('config.toml, line by line', () => {
     if ('blocker' in one) throw new Error(one.blocker);
     const two = planTrust(`${one.text}[mine]\nx = 1\n`, [{ key: K('stop'), hash: 'sha256:2' }], []);
     if ('blocker' in two) throw new Error(two.blocker);
-    const scan = scanConfig(two.text);
-    expect(scan.tables.map((t) => [t.key, t.hash, t.inBlock])).toEqual([[K('stop'), 'sha256:2', true]]);
+    expect(readTrust(two.text).map((t) => [t.key, t.hash, t.inBlock])).toEqual([[K('stop'), 'sha256:2', true]]);
     expect(two.text.endsWith('# <<< sleds <<<\n[mine]\nx = 1\n')).toBe(true);
     expect(removeTrust(two.text, null)).toBe('a = 1\n[mine]\nx = 1\n');
   });

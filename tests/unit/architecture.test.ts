@@ -100,4 +100,31 @@ describe('architecture', () => {
       }
     }
   });
+
+  it('install, uninstall and doctor reach each harness through harnesses/installers.ts only: no harness folder imported from outside harnesses/, none from another, none importing cli/; no shell in harnesses/', () => {
+    const harnessFolders = readdirSync(join(ROOT, 'harnesses')).filter((n) => statSync(join(ROOT, 'harnesses', n)).isDirectory());
+    expect(harnessFolders).toEqual(expect.arrayContaining(['claude-code', 'codex']));
+    const folderOf = (path: string): string | null => /^harnesses\/([^/]+)\//.exec(path)?.[1] ?? null;
+    for (const dir of ['core', 'hooks', 'statusline', 'mcp-server', 'musher', 'cli']) {
+      for (const file of sources(dir)) {
+        for (const { spec } of importsOf(file)) {
+          if (spec.startsWith('.')) expect(folderOf(target(file, spec)), `${file} imports ${spec}`).toBeNull();
+        }
+      }
+    }
+    for (const file of ['cli/install.ts', 'cli/doctor.ts']) {
+      for (const { spec } of importsOf(file)) expect(/claude|codex/i.test(spec), `${file} imports ${spec}`).toBe(false);
+    }
+    for (const file of sources('harnesses')) {
+      const own = folderOf(file);
+      for (const { spec } of importsOf(file)) {
+        if (!spec.startsWith('.')) continue;
+        const to = target(file, spec);
+        expect(to.startsWith('cli/'), `${file} imports ${spec}`).toBe(false);
+        if (own) expect([own, null], `${file} imports ${spec}`).toContain(folderOf(to));
+      }
+      const text = readFileSync(join(ROOT, file), 'utf8');
+      expect(/(?<![\w.])exec(Sync)?\(/.test(text) || /shell:\s*true/.test(text), `${file} uses a shell`).toBe(false);
+    }
+  });
 });

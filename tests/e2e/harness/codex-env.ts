@@ -244,7 +244,7 @@ function sortedJson(v: unknown): string {
 /**
  * `sha256:<hex>` Codex stores as `trusted_hash` for ONE handler: sha256 of the compact, recursively key-sorted JSON
  * of {event_name, matcher?, hooks:[{type, command, timeout (effective: see above), async (default false),
- * statusMessage?}]}. (cli/install-codex.ts has the product's copy; this one is written from the facts alone.)
+ * statusMessage?}]}. (harnesses/codex/trust.ts has the product's copy; this one is written from the facts alone.)
  */
 export function codexHookTrustHash(event: string, group: { matcher?: string }, handler: CodexHookHandler): string {
   const canonical = {

@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, realpathSync, statSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
+import { findCliBinary } from '../../musher/config/cli-settings.js';
 import {
   backupFile,
   clone,
@@ -16,12 +16,13 @@ import {
   type Json,
   type JsonObject,
   type SettingsFile,
-} from './claude-settings.js';
-import { lastLine, runFile } from './install-claude.js';
-import { findCliBinary } from '../musher/config/cli-settings.js';
-import type { Reporter } from './install-report.js';
-import type { CodexState, InstallState } from './install-state.js';
-import { doctorCodexMcp, installCodexMcp, withoutCodexMcp } from './install-codex-mcp.js';
+} from '../install-files.js';
+import type { HarnessInstaller, ReportSink } from '../install-port.js';
+import type { CodexState, InstallState } from '../install-state.js';
+import { lastLine, runFile } from '../run-binary.js';
+import { TomlSyntaxError, TomlText } from './config-toml.js';
+import { doctorCodexMcp, installCodexMcp, withoutCodexMcp } from './mcp-config.js';
+import { BLOCK_END, BLOCK_START, codexTrustHash, codexTrustKey, planTrust, readTrust, removeTrust } from './trust.js';
 
 /**
  * Codex CLI, wired like Claude Code (shared/facts/codex-cli.md §1):
@@ -29,15 +30,11 @@ import { doctorCodexMcp, installCodexMcp, withoutCodexMcp } from './install-code
  * - hooks in $CODEX_HOME/hooks.json (the same JSON form as Claude Code's), each running the same hook client as the
  *   Claude plugin: `'<node>' '<root>/dist/hook.cjs' <Event> --harness codex`. The user's own hooks stay; sleds adds
  *   one group per event after theirs.
- * - the trust entries Codex needs before it runs a hook at all (untrusted hooks are skipped without a word):
- *   `[hooks.state."<realpath CODEX_HOME>/hooks.json:<event_snake>:<group>:<handler>"] trusted_hash = "sha256:…"` in
- *   $CODEX_HOME/config.toml, in one block between two marker comments at the end of the file.
+ * - the trust entries Codex needs before it runs a hook at all (trust.ts), and the sleds MCP server
+ *   (mcp-config.ts), in $CODEX_HOME/config.toml: read with smol-toml, edited as text in blocks of sleds' own
+ *   (config-toml.ts says why and how).
  * - backups of both files before the first change, and what was changed in install-state.json (`codex`), so that
  *   uninstall gives both files back byte for byte when nothing else changed in them.
- *
- * There is no TOML library here: config.toml is scanned (not parsed into values) just enough to find table headers,
- * `hooks.state` definitions and our block, and is only ever appended to or edited line by line, so the user's
- * formatting and comments stay as they are.
  */
 
 type Env = Record<string, string | undefined>;
@@ -63,9 +60,6 @@ export const CODEX_HOOKS: readonly CodexHookSpec[] = [
   { event: 'Stop', timeout: 10 },
   { event: 'SessionEnd', timeout: 3 },
 ];
-
-/** Events whose timeout Codex 0.169 defaults to 1 s and caps at 3 s (measured with app-server hooks/list). */
-const SHORT_TIMEOUT_EVENTS = new Set(['SessionEnd', 'Interrupt']);
 
 /** What a Codex user types instead of `/sled …`: the TUI answers any unknown `/word` itself, before hooks run. */
 export const CODEX_USAGE = "in Codex, type 'sled status' or 'sled 5' without the slash (Codex rejects unknown /commands before any hook sees them)";
@@ -135,67 +129,6 @@ export function parseSledsCodexHook(command: unknown, root: string | null): Sled
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Trust: the hash recipe (facts §1, checked against `codex app-server` hooks/list on 0.169.0).
-
-/** "UserPromptSubmit" → "user_prompt_submit". */
-export function eventSnake(event: string): string {
-  return event.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
-}
-
-export interface CodexHandler {
-  type: string;
-  command: string;
-  timeout?: number;
-  async?: boolean;
-  statusMessage?: string;
-}
-
-/** The timeout Codex runs (and hashes) a handler with. */
-export function effectiveTimeout(event: string, timeout: number | undefined): number {
-  if (SHORT_TIMEOUT_EVENTS.has(event)) return Math.min(timeout ?? 1, 3);
-  return timeout ?? 600;
-}
-
-function sortedJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(sortedJson).join(',')}]`;
-  if (v && typeof v === 'object') {
-    const o = v as Record<string, unknown>;
-    return `{${Object.keys(o)
-      .filter((k) => o[k] !== undefined)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${sortedJson(o[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(v);
-}
-
-/**
- * `sha256:<hex>` of the compact, recursively key-sorted JSON of
- * {event_name, matcher?, hooks:[{type, command, timeout, async, statusMessage?}]} for ONE handler, with the timeout
- * Codex actually uses (default 600 s; SessionEnd and Interrupt: default 1, at most 3).
- */
-export function codexTrustHash(event: string, matcher: string | undefined, handler: CodexHandler): string {
-  const canonical = {
-    event_name: eventSnake(event),
-    ...(matcher !== undefined ? { matcher } : {}),
-    hooks: [
-      {
-        type: handler.type,
-        command: handler.command,
-        timeout: effectiveTimeout(event, handler.timeout),
-        async: handler.async ?? false,
-        ...(handler.statusMessage !== undefined ? { statusMessage: handler.statusMessage } : {}),
-      },
-    ],
-  };
-  return `sha256:${createHash('sha256').update(sortedJson(canonical)).digest('hex')}`;
-}
-
-export function codexTrustKey(hooksJsonPath: string, event: string, group: number, handler: number): string {
-  return `${hooksJsonPath}:${eventSnake(event)}:${group}:${handler}`;
-}
-
-// ---------------------------------------------------------------------------------------------------------------
 // Finding Codex.
 
 export interface CodexLookup {
@@ -229,281 +162,6 @@ export async function codexVersion(bin: string, env: Env): Promise<string | null
   if (!r.ok) return null;
   const m = /\d+\.\d+\.\d+\S*/.exec(r.stdout);
   return m ? m[0] : lastLine(r.stdout) || null;
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// config.toml, scanned line by line.
-
-export class TomlScanError extends Error {}
-
-export interface TomlLine {
-  /** Byte offsets (string indices) of the logical line: a multi-line value makes it span several lines. */
-  start: number;
-  end: number;
-  kind: 'header' | 'kv' | 'other';
-  /** header: the table path; kv: the key path relative to its table. */
-  path?: string[];
-  arrayTable?: boolean;
-  /** kv: the raw value text. */
-  value?: string;
-  /** kv: the table path it belongs to. */
-  table?: string[];
-}
-
-/** Splits a TOML document into logical lines (headers, key/values, comments and blanks). Throws TomlScanError. */
-export function scanToml(text: string): TomlLine[] {
-  const lines: TomlLine[] = [];
-  let i = 0;
-  const n = text.length;
-  let table: string[] = [];
-  const fail = (what: string): never => {
-    const line = text.slice(0, i).split('\n').length;
-    throw new TomlScanError(`line ${line}: ${what}`);
-  };
-  const skipWs = () => {
-    while (i < n && (text[i] === ' ' || text[i] === '\t')) i++;
-  };
-  const toEol = () => {
-    while (i < n && text[i] !== '\n') i++;
-    if (i < n) i++;
-  };
-  const restOfLine = () => {
-    skipWs();
-    if (i < n && text[i] === '#') toEol();
-    else if (i < n && text[i] === '\r' && text[i + 1] === '\n') i += 2;
-    else if (i < n && text[i] === '\n') i++;
-    else if (i < n) fail('unexpected text after a value');
-  };
-  const basic = (): string => {
-    // at the opening "
-    i++;
-    let out = '';
-    while (i < n && text[i] !== '"') {
-      if (text[i] === '\n') fail('unterminated string');
-      if (text[i] === '\\') {
-        const c = text[i + 1];
-        const simple: Record<string, string> = { '"': '"', '\\': '\\', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t', e: '\u001b' };
-        if (c !== undefined && c in simple) {
-          out += simple[c];
-          i += 2;
-        } else if (c === 'u' || c === 'U') {
-          const len = c === 'u' ? 4 : 8;
-          const hex = text.slice(i + 2, i + 2 + len);
-          if (!/^[0-9a-fA-F]+$/.test(hex) || hex.length !== len) fail('bad unicode escape');
-          out += String.fromCodePoint(parseInt(hex, 16));
-          i += 2 + len;
-        } else if (c === 'x') {
-          const hex = text.slice(i + 2, i + 4);
-          if (!/^[0-9a-fA-F]{2}$/.test(hex)) fail('bad \\x escape');
-          out += String.fromCharCode(parseInt(hex, 16));
-          i += 4;
-        } else fail('bad escape');
-      } else out += text[i++];
-    }
-    if (i >= n) fail('unterminated string');
-    i++;
-    return out;
-  };
-  const literal = (): string => {
-    i++;
-    const start = i;
-    while (i < n && text[i] !== "'") {
-      if (text[i] === '\n') fail('unterminated string');
-      i++;
-    }
-    if (i >= n) fail('unterminated string');
-    return text.slice(start, i++);
-  };
-  const key = (stop: string): string[] => {
-    const parts: string[] = [];
-    for (;;) {
-      skipWs();
-      const c = text[i];
-      if (c === '"') parts.push(basic());
-      else if (c === "'") parts.push(literal());
-      else {
-        const m = /^[A-Za-z0-9_-]+/.exec(text.slice(i, i + 256));
-        if (!m) fail('bad key');
-        parts.push(m![0]);
-        i += m![0].length;
-      }
-      skipWs();
-      if (text[i] === '.') {
-        i++;
-        continue;
-      }
-      if (!stop.includes(text[i] ?? '')) fail(`expected ${stop[0]}`);
-      return parts;
-    }
-  };
-  const multiline = (q: string) => {
-    i += 3;
-    for (;;) {
-      if (i >= n) fail('unterminated multi-line string');
-      if (q === '"' && text[i] === '\\') {
-        i += 2;
-        continue;
-      }
-      if (text.startsWith(q.repeat(3), i)) {
-        i += 3;
-        let extra = 0;
-        while (extra < 2 && text[i] === q) {
-          i++;
-          extra++;
-        }
-        return;
-      }
-      i++;
-    }
-  };
-  const value = () => {
-    skipWs();
-    const c = text[i];
-    if (c === '"') {
-      if (text.startsWith('"""', i)) multiline('"');
-      else basic();
-    } else if (c === "'") {
-      if (text.startsWith("'''", i)) multiline("'");
-      else literal();
-    } else if (c === '[' || c === '{') {
-      const close = c === '[' ? ']' : '}';
-      i++;
-      for (;;) {
-        while (i < n && /[\s,]/.test(text[i]!)) i++;
-        if (i >= n) fail(`unterminated ${c}`);
-        if (text[i] === '#') {
-          toEol();
-          continue;
-        }
-        if (text[i] === close) {
-          i++;
-          return;
-        }
-        if (c === '{') {
-          key('=');
-          i++;
-        }
-        value();
-      }
-    } else {
-      const m = /^[^\s,\]}#]+/.exec(text.slice(i, i + 512));
-      if (!m) fail('missing value');
-      i += m![0].length;
-      // A date-time may use a space instead of the T: 1979-05-27 07:32:00Z.
-      const t = /^ \d{2}:\d{2}[^\s,\]}#]*/.exec(text.slice(i, i + 64));
-      if (/^\d{4}-\d{2}-\d{2}$/.test(m![0]) && t) i += t[0].length;
-    }
-  };
-
-  while (i < n) {
-    const start = i;
-    skipWs();
-    const c = text[i];
-    if (c === undefined || c === '\n' || c === '#' || (c === '\r' && text[i + 1] === '\n')) {
-      toEol();
-      lines.push({ start, end: i, kind: 'other' });
-    } else if (c === '[') {
-      const arrayTable = text[i + 1] === '[';
-      i += arrayTable ? 2 : 1;
-      const path = key(']');
-      i++;
-      if (arrayTable) {
-        if (text[i] !== ']') fail('expected ]]');
-        i++;
-      }
-      restOfLine();
-      table = path;
-      lines.push({ start, end: i, kind: 'header', path, arrayTable });
-    } else {
-      const path = key('=');
-      i++;
-      skipWs();
-      const vStart = i;
-      value();
-      const v = text.slice(vStart, i);
-      restOfLine();
-      lines.push({ start, end: i, kind: 'kv', path, value: v, table });
-    }
-  }
-  return lines;
-}
-
-const BLOCK_START = "# >>> sleds: Codex trusts sleds' hooks (written by 'sleds install'; 'sleds uninstall' removes it) >>>";
-const BLOCK_END = '# <<< sleds <<<';
-
-export interface HookStateTable {
-  key: string;
-  /** Index in lines of its header, and one past its last line (the next header, or our block's end marker). */
-  header: number;
-  end: number;
-  /** Index of its `trusted_hash = …` line, if any, and that value when it is a plain string. */
-  hashLine: number | null;
-  hash: string | null;
-  /** Whether it lies inside sleds' marked block. */
-  inBlock: boolean;
-}
-
-export interface ConfigScan {
-  lines: TomlLine[];
-  tables: HookStateTable[];
-  /** sleds' block: indices of the start and end marker lines. */
-  block: { start: number; end: number } | null;
-  /** A definition of hooks.state that sleds cannot append next to (dotted keys, inline tables, arrays of tables). */
-  blocker: string | null;
-}
-
-function stringValue(raw: string | undefined): string | null {
-  if (!raw) return null;
-  const t = raw.trim();
-  if (/^"[^"\\]*"$/.test(t) || /^'[^']*'$/.test(t)) return t.slice(1, -1);
-  if (t.startsWith('"') && !t.startsWith('"""')) {
-    try {
-      return JSON.parse(t) as string;
-    } catch {
-      return null;
-    }
-  }
-  return null;
-}
-
-export function scanConfig(text: string): ConfigScan {
-  const lines = scanToml(text);
-  const lineText = (l: TomlLine) => text.slice(l.start, l.end).trim();
-  let block: ConfigScan['block'] = null;
-  const s = lines.findIndex((l) => l.kind === 'other' && lineText(l).startsWith('# >>> sleds'));
-  if (s >= 0) {
-    const e = lines.findIndex((l, j) => j > s && l.kind === 'other' && lineText(l).startsWith('# <<< sleds'));
-    if (e > s) block = { start: s, end: e };
-  }
-  const tables: HookStateTable[] = [];
-  let blocker: string | null = null;
-  lines.forEach((l, j) => {
-    if (l.kind === 'header') {
-      const p = l.path!;
-      if (p[0] === 'hooks' && l.arrayTable && (p.length === 1 || p[1] === 'state')) blocker ??= `[[${p.join('.')}]]`;
-      if (p.length === 3 && p[0] === 'hooks' && p[1] === 'state' && !l.arrayTable) {
-        let end = j + 1;
-        while (end < lines.length && lines[end]!.kind !== 'header' && !(block && end === block.end)) end++;
-        let hashLine: number | null = null;
-        for (let k = j + 1; k < end; k++) if (lines[k]!.kind === 'kv' && deepEqual(lines[k]!.path, ['trusted_hash'])) hashLine = k;
-        tables.push({
-          key: p[2]!,
-          header: j,
-          end,
-          hashLine,
-          hash: hashLine === null ? null : stringValue(lines[hashLine]!.value),
-          inBlock: block !== null && j > block.start && j < block.end,
-        });
-      }
-    } else if (l.kind === 'kv') {
-      // `hooks = {…}`, `state = …` under [hooks], `hooks.state.… = …` or `"<key>".trusted_hash = …` under [hooks.state]:
-      // tables defined that way cannot take a [hooks.state."<key>"] header next to them.
-      const full = [...l.table!, ...l.path!];
-      const inStateTable = l.table!.length >= 3 && l.table![0] === 'hooks' && l.table![1] === 'state';
-      if (full[0] === 'hooks' && !inStateTable && (full.length === 1 || full[1] === 'state')) blocker ??= `${full.join('.')} = …`;
-    }
-  });
-  return { lines, tables, block, blocker };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -582,8 +240,8 @@ function removeSledsHooks(data: JsonObject, root: string | null, keep: { hooksKe
 // ---------------------------------------------------------------------------------------------------------------
 // install
 
-export interface CodexInstallContext {
-  rep: Reporter;
+interface CodexInstallContext {
+  rep: ReportSink;
   env: Env;
   home: string;
   /** This sleds package's root (realpath). */
@@ -593,14 +251,11 @@ export interface CodexInstallContext {
   state: InstallState;
   /** Writes the state file when it changed. */
   persist(): void;
+  now(): Date;
 }
 
 function errorMessage(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
-}
-
-function eol(text: string): string {
-  return text.includes('\r\n') ? '\r\n' : '\n';
 }
 
 /** The desired handlers, each with where it sits in `data` after merging (data is changed in place). */
@@ -657,105 +312,6 @@ function readText(path: string): string | null {
   }
 }
 
-/** The trust block for `entries`, in the file's line endings. */
-function trustBlock(entries: Array<{ key: string; hash: string }>, nl: string): string {
-  const out = [BLOCK_START];
-  for (const e of entries) out.push(`[hooks.state.${JSON.stringify(e.key)}]`, `trusted_hash = ${JSON.stringify(e.hash)}`, '');
-  out.push(BLOCK_END);
-  return out.join(nl) + nl;
-}
-
-interface TrustPlan {
-  text: string;
-  edited: CodexState['configToml']['edited'];
-  /** Keys trusted by a table sleds did not write (left alone). */
-  foreign: string[];
-}
-
-/** config.toml with sleds' block holding exactly `wanted` (minus what foreign tables already trust). */
-export function planTrust(text: string, wanted: Array<{ key: string; hash: string }>, priorEdited: CodexState['configToml']['edited']): TrustPlan | { blocker: string } {
-  const scan = scanConfig(text);
-  const nl = eol(text);
-  const edited = priorEdited.map((e) => ({ ...e }));
-  const foreign: string[] = [];
-  const inBlock: Array<{ key: string; hash: string }> = [];
-  // Edits of foreign tables' trusted_hash lines, as [start, end, replacement] on the original text.
-  const edits: Array<[number, number, string]> = [];
-  for (const w of wanted) {
-    const outside = scan.tables.filter((t) => t.key === w.key && !t.inBlock);
-    if (outside.length === 0) {
-      inBlock.push(w);
-      continue;
-    }
-    const t = outside[outside.length - 1]!;
-    foreign.push(w.key);
-    if (t.hash === w.hash) continue;
-    const line = `trusted_hash = ${JSON.stringify(w.hash)}${nl}`;
-    if (t.hashLine !== null) {
-      const l = scan.lines[t.hashLine]!;
-      if (!edited.some((e) => e.key === w.key)) edited.push({ key: w.key, line: text.slice(l.start, l.end) });
-      edits.push([l.start, l.end, line]);
-    } else {
-      const h = scan.lines[t.header]!;
-      if (!edited.some((e) => e.key === w.key)) edited.push({ key: w.key, line: null });
-      let insertAt = h.end;
-      let prefix = '';
-      if (!text.slice(h.start, h.end).endsWith('\n')) prefix = nl;
-      edits.push([insertAt, insertAt, prefix + line]);
-    }
-  }
-  if (scan.blocker && inBlock.length) return { blocker: scan.blocker };
-  // Our block: replaced in place, appended, or removed when nothing is left for it.
-  if (scan.block) {
-    const from = scan.lines[scan.block.start]!.start;
-    const to = scan.lines[scan.block.end]!.end;
-    const endsNl = /\n$/.test(text.slice(from, to));
-    const body = inBlock.length ? trustBlock(inBlock, nl) : '';
-    edits.push([from, to, endsNl || !body ? body : body.slice(0, -nl.length)]);
-  } else if (inBlock.length) {
-    const sep = text.length === 0 ? '' : text.endsWith('\n') ? nl : nl + nl;
-    edits.push([text.length, text.length, sep + trustBlock(inBlock, nl)]);
-  }
-  edits.sort((a, b) => b[0] - a[0]);
-  let out = text;
-  for (const [a, b, r] of edits) out = out.slice(0, a) + r + out.slice(b);
-  return { text: out, edited, foreign };
-}
-
-/** config.toml without sleds' block, with the trusted_hash lines sleds changed given back. */
-export function removeTrust(text: string, state: CodexState | null): string {
-  const scan = scanConfig(text);
-  const edits: Array<[number, number, string]> = [];
-  const ours = new Map((state?.hooks ?? []).map((h) => [h.key, h.hash]));
-  if (scan.block) {
-    let from = scan.lines[scan.block.start]!.start;
-    const to = scan.lines[scan.block.end]!.end;
-    // The blank line sleds put before its block.
-    const before = text.slice(0, from);
-    if (/\n\r?\n$/.test(before)) from -= before.endsWith('\r\n') ? 2 : 1;
-    edits.push([from, to, '']);
-  } else {
-    // The markers are gone (something rewrote the file): drop tables that hold nothing but sleds' own hash.
-    for (const t of scan.tables) {
-      if (ours.get(t.key) === undefined || t.hash !== ours.get(t.key)) continue;
-      if (state?.configToml.edited.some((e) => e.key === t.key)) continue;
-      const inner = scan.lines.slice(t.header + 1, t.end).filter((l) => l.kind === 'kv');
-      if (inner.length !== 1) continue;
-      edits.push([scan.lines[t.header]!.start, scan.lines[t.end - 1]!.end, '']);
-    }
-  }
-  for (const e of state?.configToml.edited ?? []) {
-    const t = scan.tables.filter((x) => x.key === e.key && !x.inBlock).pop();
-    if (!t || t.hashLine === null || t.hash !== ours.get(e.key)) continue;
-    const l = scan.lines[t.hashLine]!;
-    edits.push([l.start, l.end, e.line ?? '']);
-  }
-  edits.sort((a, b) => b[0] - a[0]);
-  let out = text;
-  for (const [a, b, r] of edits) out = out.slice(0, a) + r + out.slice(b);
-  return out;
-}
-
 function newFileState(path: string, text: string | null): Omit<CodexState['configToml'], 'edited'> {
   return { path, existedBefore: text !== null, originalSha256: sha256(text), backupPath: null, backups: [] };
 }
@@ -764,7 +320,7 @@ function newFileState(path: string, text: string | null): Omit<CodexState['confi
  * Wires sleds into Codex when Codex is there (a binary, or its home folder). Reports one line per part and sets
  * `ctx.state.codex`. Never throws.
  */
-export async function installCodex(ctx: CodexInstallContext): Promise<void> {
+async function installCodex(ctx: CodexInstallContext): Promise<void> {
   const { rep, env, home, root, nodePath, state } = ctx;
   const lookup = findCodex(env, home);
   const prior = state.codex ?? null;
@@ -803,9 +359,10 @@ export async function installCodex(ctx: CodexInstallContext): Promise<void> {
   }
   try {
     configText = readText(configPath);
-    if (configText !== null) scanConfig(configText);
+    // Refused before anything is written: Codex itself would not start on it.
+    if (configText !== null) new TomlText(configText);
   } catch (e) {
-    const why = e instanceof TomlScanError ? `is not TOML sleds can read (${e.message})` : `cannot be read (${errorMessage(e)})`;
+    const why = e instanceof TomlSyntaxError ? `is not TOML (${e.message})` : `cannot be read (${errorMessage(e)})`;
     rep.fail('codex-hooks', `${configPath} ${why}`, 'fix it, then run sleds install again');
     return;
   }
@@ -850,7 +407,7 @@ export async function installCodex(ctx: CodexInstallContext): Promise<void> {
   if (trustChanged) {
     try {
       if (configText !== null) {
-        const b = backupFile(configPath);
+        const b = backupFile(configPath, ctx.now());
         if (cs.configToml.backups.length === 0 && cs.configToml.existedBefore) cs.configToml.backupPath = b;
         cs.configToml.backups.push(b);
       }
@@ -867,7 +424,7 @@ export async function installCodex(ctx: CodexInstallContext): Promise<void> {
   if (merged.changed) {
     try {
       if (hooksFile.exists) {
-        const b = backupFile(hooksPath);
+        const b = backupFile(hooksPath, ctx.now());
         if (cs.hooksJson.backups.length === 0 && cs.hooksJson.existedBefore) cs.hooksJson.backupPath = b;
         cs.hooksJson.backups.push(b);
         ctx.persist();
@@ -887,7 +444,7 @@ export async function installCodex(ctx: CodexInstallContext): Promise<void> {
   if ('blocker' in plan) {
     rep.warn(
       'codex-trust',
-      `${configPath} defines hooks.state as ${plan.blocker}, which sleds does not edit, so Codex will not run sleds' hooks until you trust them`,
+      `${configPath}: ${plan.blocker}, so Codex will not run sleds' hooks until you trust them`,
       "open codex, choose 'Trust all' in the hooks review (or /hooks), or write the entries as [hooks.state.\"…\"] tables and run sleds install again",
       { path: configPath },
     );
@@ -915,15 +472,15 @@ function persistQuietly(ctx: CodexInstallContext): void {
 // ---------------------------------------------------------------------------------------------------------------
 // uninstall
 
-export interface CodexUninstallContext {
-  rep: Reporter;
+interface CodexUninstallContext {
+  rep: ReportSink;
   env: Env;
   home: string;
   root: string | null;
   state: InstallState | null;
 }
 
-export async function uninstallCodex(ctx: CodexUninstallContext): Promise<void> {
+async function uninstallCodex(ctx: CodexUninstallContext): Promise<void> {
   const { rep, env, home, root } = ctx;
   const cs = ctx.state?.codex ?? null;
   const dir = cs?.home ?? canonicalCodexHome(codexHomeDir(env, home));
@@ -964,7 +521,8 @@ export async function uninstallCodex(ctx: CodexUninstallContext): Promise<void> 
   try {
     stripped = removeTrust(withoutCodexMcp(rep, text), cs);
   } catch (e) {
-    rep.fail('codex-trust', `${configPath} is not TOML sleds can read (${errorMessage(e)})`, `remove the block between '${BLOCK_START.slice(0, 11)}' and '${BLOCK_END}' by hand`);
+    if (e instanceof TomlSyntaxError) rep.fail('codex-trust', `${configPath} is not TOML (${e.message})`, 'fix it, then run sleds uninstall again');
+    else rep.fail('codex-trust', `${configPath} cannot be edited safely: ${errorMessage(e)}`, `remove the block between '${BLOCK_START.slice(0, 11)}' and '${BLOCK_END}' by hand`);
     return;
   }
   try {
@@ -1027,7 +585,7 @@ function restoreJson(cur: SettingsFile, next: JsonObject, f: CodexState['hooksJs
 // ---------------------------------------------------------------------------------------------------------------
 // doctor
 
-export async function doctorCodex(rep: Reporter, env: Env, home: string, root: string | null): Promise<void> {
+async function doctorCodex(rep: ReportSink, env: Env, home: string, root: string | null): Promise<void> {
   const lookup = findCodex(env, home);
   if (!lookup.present) {
     rep.info('codex', `Codex CLI not found (${lookup.how}, no ${lookup.home}): not wired`, { found: false });
@@ -1061,12 +619,12 @@ export async function doctorCodex(rep: Reporter, env: Env, home: string, root: s
   else rep.ok('codex-hooks', `Codex hooks wired in ${hooksPath}`, { path: hooksPath, events: CODEX_HOOKS.map((s) => s.event) });
 
   const configPath = join(codexHome, 'config.toml');
-  let scan: ConfigScan | null = null;
+  let trusted: ReturnType<typeof readTrust>;
   try {
-    const text = readText(configPath);
-    scan = scanConfig(text ?? '');
+    trusted = readTrust(readText(configPath) ?? '');
   } catch (e) {
-    rep.fail('codex-trust', `${configPath} cannot be read (${errorMessage(e)})`, 'fix it, then run sleds install again');
+    const why = e instanceof TomlSyntaxError ? `is not TOML (${e.message})` : `cannot be read (${errorMessage(e)})`;
+    rep.fail('codex-trust', `${configPath} ${why}`, 'fix it, then run sleds install again');
     return;
   }
   const untrusted = found.filter((f) => {
@@ -1078,7 +636,7 @@ export async function doctorCodex(rep: Reporter, env: Env, home: string, root: s
       ...(f.async !== undefined ? { async: f.async } : {}),
       ...(f.statusMessage !== undefined ? { statusMessage: f.statusMessage } : {}),
     });
-    return !scan!.tables.some((t) => t.key === key && t.hash === want);
+    return !trusted.some((t) => t.key === key && t.hash === want);
   });
   if (untrusted.length === 0) rep.ok('codex-trust', `Codex trusts sleds' hooks (${configPath})`, { path: configPath });
   else {
@@ -1092,3 +650,22 @@ export async function doctorCodex(rep: Reporter, env: Env, home: string, root: s
   doctorCodexMcp(rep, configPath);
   rep.info('codex-usage', CODEX_USAGE);
 }
+
+/** Codex CLI's half of install, uninstall and doctor, for the harness registry. */
+export const codexInstaller: HarnessInstaller = {
+  id: 'codex',
+  // Its hooks run dist/hook.cjs, checked once Codex is found (a package without Codex needs nothing more).
+  packageFiles: () => ({ missing: [], error: null }),
+  async install(ctx) {
+    const state = ctx.state.current;
+    // The state is begun by the installer before this one; without it there is nothing to record Codex's part in.
+    if (!state) return {};
+    await installCodex({ rep: ctx.report, env: ctx.env, home: ctx.home, root: ctx.packageRoot, nodePath: ctx.nodePath, state, persist: () => ctx.state.persist(), now: ctx.now });
+    return {};
+  },
+  async uninstall(ctx) {
+    await uninstallCodex({ rep: ctx.report, env: ctx.env, home: ctx.home, root: ctx.packageRoot, state: ctx.state });
+    return {};
+  },
+  doctor: (ctx) => doctorCodex(ctx.report, ctx.env, ctx.home, ctx.packageRoot),
+};

@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeFileAtomic } from './claude-settings.js';
-import { scanToml, type TomlLine } from './install-codex.js';
-import type { Reporter } from './install-report.js';
+import { writeFileAtomic } from '../install-files.js';
+import type { ReportSink } from '../install-port.js';
+import { cloneTable, isTable, tableAt, TomlText, tomlString, verifiedEdit, type TextEdit, type TomlTable } from './config-toml.js';
 
 /**
  * The sleds MCP server in Codex's config.toml (facts codex-cli §6): one `[mcp_servers.sleds]` table, in its own
@@ -12,6 +12,8 @@ import type { Reporter } from './install-report.js';
  *
  * Codex starts MCP servers with a short allow-list of environment variables, so the variables that decide where
  * musher's socket is (SLEDS_HOME, XDG_*) are written into the table's env when install ran with them.
+ *
+ * The file is read with smol-toml and edited as text, each edit checked by parsing the result (config-toml.ts).
  */
 
 export const MCP_SERVER_NAME = 'sleds';
@@ -29,10 +31,6 @@ export interface CodexMcpSpec {
 
 export function codexMcpArgs(root: string): string[] {
   return [join(root, 'dist', 'cli', 'main.js'), 'mcp'];
-}
-
-function tomlString(s: string): string {
-  return JSON.stringify(s);
 }
 
 /** The marked block, in the file's line endings. */
@@ -54,76 +52,81 @@ export function codexMcpBlock(spec: CodexMcpSpec, nl = '\n'): string {
 }
 
 interface Located {
-  lines: TomlLine[];
-  /** Our block: indices of its marker lines. */
-  block: { start: number; end: number } | null;
-  /** A definition of mcp_servers.sleds outside our block (the user's own). */
+  doc: TomlText;
+  /** Our block: indices of its marker lines, and what it defines. */
+  block: { start: number; end: number; model: TomlTable } | null;
+  /** A definition of mcp_servers.sleds (or part of one) outside our block: the user's own. */
   foreign: boolean;
 }
 
+/** Throws TomlSyntaxError when the text is not TOML. */
 function locate(text: string): Located {
-  const lines = scanToml(text);
-  const lineText = (l: TomlLine) => text.slice(l.start, l.end).trim();
-  const s = lines.findIndex((l) => l.kind === 'other' && lineText(l) === MCP_BLOCK_START);
-  const e = s < 0 ? -1 : lines.findIndex((l, j) => j > s && l.kind === 'other' && lineText(l) === MCP_BLOCK_END);
-  const block = s >= 0 && e > s ? { start: s, end: e } : null;
-  const inBlock = (j: number) => block !== null && j > block.start && j < block.end;
-  const ours = (p: string[]) => p[0] === 'mcp_servers' && p[1] === MCP_SERVER_NAME;
-  const foreign = lines.some((l, j) => {
-    if (inBlock(j)) return false;
-    if (l.kind === 'header') return ours(l.path!);
-    if (l.kind === 'kv') return ours([...l.table!, ...l.path!]) || (l.table!.length === 0 && l.path![0] === 'mcp_servers' && l.path!.length === 1);
-    return false;
-  });
-  return { lines, block, foreign };
+  const doc = new TomlText(text);
+  const block = doc.block((t) => t === MCP_BLOCK_START, (t) => t === MCP_BLOCK_END);
+  const server = (m: TomlTable): unknown => (isTable(m.mcp_servers) ? m.mcp_servers[MCP_SERVER_NAME] : undefined);
+  const theirs = server(doc.model);
+  const ours = block ? server(block.model) : undefined;
+  // TOML defines a table once, so what the whole file says differs from our block's exactly when the user wrote
+  // some of it (the server itself, or a sub-table such as [mcp_servers.sleds.env]).
+  const foreign = theirs !== undefined && (ours === undefined || JSON.stringify(theirs) !== JSON.stringify(ours));
+  return { doc, block, foreign };
+}
+
+function withoutServer(model: TomlTable): TomlTable {
+  const out = cloneTable(model);
+  if (isTable(out.mcp_servers)) delete out.mcp_servers[MCP_SERVER_NAME];
+  return out;
 }
 
 /** config.toml with our block holding `spec` (added at the end, or replaced in place); the user's own sleds server wins. */
 export function planCodexMcp(text: string, spec: CodexMcpSpec): { text: string; changed: boolean } | { conflict: string } {
-  const { lines, block, foreign } = locate(text);
-  const nl = text.includes('\r\n') ? '\r\n' : '\n';
+  const { doc, block, foreign } = locate(text);
+  const nl = doc.eol;
   if (foreign) return { conflict: `config.toml already defines mcp_servers.${MCP_SERVER_NAME} itself` };
   const wanted = codexMcpBlock(spec, nl);
-  let out: string;
+  const edits: TextEdit[] = [];
   if (block) {
-    const from = lines[block.start]!.start;
-    const to = lines[block.end]!.end;
+    const from = doc.lines[block.start]!.start;
+    const to = doc.lines[block.end]!.end;
     const current = text.slice(from, to);
-    out = text.slice(0, from) + (current.endsWith('\n') ? wanted : wanted.slice(0, -nl.length)) + text.slice(to);
+    edits.push([from, to, current.endsWith('\n') ? wanted : wanted.slice(0, -nl.length)]);
   } else {
     const sep = text.length === 0 ? '' : text.endsWith('\n') ? nl : nl + nl;
-    out = text + sep + wanted;
+    edits.push([text.length, text.length, sep + wanted]);
   }
-  return { text: out, changed: out !== text };
+  const expected = withoutServer(doc.model);
+  const servers = tableAt(expected, ['mcp_servers']);
+  if (!servers) return { conflict: 'config.toml has an mcp_servers that is not a table' };
+  servers[MCP_SERVER_NAME] = (new TomlText(wanted).model.mcp_servers as TomlTable)[MCP_SERVER_NAME];
+  const out = verifiedEdit(text, edits, expected);
+  if ('refused' in out) {
+    return { conflict: out.refused.includes('would not be TOML') ? 'config.toml defines mcp_servers as an inline table, which sleds cannot add a server to' : `config.toml cannot take the sleds server without changing other values (${out.refused})` };
+  }
+  return { text: out.text, changed: out.text !== text };
 }
 
-/** config.toml without our block (and the blank line put before it). */
+/** config.toml without our block (and the blank line put before it). Throws when the file is not TOML. */
 export function removeCodexMcp(text: string): string {
-  const { lines, block } = locate(text);
+  const { doc, block } = locate(text);
   if (!block) return text;
-  let from = lines[block.start]!.start;
-  const to = lines[block.end]!.end;
+  let from = doc.lines[block.start]!.start;
+  const to = doc.lines[block.end]!.end;
   const before = text.slice(0, from);
   if (/\n\r?\n$/.test(before)) from -= before.endsWith('\r\n') ? 2 : 1;
-  return text.slice(0, from) + text.slice(to);
+  const out = verifiedEdit(text, [[from, to, '']], withoutServer(doc.model));
+  if ('refused' in out) throw new Error(`the sleds MCP server cannot be taken out without changing other values (${out.refused})`);
+  return out.text;
 }
 
 /** What Codex would run for the sleds server, when our block is there. */
 export function findCodexMcp(text: string): { command: string; args: string[] } | null {
-  const { lines, block } = locate(text);
+  const { doc, block } = locate(text);
   if (!block) return null;
-  let command: string | null = null;
-  let args: string[] = [];
-  for (const l of lines.slice(block.start + 1, block.end)) {
-    if (l.kind !== 'kv' || l.table!.join('.') !== `mcp_servers.${MCP_SERVER_NAME}`) continue;
-    try {
-      if (l.path!.join('.') === 'command') command = JSON.parse(l.value!) as string;
-      if (l.path!.join('.') === 'args') args = JSON.parse(l.value!) as string[];
-    } catch {
-      return null;
-    }
-  }
-  return command ? { command, args } : null;
+  const servers = doc.model.mcp_servers;
+  const server = isTable(servers) ? servers[MCP_SERVER_NAME] : undefined;
+  if (!isTable(server) || typeof server.command !== 'string') return null;
+  const args = Array.isArray(server.args) && server.args.every((a) => typeof a === 'string') ? (server.args as string[]) : [];
+  return { command: server.command, args };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -143,7 +146,7 @@ function message(e: unknown): string {
 }
 
 /** Adds (or brings up to date) the sleds server in Codex's config.toml. Never throws. */
-export function installCodexMcp(rep: Reporter, configPath: string, spec: CodexMcpSpec): void {
+export function installCodexMcp(rep: ReportSink, configPath: string, spec: CodexMcpSpec): void {
   try {
     const text = readMaybe(configPath) ?? '';
     const plan = planCodexMcp(text, spec);
@@ -163,13 +166,13 @@ export function installCodexMcp(rep: Reporter, configPath: string, spec: CodexMc
 }
 
 /** config.toml text without the sleds server block, for the uninstall that follows (which writes the file). */
-export function withoutCodexMcp(rep: Reporter, text: string): string {
+export function withoutCodexMcp(rep: ReportSink, text: string): string {
   const out = removeCodexMcp(text);
   if (out !== text) rep.ok('codex-mcp', `the sleds MCP server taken out of Codex's config`);
   return out;
 }
 
-export function doctorCodexMcp(rep: Reporter, configPath: string): void {
+export function doctorCodexMcp(rep: ReportSink, configPath: string): void {
   let found: ReturnType<typeof findCodexMcp>;
   try {
     const text = readMaybe(configPath) ?? '';

@@ -2,7 +2,7 @@ import { readFileSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { SledsPaths } from '../core/paths.js';
-import { writeFileAtomic, type Json } from './claude-settings.js';
+import { writeFileAtomic, type Json } from './install-files.js';
 
 /**
  * What `sleds install` changed, so that `sleds uninstall` can put it back: <configDir>/install-state.json (0600).
@@ -13,7 +13,7 @@ const json: z.ZodType<Json> = z.lazy(() =>
   z.union([z.null(), z.boolean(), z.number(), z.string(), z.array(json), z.record(z.string(), json)]),
 );
 
-// --- Codex (cli/install-codex.ts) -------------------------------------------------------------------------------
+// --- Codex (harnesses/codex/install.ts) -------------------------------------------------------------------------------
 const CodexFileSchema = z.object({
   path: z.string(),
   /** Whether the file existed before sleds first touched it, and its sha256 then. */
