@@ -1,4 +1,6 @@
-/** Formatting at the edge: money in micro-dollars, times in the user's zone. No imports, so thin clients can load it. */
+import { zonedParts as parts } from './zoned-time.js';
+
+/** Formatting at the edge: money in micro-dollars, times in the user's zone. No packages, so thin clients can load it. */
 
 export function formatUsd(micros: number): string {
   const dollars = micros / 1_000_000;
@@ -6,10 +8,11 @@ export function formatUsd(micros: number): string {
   return `$${dollars.toFixed(2)}`;
 }
 
-function parts(ms: number, timeZone: string | undefined, opts: Intl.DateTimeFormatOptions): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const p of new Intl.DateTimeFormat('en-US', { ...opts, timeZone }).formatToParts(new Date(ms))) out[p.type] = p.value;
-  return out;
+/** One line, no control characters, at most `max` characters (an ellipsis marks a cut): text from elsewhere in a line of ours. */
+export function oneLine(s: string, max = 200): string {
+  // eslint-disable-next-line no-control-regex
+  const flat = s.replace(/[\u0000-\u001f\u007f]+/g, ' ').replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
 /** "4:10pm" */

@@ -1,6 +1,7 @@
 import { isHandoffError } from '../core/handoff/errors.js';
 import { harnessOf, resumeArgv } from '../core/resume-plan.js';
 import { shellLine } from '../core/shell-quote.js';
+import { startOfZonedDay } from '../core/zoned-time.js';
 import { cliMainPath } from './package-root.js';
 import { HookPayload, StatuslinePayload, type HookAnswer } from '../core/wire.js';
 import { parseSledPrompt, sledUsage, SLED_HELP } from '../core/sled-command.js';
@@ -115,13 +116,6 @@ export { CARRY_ON } from './hook-answers.js';
 const ANSWERED_EVENTS = new Set(['UserPromptSubmit']);
 const PROVIDER = 'anthropic';
 
-/** Local midnight in musher's time zone: "today" for spend. */
-function startOfLocalDay(ms: number): number {
-  const d = new Date(ms);
-  d.setHours(0, 0, 0, 0);
-  return d.getTime();
-}
-
 /** musher's state and decisions, without the socket: the HTTP layer (server.ts) only routes to this. */
 export class Musher {
   readonly db: Db;
@@ -218,7 +212,7 @@ export class Musher {
       log: opts.log,
       onSeat: (seat) => this.recordCodexCredits(seat),
     });
-    this.forecaster = new Forecaster(this.bars, this.usage, opts.clock);
+    this.forecaster = new Forecaster(this.bars, this.usage, opts.clock, this.timeZone);
     this.spool = new SpoolDrain(opts.paths.spoolDir, (e) => this.handleHook({ ...e, viaSpool: true }), opts.log);
     this.jobs = new JobStore(this.db);
     this.resumeRunner = new ResumeRunner({
@@ -639,7 +633,7 @@ export class Musher {
       : stored.length > 0
         ? stored.map(asView)
         : null;
-    const today = this.usage.spendByModel(startOfLocalDay(now), now + 86_400_000);
+    const today = this.usage.spendByModel(startOfZonedDay(now, this.timeZone), now + 86_400_000);
     const preview = this.wallKeeper.preview(sessionId);
     const view: StatuslineView = {
       modelName: model?.display_name ?? model?.id ?? null,
@@ -792,7 +786,7 @@ export class Musher {
 
   status(): StatusSnapshot {
     const now = this.opts.clock.now();
-    const since = startOfLocalDay(now);
+    const since = startOfZonedDay(now, this.timeZone);
     const byModel = this.usage.spendByModel(since, now + 86_400_000);
     const offsets = this.offsets.summary();
     const claude = this.transcripts.progress();

@@ -17,6 +17,7 @@ import { requestMusher } from '../hooks/musher-client.js';
 import { UsagePoller } from './quota/usage-poller.js';
 import { readClaudeCredentials } from './quota/credentials.js';
 import { GatewayService } from './gateway/service.js';
+import { zoneUtcOffset } from './gateway/allowance.js';
 import { openSecretStore } from './secrets/store.js';
 import { buildGithub } from './github/wiring.js';
 import { loadSeatKeys } from './handoff/keys.js';
@@ -96,7 +97,7 @@ export async function runMusher(opts: { background: boolean }): Promise<number> 
       }),
     onBackfillProgress: interactive
       ? (done, total) => {
-          const now = Date.now();
+          const now = systemClock.now();
           if (now - lastDraw < 250 && done < total) return;
           lastDraw = now;
           const pct = total > 0 ? Math.floor((done / total) * 100) : 100;
@@ -132,6 +133,7 @@ export async function runMusher(opts: { background: boolean }): Promise<number> 
     secrets,
     // The seat's caps from the policy of the repository the resumed session works in.
     allowance: (seat, grant) => policy.forDirectory(musher.sessions.get(grant.sessionId)?.cwd ?? null).allowance(seat),
+    utcOffset: zoneUtcOffset(musher.timeZone),
     env,
     // One port across restarts: a resumed session's ANTHROPIC_BASE_URL stays valid.
     portFile: join(paths.dataDir, 'gateway.json'),
@@ -233,7 +235,7 @@ async function holderPid(paths: SledsPaths): Promise<string> {
 }
 
 /** "message (at musher/app.js:120:7)": one line for the log. */
-function oneLine(e: unknown): string {
+function errorLine(e: unknown): string {
   const err = e instanceof Error ? e : new Error(String(e));
   const where = err.stack?.split('\n').find((l) => l.trim().startsWith('at '))?.trim().replace(/^at /, '');
   return `${err.message}${where ? ` (at ${where})` : ''}`;
@@ -249,10 +251,10 @@ function oneLine(e: unknown): string {
  */
 function catchStrays(log: Log, stop: () => void): void {
   process.on('unhandledRejection', (reason) => {
-    log.error(`unhandled rejection: ${oneLine(reason)} — musher keeps running`);
+    log.error(`unhandled rejection: ${errorLine(reason)} — musher keeps running`);
   });
   process.on('uncaughtException', (e) => {
-    log.error(`uncaught exception: ${oneLine(e)} — musher stops; the next hook starts it again`);
+    log.error(`uncaught exception: ${errorLine(e)} — musher stops; the next hook starts it again`);
     // A shutdown that hangs must not keep a broken musher alive.
     setTimeout(() => process.exit(1), 5_000).unref();
     stop();

@@ -4,6 +4,7 @@ import { dollarsToWall, dollarsToWallBand, fitCalibration, pairsFromSeries, type
 import { splitTrails, windowLengthMs, type BarSample } from '../../core/forecast/trail.js';
 import type { BarStore } from '../store/bars.js';
 import type { UsageStore } from '../store/usage.js';
+import { zoneOffsetMinutes } from '../../core/zoned-time.js';
 import type { Clock } from '../clock.js';
 
 /**
@@ -47,6 +48,8 @@ export class Forecaster {
     private readonly bars: BarStore,
     private readonly usage: UsageStore,
     private readonly clock: Clock,
+    /** musher's zone (`musher.timeZone`): the hours of the day the activity profile is learnt in. */
+    private readonly timeZone: string,
   ) {}
 
   /** The last computed forecast (cheap), or a fresh one when there is none yet. */
@@ -70,7 +73,7 @@ export class Forecaster {
         observedAtMs: s.observedAt,
         source: s.source,
       }));
-      const tzOffsetMinutes = -new Date(now).getTimezoneOffset();
+      const tzOffsetMinutes = zoneOffsetMinutes(now, this.timeZone);
       const activity = this.profileFor(bar.provider, bar.window, now, tzOffsetMinutes);
       const forecast = forecastBar(samples, now, { activity, tzOffsetMinutes });
       const calibration = this.calibrate(bar.provider, samples, since, now);
