@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { oneLine } from './format.js';
 import { isSessionId } from './session-id.js';
 
 /**
@@ -225,6 +226,9 @@ export interface HeadlessResult {
   error: string | null;
 }
 
+/** How much of a headless run's error is kept (one line in a job's outcome). */
+const ERROR_MAX = 500;
+
 const ClaudeResult = z.looseObject({
   type: z.string().optional(),
   result: z.string().optional(),
@@ -254,7 +258,7 @@ export function readClaudeOutput(stdout: string): HeadlessResult | null {
       isError: d.is_error ?? null,
       sessionId: d.session_id ?? null,
       costUsd: d.total_cost_usd ?? null,
-      error: d.is_error ? oneLine(`${d.result ?? 'error'}${why ? ` (${why})` : ''}`) : null,
+      error: d.is_error ? oneLine(`${d.result ?? 'error'}${why ? ` (${why})` : ''}`, ERROR_MAX) : null,
     };
   }
   return null;
@@ -301,11 +305,7 @@ export function readCodexOutput(stdout: string): HeadlessResult | null {
   if (!seen) return null;
   const error = turn === 'failed' ? failure : turn === null ? lastError : null;
   const isError = turn === 'failed' ? true : turn === 'completed' ? false : lastError !== null ? true : null;
-  return { text, isError, sessionId, costUsd: null, error: error !== null ? oneLine(error) : null };
-}
-
-function oneLine(s: string): string {
-  return s.replace(/\s*\n\s*/g, ' ').slice(0, 500);
+  return { text, isError, sessionId, costUsd: null, error: error !== null ? oneLine(error, ERROR_MAX) : null };
 }
 
 /** The environment variable a Codex session resumed on the gateway reads its local token from. */
