@@ -40,6 +40,20 @@ export function formatAge(ms: number): string {
   return `${Math.round(h / 24)}d`;
 }
 
+/** "$0.40", "$0.00": to the cent, a sub-cent amount shown as it rounds (a receipt states its figures, not "<$0.01"). */
+export function formatUsdCents(micros: number): string {
+  return `$${(micros / 1_000_000).toFixed(2)}`;
+}
+
+/**
+ * An amount in a currency's minor units ("$10.00", "1200 JPY", "12.34" when the currency is not known):
+ * what a seat's extra usage or credits are billed in. `exponent` is the currency's digits after the point.
+ */
+export function formatMinorUnits(amount: number, exponent: number, currency: string | null): string {
+  const value = (amount / 10 ** exponent).toFixed(exponent);
+  return currency === null || currency === 'USD' ? (currency ? `$${value}` : value) : `${value} ${currency}`;
+}
+
 /** "$11": whole dollars, for ranges wide enough that cents are noise. */
 export function formatUsdWhole(micros: number): string {
   return `$${Math.round(micros / 1_000_000)}`;

@@ -100,4 +100,13 @@ describe('architecture', () => {
       }
     }
   });
+
+  it('money is formatted only through core/format.ts: no "$" glued to a number by hand', () => {
+    const views = readdirSync(join(ROOT, 'cli'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.tsx')).map((f) => join('cli', f));
+    for (const file of [...['core', 'hooks', 'statusline', 'mcp-server', 'musher', 'cli'].flatMap((d) => sources(d)), ...views]) {
+      if (file === 'core/format.ts') continue;
+      const text = readFileSync(join(ROOT, file), 'utf8');
+      expect(/\$\$\{|['"`]\$['"`]\s*\+|toFixed\(2\)/.test(text), `${file} builds a money string by hand: use formatUsd & co. in core/format.ts`).toBe(false);
+    }
+  });
 });
