@@ -31,7 +31,7 @@ export function harnessOf(name: string | null | undefined): Harness {
 export const ResumeMode = z.enum(['tmux', 'headless', 'foreground']);
 export type ResumeMode = z.infer<typeof ResumeMode>;
 
-/** The prompt Claude Code itself sends when it continues at a reset (facts/claude-code.md §3). */
+/** The prompt Claude Code itself sends when it continues at a reset (shared/facts/claude-code.md §3). */
 export const CONTINUE_PROMPT =
   'Your usage limit has reset. Continue the task you were working on when the limit was reached; do not repeat work that is already complete.';
 

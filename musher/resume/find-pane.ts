@@ -4,7 +4,7 @@ import { z } from 'zod';
 
 /**
  * Where a Claude Code session runs now. Claude Code keeps one file per live process in `<config>/sessions/<pid>.json`
- * (facts/claude-code.md §4), measured on 2.1.328:
+ * (shared/facts/claude-code.md §4), measured on 2.1.328:
  *   {"pid":3321,"sessionId":"08e1…","cwd":"/w/proj","startedAt":1795995703909,"procStart":"906793",
  *    "kind":"interactive","tmux":"main:@0.%0","status":"idle",…}
  * plus `<pid>.<hash>.key` files beside them (not sessions). `procStart` is the process's start time in clock ticks

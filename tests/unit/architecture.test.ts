@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-/** The rules of the house (ARCHITECTURE.md), enforced: a change that reaches across them fails here. */
+/** The rules of the house (the house's shared/ARCHITECTURE.md), enforced: a change that reaches across them fails here. */
 const ROOT = join(import.meta.dirname, '..', '..');
 
 function sources(dir: string): string[] {
@@ -107,6 +107,21 @@ describe('architecture', () => {
       if (file === 'core/format.ts') continue;
       const text = readFileSync(join(ROOT, file), 'utf8');
       expect(/\$\$\{|['"`]\$['"`]\s*\+|toFixed\(2\)/.test(text), `${file} builds a money string by hand: use formatUsd & co. in core/format.ts`).toBe(false);
+    }
+  });
+
+  it("comments cite the repository's own docs; the house's notes outside it are cited as shared/…", () => {
+    // A harness's own instruction files are concepts, not documents of this repository.
+    const concepts = new Set(['AGENTS.md', 'CLAUDE.md']);
+    for (const file of ['core', 'hooks', 'statusline', 'mcp-server', 'musher', 'cli', 'bench', 'tests'].flatMap((d) => sources(d))) {
+      const lines = readFileSync(join(ROOT, file), 'utf8').split('\n');
+      for (const line of lines.filter((l) => /^\s*(\*|\/\/|\/\*)/.test(l))) {
+        for (const m of line.matchAll(/(?<![\w/.:-])((?:[\w.-]+\/)+[\w.-]+\.md|[A-Z][A-Z_-]*\.md)\b/g)) {
+          const cited = m[1]!;
+          if (cited.startsWith('shared/') || concepts.has(cited)) continue;
+          expect(statSync(join(ROOT, cited), { throwIfNoEntry: false }) !== undefined, `${file} cites ${cited}, which the repository does not have`).toBe(true);
+        }
+      }
     }
   });
 });
