@@ -211,6 +211,7 @@ export function samePath(a: string, b: string): boolean {
   try {
     return realpathSync(a) === realpathSync(b);
   } catch {
+    // A path that does not resolve (gone, or a dangling link) is not the same file.
     return false;
   }
 }

@@ -120,6 +120,7 @@ export function findCodexMcp(text: string): { command: string; args: string[] } 
       if (l.path!.join('.') === 'command') command = JSON.parse(l.value!) as string;
       if (l.path!.join('.') === 'args') args = JSON.parse(l.value!) as string[];
     } catch {
+      // A value that is not the JSON string or array sleds writes: not our entry.
       return null;
     }
   }

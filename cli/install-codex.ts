@@ -101,6 +101,7 @@ function isSledsFile(path: string, rel: string, root: string | null): boolean {
   try {
     return (JSON.parse(readFileSync(join(pkgRoot, 'package.json'), 'utf8')) as { name?: unknown }).name === 'sleds';
   } catch {
+    // No readable package.json: judge by the folder's name.
     return /(^|\/)sleds$/.test(pkgRoot);
   }
 }
@@ -110,6 +111,7 @@ function samePathLoose(a: string, b: string): boolean {
   try {
     return realpathSync(a) === realpathSync(b);
   } catch {
+    // A path that does not resolve (gone, or a dangling link) is not the same file.
     return false;
   }
 }
@@ -217,6 +219,7 @@ export function findCodex(env: Env, home: string): CodexLookup {
     try {
       return statSync(dir).isDirectory();
     } catch {
+      // No such folder (or not readable): Codex has no home yet.
       return false;
     }
   })();
@@ -460,6 +463,7 @@ function stringValue(raw: string | undefined): string | null {
     try {
       return JSON.parse(t) as string;
     } catch {
+      // Not a TOML basic string sleds can read: no value.
       return null;
     }
   }
@@ -1002,6 +1006,7 @@ function restoreJson(cur: SettingsFile, next: JsonObject, f: CodexState['hooksJs
     try {
       parsed = sha256(original) === f.originalSha256 ? JSON.parse(original.replace(/^\uFEFF/, '') || '{}') : null;
     } catch {
+      // A backup that does not parse is not restored: sleds' entries are taken out of the file as it is instead.
       parsed = null;
     }
     if (parsed !== null && deepEqual(parsed, next)) {

@@ -69,6 +69,7 @@ function realOrResolved(p: string): string {
   try {
     return realpathSync(p);
   } catch {
+    // The path does not exist (yet): compare it as written.
     return resolve(p);
   }
 }
@@ -242,6 +243,7 @@ export async function runInstall(cliMainArg: string, args: string[]): Promise<nu
     try {
       same = readFileSync(backupPath, 'utf8') === readFileSync(settingsPath, 'utf8');
     } catch {
+      // Either file unreadable: keep the backup, to be safe.
       same = false;
     }
     if (same) {
@@ -526,6 +528,7 @@ function restoreSettings(cur: SettingsFile, next: JsonObject, state: InstallStat
     try {
       parsed = sha256(original) === state.settings.originalSha256 ? JSON.parse(original.replace(/^\uFEFF/, '') || '{}') : null;
     } catch {
+      // A backup that does not parse is not restored: sleds' entries are taken out of the file as it is instead.
       parsed = null;
     }
     if (parsed !== null && deepEqual(parsed, next)) {

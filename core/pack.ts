@@ -393,6 +393,7 @@ function rolloutEvents(lines: RolloutLine[]): PackEvent[] {
             try {
               args = JSON.parse(args);
             } catch {
+              // Arguments that are not JSON: no plan to read from them.
               args = null;
             }
           }

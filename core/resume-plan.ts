@@ -247,6 +247,7 @@ export function readClaudeOutput(stdout: string): HeadlessResult | null {
     try {
       json = JSON.parse(lines[i]!);
     } catch {
+      // Not JSON: output around the result object, skipped.
       continue;
     }
     const r = ClaudeResult.safeParse(json);
@@ -286,6 +287,7 @@ export function readCodexOutput(stdout: string): HeadlessResult | null {
     try {
       json = JSON.parse(line);
     } catch {
+      // Not JSON: a line that is not one of codex's events, skipped.
       continue;
     }
     const r = CodexEvent.safeParse(json);

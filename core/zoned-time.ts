@@ -48,6 +48,7 @@ export function isValidTimeZone(timeZone: string): boolean {
     formatter(timeZone);
     return true;
   } catch {
+    // Intl throws a RangeError for a zone it does not know: that is the answer.
     return false;
   }
 }

@@ -53,6 +53,7 @@ export async function runMusher(opts: { background: boolean }): Promise<number> 
       if (!opts.background) process.stderr.write('sleds: another musher answers on the socket — not starting a second one\n');
       return opts.background ? 0 : 1;
     } catch {
+      // Nobody answers: a socket a crashed musher left behind, removed before listening.
       unlinkSync(paths.socketFile);
     }
   }
@@ -230,6 +231,7 @@ async function holderPid(paths: SledsPaths): Promise<string> {
     const pid = readFileSync(paths.pidFile, 'utf8').trim();
     return /^\d+$/.test(pid) ? pid : '?';
   } catch {
+    // No pid file: its pid is not known.
     return '?';
   }
 }

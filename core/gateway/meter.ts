@@ -73,6 +73,7 @@ function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
+    // An event that is not JSON carries no usage: it is skipped.
     return undefined;
   }
 }

@@ -105,6 +105,7 @@ function route(method: string, rawUrl: string): Route | 'hello' | null {
     try {
       project = decodeURIComponent(path.slice(3, v1)) || null;
     } catch {
+      // A malformed %-escape in the project: no route (the caller refuses it as not found).
       return null;
     }
     path = path.slice(v1);
@@ -197,6 +198,7 @@ function parseJson(body: Buffer): { ok: true; value: unknown } | { ok: false } {
   try {
     return { ok: true, value: JSON.parse(body.toString('utf8')) };
   } catch {
+    // The caller refuses a body that is not JSON in the provider's error envelope.
     return { ok: false };
   }
 }

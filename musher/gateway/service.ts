@@ -154,6 +154,7 @@ export class GatewayService {
     try {
       text = readFileSync(this.opts.portFile, 'utf8');
     } catch {
+      // No port file yet: no stored port.
       return null;
     }
     try {

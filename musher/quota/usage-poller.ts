@@ -383,6 +383,7 @@ export class UsagePoller {
     try {
       text = await res.text();
     } catch {
+      // A body that breaks off: the status alone says what happened.
       text = '';
     }
     const now = this.clock.now();
@@ -502,6 +503,7 @@ export class UsagePoller {
       const parsed = Persisted.safeParse(JSON.parse(readFileSync(file, 'utf8')));
       return parsed.success ? parsed.data : null;
     } catch {
+      // No state file (first start) or one not ours: start without it.
       return null;
     }
   }

@@ -49,6 +49,7 @@ export function findLiveSessions(claudeConfigDir: string, sessionId: string): Li
   try {
     names = readdirSync(dir).filter((n) => /^\d+\.json$/.test(n));
   } catch {
+    // No sessions folder: no live Claude Code process.
     return [];
   }
   const out: LiveSession[] = [];
@@ -108,6 +109,7 @@ export function procStartOf(pid: number): string | null {
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return fields[19] ?? null;
   } catch {
+    // The process is gone (or /proc is not there): no start time.
     return null;
   }
 }

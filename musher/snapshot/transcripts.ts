@@ -75,6 +75,7 @@ async function listDir(dir: string): Promise<string[]> {
   try {
     return (await readdir(dir)).sort();
   } catch {
+    // A folder that does not exist lists nothing.
     return [];
   }
 }

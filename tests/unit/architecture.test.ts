@@ -124,4 +124,21 @@ describe('architecture', () => {
       }
     }
   });
+
+  it('a catch that drops its error says why in a comment; the others log it, throw, or answer with it', () => {
+    const views = readdirSync(join(ROOT, 'cli'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.tsx')).map((f) => join('cli', f));
+    const surfaces = /\/\/|\/\*|\blog\w*\.(warn|error|info)\(|\bthrow\b|\bfail\(|\berror\b|\bwhy:|\bnotes:|\brefus|^\s*return `/;
+    for (const file of [...['core', 'hooks', 'statusline', 'mcp-server', 'musher', 'cli', 'bench', 'scripts'].flatMap((d) => sources(d)), ...views]) {
+      const text = readFileSync(join(ROOT, file), 'utf8');
+      for (const m of text.matchAll(/\bcatch\s*(?:\(\s*_\w*\s*\))?\s*\{/g)) {
+        // The block's body, up to its closing brace.
+        let depth = 1;
+        let end = m.index + m[0].length;
+        for (; end < text.length && depth > 0; end++) depth += text[end] === '{' ? 1 : text[end] === '}' ? -1 : 0;
+        const body = text.slice(m.index + m[0].length, end - 1);
+        const line = text.slice(0, m.index).split('\n').length;
+        expect(surfaces.test(body), `${file}:${line}: a catch drops its error without a word — log it, or say in a comment why it may`).toBe(true);
+      }
+    }
+  });
 });
