@@ -141,4 +141,15 @@ describe('architecture', () => {
       }
     }
   });
+
+  it('npm run test:unit is the fast loop: the pure tests in tests/unit, no build, nothing that needs dist/', () => {
+    const scripts = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+    expect(scripts['test:unit']).toBe('vitest run tests/unit');
+    for (const file of sources('tests/unit')) {
+      for (const { spec } of importsOf(file)) {
+        const to = target(file, spec);
+        expect(to.startsWith('dist/') || to === 'tests/support/sleds-env.js' || to.startsWith('tests/e2e/'), `${file} needs the build (${spec})`).toBe(false);
+      }
+    }
+  });
 });
