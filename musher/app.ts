@@ -526,7 +526,7 @@ export class Musher {
     if (atWall) return atWall;
     switch (command?.verb) {
       case 'status':
-        return { answer: blockWith(renderStatusCard(this.status(), sessionId), harness) };
+        return { answer: blockWith(renderStatusCard(this.status(), sessionId, this.timeZone), harness) };
       case 'help':
         return { answer: blockWith(SLED_HELP, harness) };
       case 'unknown':
@@ -647,6 +647,7 @@ export class Musher {
       musherAway: false,
       wall: this.wallHint(now),
       nowMs: now,
+      timeZone: this.timeZone,
       color,
       wallLine: this.wallKeeper.statusLine(sessionId),
       amberAtPct: preview?.amberAt,
