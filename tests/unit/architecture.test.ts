@@ -101,9 +101,12 @@ describe('architecture', () => {
     }
   });
 
+  /** The folders the rules below read, those of the new house (harnesses/, protocol/) once they exist. */
+  const isDir = (d: string): boolean => statSync(join(ROOT, d), { throwIfNoEntry: false })?.isDirectory() === true;
+
   it('money is formatted only through core/format.ts: no "$" glued to a number by hand', () => {
     const views = readdirSync(join(ROOT, 'cli'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.tsx')).map((f) => join('cli', f));
-    for (const file of [...['core', 'hooks', 'statusline', 'mcp-server', 'musher', 'cli'].flatMap((d) => sources(d)), ...views]) {
+    for (const file of [...['core', 'hooks', 'statusline', 'mcp-server', 'musher', 'cli', 'harnesses', 'protocol'].filter(isDir).flatMap((d) => sources(d)), ...views]) {
       if (file === 'core/format.ts') continue;
       const text = readFileSync(join(ROOT, file), 'utf8');
       expect(/\$\$\{|['"`]\$['"`]\s*\+|toFixed\(2\)/.test(text), `${file} builds a money string by hand: use formatUsd & co. in core/format.ts`).toBe(false);
@@ -113,7 +116,7 @@ describe('architecture', () => {
   it("comments cite the repository's own docs; the house's notes outside it are cited as shared/…", () => {
     // A harness's own instruction files are concepts, not documents of this repository.
     const concepts = new Set(['AGENTS.md', 'CLAUDE.md']);
-    for (const file of ['core', 'hooks', 'statusline', 'mcp-server', 'musher', 'cli', 'bench', 'tests'].flatMap((d) => sources(d))) {
+    for (const file of ['core', 'hooks', 'statusline', 'mcp-server', 'musher', 'cli', 'harnesses', 'protocol', 'bench', 'tests'].filter(isDir).flatMap((d) => sources(d))) {
       const lines = readFileSync(join(ROOT, file), 'utf8').split('\n');
       for (const line of lines.filter((l) => /^\s*(\*|\/\/|\/\*)/.test(l))) {
         for (const m of line.matchAll(/(?<![\w/.:-])((?:[\w.-]+\/)+[\w.-]+\.md|[A-Z][A-Z_-]*\.md)\b/g)) {
@@ -128,7 +131,7 @@ describe('architecture', () => {
   it('a catch that drops its error says why in a comment; the others log it, throw, or answer with it', () => {
     const views = readdirSync(join(ROOT, 'cli'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.tsx')).map((f) => join('cli', f));
     const surfaces = /\/\/|\/\*|\blog\w*\.(warn|error|info)\(|\bthrow\b|\bfail\(|\berror\b|\bwhy:|\bnotes:|\brefus|^\s*return `/;
-    for (const file of [...['core', 'hooks', 'statusline', 'mcp-server', 'musher', 'cli', 'bench', 'scripts'].flatMap((d) => sources(d)), ...views]) {
+    for (const file of [...['core', 'hooks', 'statusline', 'mcp-server', 'musher', 'cli', 'harnesses', 'protocol', 'bench', 'scripts'].filter(isDir).flatMap((d) => sources(d)), ...views]) {
       const text = readFileSync(join(ROOT, file), 'utf8');
       for (const m of text.matchAll(/\bcatch\s*(?:\(\s*_\w*\s*\))?\s*\{/g)) {
         // The block's body, up to its closing brace.

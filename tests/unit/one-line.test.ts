@@ -25,7 +25,7 @@ describe('oneLine: text from elsewhere (a title, an error, a server answer) in o
         else if (/\.tsx?$/.test(name) && /\b(function|const|let)\s+oneLine\b/.test(readFileSync(join(root, path), 'utf8'))) copies.push(path);
       }
     };
-    for (const dir of ['core', 'musher', 'cli', 'hooks', 'statusline', 'mcp-server']) walk(dir);
+    for (const dir of ['core', 'musher', 'cli', 'hooks', 'statusline', 'mcp-server', 'harnesses', 'protocol']) if (statSync(join(root, dir), { throwIfNoEntry: false })) walk(dir);
     expect(copies).toEqual(['core/format.ts']);
   });
 });
