@@ -80,6 +80,7 @@ function readStatus(file: string): { code: number | null; signal: string | null 
   try {
     return JSON.parse(readFileSync(file, 'utf8')) as { code: number | null; signal: string | null };
   } catch {
+    // No status file yet (or half-written): the program has not ended.
     return null;
   }
 }
@@ -89,6 +90,7 @@ function lastLines(file: string): string[] {
   try {
     text = readFileSync(file, 'utf8');
   } catch {
+    // No output file: nothing to show.
     return [];
   }
   // eslint-disable-next-line no-control-regex

@@ -112,6 +112,7 @@ export async function runDoctor(cliMain: string, json: boolean): Promise<number>
     try {
       return readdirSync(dir, { withFileTypes: true }).filter((d) => d.isFile() && !d.name.startsWith('.')).length;
     } catch {
+      // A spool folder that does not exist holds no files.
       return 0;
     }
   };

@@ -26,6 +26,7 @@ export async function runForecastReplay(args: string[], json: boolean): Promise<
     try {
       parsed = TraceSample.safeParse(JSON.parse(line));
     } catch {
+      // Not JSON: counted as a bad line below, like one that fails the schema.
       parsed = null;
     }
     if (!parsed?.success) {

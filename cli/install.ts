@@ -36,6 +36,7 @@ function realOrResolved(p: string): string {
   try {
     return realpathSync(p);
   } catch {
+    // not there (yet): compared by its resolved spelling
     return resolve(p);
   }
 }

@@ -48,6 +48,7 @@ function shutDown(pidFile: string, pid: number): boolean {
   try {
     return readFileSync(pidFile, 'utf8') !== String(pid);
   } catch {
+    // No pid file: musher removed it as its last step, so it has shut down.
     return true;
   }
 }

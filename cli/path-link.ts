@@ -25,6 +25,7 @@ function real(p: string): string | null {
   try {
     return realpathSync(p);
   } catch {
+    // A path that does not resolve: no target.
     return null;
   }
 }
@@ -58,6 +59,7 @@ function inspect(path: string, cliMain: string): Found {
   try {
     st = lstatSync(path);
   } catch {
+    // Nothing at that path.
     return { kind: 'none' };
   }
   if (!st.isSymbolicLink()) return { kind: 'other' };

@@ -5,6 +5,7 @@ import { keyFingerprint } from '../musher/handoff/keys.js';
 import { verifyReceipt } from '../musher/receipts/sign.js';
 import { RosterReader } from '../musher/roster/reader.js';
 import { checkSigner } from '../core/receipt/signer.js';
+import { formatUsdCents } from '../core/format.js';
 import type { Log } from '../musher/log.js';
 import type { ReceiptList } from '../musher/receipts/api.js';
 import { fail } from './fail.js';
@@ -73,7 +74,7 @@ export async function runReceipt(args: string[], json: boolean): Promise<number>
       process.stdout.write(
         [
           `receipt ${b.id} for task ${b.taskId}: ${b.title}`,
-          `  ${b.activeMinutes} active min · $${(b.costMicros / 1e6).toFixed(2)} (of which key $${(b.keyMicros / 1e6).toFixed(2)}) · seat ${b.seat} · ${b.harness} · ${b.models.join('+') || 'no model'}`,
+          `  ${b.activeMinutes} active min · ${formatUsdCents(b.costMicros)} (of which key ${formatUsdCents(b.keyMicros)}) · seat ${b.seat} · ${b.harness} · ${b.models.join('+') || 'no model'}`,
           `  prompt ${b.promptChars} chars · ${b.filesTouched} file(s) · ${b.turns} turn(s) · band ${b.band ? b.band.basis : 'none'} · ${b.inBand === null ? 'no band' : b.inBand ? 'in band' : 'out of band'}`,
           `  ${r.signature ? `signed by ${keyFingerprint(r.signer!)}` : 'unsigned — run sleds keys init'}`,
         ].join('\n') + '\n',

@@ -1,6 +1,6 @@
 /**
  * Parses one line of a Claude Code transcript (`~/.claude/projects/<slug>/<session-uuid>.jsonl`). Pure; never throws.
- * Record shapes: facts/claude-code.md §3 (the usage-limit record) and §4 (transcripts).
+ * Record shapes: shared/facts/claude-code.md §3 (the usage-limit record) and §4 (transcripts).
  *
  * Claude Code writes one assistant record per content block, each with the same `message.id`, `requestId` and
  * `usage`: every one of them comes back as a `usage` line with the same dedupKey, and the store keeps one.

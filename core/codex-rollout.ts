@@ -1,13 +1,13 @@
 /**
  * Parses one line of a Codex CLI rollout (`$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<localtime>-<thread uuid>.jsonl`).
- * Pure; never throws. Record shapes: facts/codex-cli.md §4 (token_count, rate limits, the 429) and §5 (rollout lines,
+ * Pure; never throws. Record shapes: shared/facts/codex-cli.md §4 (token_count, rate limits, the 429) and §5 (rollout lines,
  * session_meta, turn_context, forks).
  *
  * A rollout line says less than a Claude transcript record: the model is on the turn's `turn_context`, the thread on
  * the file's first line (`session_meta`). So lines are read with the state the earlier lines of the same file left
  * (`CodexRolloutState`, advanced by `nextCodexRolloutState`, or both at once by `CodexRolloutReader`).
  *
- * Usage. OpenAI counts cached input inside `input_tokens` (facts/model-apis.md §5.2; the facts' own token_count has
+ * Usage. OpenAI counts cached input inside `input_tokens` (shared/facts/model-apis.md §5.2; the facts' own token_count has
  * total_tokens = input + output with reasoning inside output), so a `last_token_usage` becomes
  * inputTokens = input − cached − cache writes, cacheReadTokens = cached, cacheWrite5mTokens = cache writes,
  * outputTokens = output (reasoning is inside it; added only if total_tokens shows a rollout counted it apart).

@@ -1,4 +1,6 @@
-/** Formatting at the edge: money in micro-dollars, times in the user's zone. No imports, so thin clients can load it. */
+import { zonedParts as parts } from './zoned-time.js';
+
+/** Formatting at the edge: money in micro-dollars, times in the user's zone. No packages, so thin clients can load it. */
 
 export function formatUsd(micros: number): string {
   const dollars = micros / 1_000_000;
@@ -6,10 +8,11 @@ export function formatUsd(micros: number): string {
   return `$${dollars.toFixed(2)}`;
 }
 
-function parts(ms: number, timeZone: string | undefined, opts: Intl.DateTimeFormatOptions): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const p of new Intl.DateTimeFormat('en-US', { ...opts, timeZone }).formatToParts(new Date(ms))) out[p.type] = p.value;
-  return out;
+/** One line, no control characters, at most `max` characters (an ellipsis marks a cut): text from elsewhere in a line of ours. */
+export function oneLine(s: string, max = 200): string {
+  // eslint-disable-next-line no-control-regex
+  const flat = s.replace(/[\u0000-\u001f\u007f]+/g, ' ').replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
 /** "4:10pm" */
@@ -35,6 +38,20 @@ export function formatAge(ms: number): string {
   const h = Math.round(m / 60);
   if (h < 48) return `${h}h`;
   return `${Math.round(h / 24)}d`;
+}
+
+/** "$0.40", "$0.00": to the cent, a sub-cent amount shown as it rounds (a receipt states its figures, not "<$0.01"). */
+export function formatUsdCents(micros: number): string {
+  return `$${(micros / 1_000_000).toFixed(2)}`;
+}
+
+/**
+ * An amount in a currency's minor units ("$10.00", "1200 JPY", "12.34" when the currency is not known):
+ * what a seat's extra usage or credits are billed in. `exponent` is the currency's digits after the point.
+ */
+export function formatMinorUnits(amount: number, exponent: number, currency: string | null): string {
+  const value = (amount / 10 ** exponent).toFixed(exponent);
+  return currency === null || currency === 'USD' ? (currency ? `$${value}` : value) : `${value} ${currency}`;
 }
 
 /** "$11": whole dollars, for ranges wide enough that cents are noise. */

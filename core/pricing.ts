@@ -3,7 +3,7 @@
  *
  * Cost = Σ tokens × rate (integer pico-dollars), × 0.5 for batch/flex, × the row's US multiplier for
  * `inference_geo: "us"`, + web searches × the row's per-search price; rounded once to integer micro-dollars.
- * See facts/model-apis.md §2.
+ * See shared/facts/model-apis.md §2.
  */
 import type { PriceTable, TokenRates } from './price-table.js';
 import type { PricedCost, UsageRecord } from './usage.js';

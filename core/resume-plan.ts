@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { oneLine } from './format.js';
 import { isSessionId } from './session-id.js';
 
 /**
@@ -30,7 +31,7 @@ export function harnessOf(name: string | null | undefined): Harness {
 export const ResumeMode = z.enum(['tmux', 'headless', 'foreground']);
 export type ResumeMode = z.infer<typeof ResumeMode>;
 
-/** The prompt Claude Code itself sends when it continues at a reset (facts/claude-code.md §3). */
+/** The prompt Claude Code itself sends when it continues at a reset (shared/facts/claude-code.md §3). */
 export const CONTINUE_PROMPT =
   'Your usage limit has reset. Continue the task you were working on when the limit was reached; do not repeat work that is already complete.';
 
@@ -225,6 +226,9 @@ export interface HeadlessResult {
   error: string | null;
 }
 
+/** How much of a headless run's error is kept (one line in a job's outcome). */
+const ERROR_MAX = 500;
+
 const ClaudeResult = z.looseObject({
   type: z.string().optional(),
   result: z.string().optional(),
@@ -243,6 +247,7 @@ export function readClaudeOutput(stdout: string): HeadlessResult | null {
     try {
       json = JSON.parse(lines[i]!);
     } catch {
+      // Not JSON: output around the result object, skipped.
       continue;
     }
     const r = ClaudeResult.safeParse(json);
@@ -254,7 +259,7 @@ export function readClaudeOutput(stdout: string): HeadlessResult | null {
       isError: d.is_error ?? null,
       sessionId: d.session_id ?? null,
       costUsd: d.total_cost_usd ?? null,
-      error: d.is_error ? oneLine(`${d.result ?? 'error'}${why ? ` (${why})` : ''}`) : null,
+      error: d.is_error ? oneLine(`${d.result ?? 'error'}${why ? ` (${why})` : ''}`, ERROR_MAX) : null,
     };
   }
   return null;
@@ -282,6 +287,7 @@ export function readCodexOutput(stdout: string): HeadlessResult | null {
     try {
       json = JSON.parse(line);
     } catch {
+      // Not JSON: a line that is not one of codex's events, skipped.
       continue;
     }
     const r = CodexEvent.safeParse(json);
@@ -301,11 +307,7 @@ export function readCodexOutput(stdout: string): HeadlessResult | null {
   if (!seen) return null;
   const error = turn === 'failed' ? failure : turn === null ? lastError : null;
   const isError = turn === 'failed' ? true : turn === 'completed' ? false : lastError !== null ? true : null;
-  return { text, isError, sessionId, costUsd: null, error: error !== null ? oneLine(error) : null };
-}
-
-function oneLine(s: string): string {
-  return s.replace(/\s*\n\s*/g, ' ').slice(0, 500);
+  return { text, isError, sessionId, costUsd: null, error: error !== null ? oneLine(error, ERROR_MAX) : null };
 }
 
 /** The environment variable a Codex session resumed on the gateway reads its local token from. */

@@ -1,4 +1,4 @@
-import { formatAge, formatClock, formatReset, formatUsd } from './format.js';
+import { formatAge, formatClock, formatMinorUnits as minor, formatReset, formatUsd } from './format.js';
 import { STALE_AFTER_MS, windowLabel, windowOrder } from './statusline-render.js';
 import { barName } from './forecast/forecast.js';
 
@@ -155,11 +155,6 @@ export function renderStatusCard(s: StatusSnapshot, sessionId: string | null, ti
   }
   if (s.ingest.backfilling) lines.push(`(still reading history: ${Math.round(s.ingest.pendingBytes / 1e6)} MB to go)`);
   return lines.join('\n');
-}
-
-function minor(amount: number, exponent: number, currency: string | null): string {
-  const value = (amount / 10 ** exponent).toFixed(exponent);
-  return currency === null || currency === 'USD' ? (currency ? `$${value}` : value) : `${value} ${currency}`;
 }
 
 /** "Extra usage: $10.00 of $50.00 used (20%)", "Codex credits: 12.34 left". */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { oneLine } from './format.js';
 
 /**
  * Claude's usage endpoint (`GET /api/oauth/usage`, beta `oauth-2025-04-20`): the only source of the per-model weekly
@@ -147,11 +148,6 @@ export const FLAT_WINDOWS = ['five_hour', 'seven_day', 'seven_day_opus', 'seven_
 const ZERO_DECIMAL = new Set(['JPY', 'KRW', 'VND', 'CLP', 'ISK', 'PYG', 'UGX', 'XAF', 'XOF']);
 
 // ---- helpers ----
-
-function oneLine(text: string, max = 80): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-}
 
 function round1(n: number): number {
   return Math.round(n * 10) / 10;

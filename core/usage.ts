@@ -1,6 +1,6 @@
 /**
  * One priced unit of model usage, as read from any source (a transcript record, a rollout event, the gateway).
- * Tokens are counted the way the Anthropic usage object counts them; see facts/model-apis.md §2.
+ * Tokens are counted the way the Anthropic usage object counts them; see shared/facts/model-apis.md §2.
  */
 export interface UsageTokens {
   inputTokens: number;

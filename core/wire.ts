@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /**
  * What the harness hands the thin clients, which they forward to musher untouched. musher validates it here.
- * Unknown fields are tolerated: harnesses add fields every release (facts/claude-code.md §1.3, §2).
+ * Unknown fields are tolerated: harnesses add fields every release (shared/facts/claude-code.md §1.3, §2).
  */
 export const HookPayload = z.looseObject({
   session_id: z.string().min(1),

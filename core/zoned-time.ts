@@ -23,11 +23,32 @@ function formatter(timeZone: string): Intl.DateTimeFormat {
   return f;
 }
 
+/** Formatters for `zonedParts`, by zone and options (building one costs far more than using it). */
+const partFormatters = new Map<string, Intl.DateTimeFormat>();
+
+/**
+ * The named parts of an instant in a zone (`{ hour: '4', minute: '10', dayPeriod: 'PM', … }`), en-US: the one
+ * `formatToParts` helper the formatters share. `timeZone` undefined: the runtime's zone.
+ */
+export function zonedParts(ms: number, timeZone: string | undefined, opts: Intl.DateTimeFormatOptions): Record<string, string> {
+  // The runtime's zone is read afresh each time (TZ may change under a process); a named zone's formatter is kept.
+  const key = timeZone === undefined ? null : `${timeZone}\u0000${JSON.stringify(opts)}`;
+  let f = key === null ? undefined : partFormatters.get(key);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', { ...opts, timeZone });
+    if (key !== null) partFormatters.set(key, f);
+  }
+  const out: Record<string, string> = {};
+  for (const p of f.formatToParts(new Date(ms))) out[p.type] = p.value;
+  return out;
+}
+
 export function isValidTimeZone(timeZone: string): boolean {
   try {
     formatter(timeZone);
     return true;
   } catch {
+    // Intl throws a RangeError for a zone it does not know: that is the answer.
     return false;
   }
 }
@@ -88,4 +109,15 @@ export function zonedTimeToEpoch(year: number, month: number, day: number, minut
 export function addDays(year: number, month: number, day: number, days: number): { year: number; month: number; day: number } {
   const d = new Date(Date.UTC(year, month - 1, day + days));
   return { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate() };
+}
+
+/** The instant the calendar day holding `ms` began in a zone (local midnight, or the first instant after a gap). */
+export function startOfZonedDay(ms: number, timeZone: string): number {
+  const l = localDateTime(ms, timeZone);
+  return zonedTimeToEpoch(l.year, l.month, l.day, 0, timeZone);
+}
+
+/** Minutes east of UTC a zone is at an instant (+540 for Tokyo, −240 for New York in summer). */
+export function zoneOffsetMinutes(ms: number, timeZone: string): number {
+  return Math.round(zoneOffsetMs(ms, timeZone) / 60_000);
 }

@@ -188,6 +188,7 @@ export function samePath(a: string, b: string): boolean {
   try {
     return realpathSync(a) === realpathSync(b);
   } catch {
+    // one of them is not there: not the same path
     return false;
   }
 }

@@ -22,6 +22,7 @@ function awayAnswer(event: string, harness: string, raw: string): string {
   try {
     prompt = String((JSON.parse(raw) as { prompt?: unknown }).prompt ?? '');
   } catch {
+    // Not JSON: no /sled prompt to answer; the hook carries on (hooks fail open).
     return '';
   }
   if (!/^\s*\/?sled(:sled)?(\s|$)/i.test(prompt)) return '';

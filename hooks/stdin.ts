@@ -9,6 +9,7 @@ export function readStdinSync(): Buffer {
     if (fstatSync(0).isCharacterDevice()) return Buffer.alloc(0);
     return readFileSync(0);
   } catch {
+    // Nothing to read (closed or no stdin): an empty event; the hook fails open.
     return Buffer.alloc(0);
   }
 }

@@ -39,6 +39,7 @@ export function musherApi(o: MusherApiOptions): MusherApi {
     try {
       json = JSON.parse(res.body);
     } catch {
+      // Not JSON: the reply has no body; its status says what happened.
       json = null;
     }
     return { status: res.status, json };

@@ -1,6 +1,7 @@
 import { isHandoffError } from '../core/handoff/errors.js';
 import { harnessOf, resumeArgv } from '../core/resume-plan.js';
 import { shellLine } from '../core/shell-quote.js';
+import { startOfZonedDay } from '../core/zoned-time.js';
 import { cliMainPath } from './package-root.js';
 import { HookPayload, StatuslinePayload, type HookAnswer } from '../core/wire.js';
 import { parseSledPrompt, sledUsage, SLED_HELP } from '../core/sled-command.js';
@@ -121,13 +122,6 @@ export { CARRY_ON } from './hook-answers.js';
 const ANSWERED_EVENTS = new Set(['UserPromptSubmit']);
 const PROVIDER = 'anthropic';
 
-/** Local midnight in musher's time zone: "today" for spend. */
-function startOfLocalDay(ms: number): number {
-  const d = new Date(ms);
-  d.setHours(0, 0, 0, 0);
-  return d.getTime();
-}
-
 /** musher's state and decisions, without the socket: the HTTP layer (server.ts) only routes to this. */
 export class Musher {
   readonly db: Db;
@@ -229,7 +223,7 @@ export class Musher {
       log: opts.log,
       onSeat: (seat) => this.recordCodexCredits(seat),
     });
-    this.forecaster = new Forecaster(this.bars, this.usage, opts.clock, () => [this.accounts.defaultClaude().key, this.accounts.defaultCodex().key]);
+    this.forecaster = new Forecaster(this.bars, this.usage, opts.clock, this.timeZone, () => [this.accounts.defaultClaude().key, this.accounts.defaultCodex().key]);
     this.spool = new SpoolDrain(opts.paths.spoolDir, (e) => this.handleHook({ ...e, viaSpool: true }), opts.log);
     this.jobs = new JobStore(this.db);
     this.resumeRunner = new ResumeRunner({
@@ -551,7 +545,7 @@ export class Musher {
     if (atWall) return atWall;
     switch (command?.verb) {
       case 'status':
-        return { answer: blockWith(renderStatusCard(this.status(), sessionId), harness) };
+        return { answer: blockWith(renderStatusCard(this.status(), sessionId, this.timeZone), harness) };
       case 'help':
         return { answer: blockWith(SLED_HELP, harness) };
       case 'unknown':
@@ -660,7 +654,7 @@ export class Musher {
       : stored.length > 0
         ? stored.map(asView)
         : null;
-    const today = this.usage.spendByModel(startOfLocalDay(now), now + 86_400_000);
+    const today = this.usage.spendByModel(startOfZonedDay(now, this.timeZone), now + 86_400_000);
     const preview = this.wallKeeper.preview(sessionId);
     const view: StatuslineView = {
       modelName: model?.display_name ?? model?.id ?? null,
@@ -674,6 +668,7 @@ export class Musher {
       musherAway: false,
       wall: this.wallHint(now, account.key),
       nowMs: now,
+      timeZone: this.timeZone,
       color,
       wallLine: this.wallKeeper.statusLine(sessionId),
       amberAtPct: preview?.amberAt,
@@ -837,7 +832,7 @@ export class Musher {
 
   status(): StatusSnapshot {
     const now = this.opts.clock.now();
-    const since = startOfLocalDay(now);
+    const since = startOfZonedDay(now, this.timeZone);
     const byModel = this.usage.spendByModel(since, now + 86_400_000);
     const offsets = this.offsets.summary();
     const claude = this.transcripts.progress();

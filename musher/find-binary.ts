@@ -19,6 +19,7 @@ function isExecutableFile(p: string): boolean {
     accessSync(p, fsConstants.X_OK);
     return true;
   } catch {
+    // Missing or not executable: not this one.
     return false;
   }
 }

@@ -29,6 +29,7 @@ export async function pathExists(path: string): Promise<boolean> {
     await stat(path);
     return true;
   } catch {
+    // stat failed: the path does not exist (or cannot be seen), which is the answer.
     return false;
   }
 }

@@ -17,8 +17,9 @@ export interface Log {
 export function fileLog(file: string, clock: Clock, echo: ((line: string) => void) | null = null): Log {
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   const write = (level: LogLevel, message: string): void => {
-    const oneLine = message.replace(/\s*\n\s*/g, ' ⏎ ').slice(0, 2000);
-    const line = `${new Date(clock.now()).toISOString()} ${level.toUpperCase()} ${oneLine}\n`;
+    // Newlines marked, not collapsed: a stack or a multi-line message stays readable, one entry per line.
+    const flat = message.replace(/\s*\n\s*/g, ' ⏎ ').slice(0, 2000);
+    const line = `${new Date(clock.now()).toISOString()} ${level.toUpperCase()} ${flat}\n`;
     try {
       appendFileSync(file, line, { mode: 0o600 });
     } catch {

@@ -17,6 +17,7 @@ import { requestMusher } from '../hooks/musher-client.js';
 import { UsagePoller } from './quota/usage-poller.js';
 import { readClaudeCredentials } from './quota/credentials.js';
 import { GatewayService } from './gateway/service.js';
+import { zoneUtcOffset } from './gateway/allowance.js';
 import { openSecretStore } from './secrets/store.js';
 import { buildGithub } from './github/wiring.js';
 import { loadSeatKeys } from './handoff/keys.js';
@@ -52,6 +53,7 @@ export async function runMusher(opts: { background: boolean }): Promise<number> 
       if (!opts.background) process.stderr.write('sleds: another musher answers on the socket — not starting a second one\n');
       return opts.background ? 0 : 1;
     } catch {
+      // Nobody answers: a socket a crashed musher left behind, removed before listening.
       unlinkSync(paths.socketFile);
     }
   }
@@ -96,7 +98,7 @@ export async function runMusher(opts: { background: boolean }): Promise<number> 
       }),
     onBackfillProgress: interactive
       ? (done, total) => {
-          const now = Date.now();
+          const now = systemClock.now();
           if (now - lastDraw < 250 && done < total) return;
           lastDraw = now;
           const pct = total > 0 ? Math.floor((done / total) * 100) : 100;
@@ -132,6 +134,7 @@ export async function runMusher(opts: { background: boolean }): Promise<number> 
     secrets,
     // The seat's caps from the policy of the repository the resumed session works in.
     allowance: (seat, grant) => policy.forDirectory(musher.sessions.get(grant.sessionId)?.cwd ?? null).allowance(seat),
+    utcOffset: zoneUtcOffset(musher.timeZone),
     env,
     // One port across restarts: a resumed session's ANTHROPIC_BASE_URL stays valid.
     portFile: join(paths.dataDir, 'gateway.json'),
@@ -228,12 +231,13 @@ async function holderPid(paths: SledsPaths): Promise<string> {
     const pid = readFileSync(paths.pidFile, 'utf8').trim();
     return /^\d+$/.test(pid) ? pid : '?';
   } catch {
+    // No pid file: its pid is not known.
     return '?';
   }
 }
 
 /** "message (at musher/app.js:120:7)": one line for the log. */
-function oneLine(e: unknown): string {
+function errorLine(e: unknown): string {
   const err = e instanceof Error ? e : new Error(String(e));
   const where = err.stack?.split('\n').find((l) => l.trim().startsWith('at '))?.trim().replace(/^at /, '');
   return `${err.message}${where ? ` (at ${where})` : ''}`;
@@ -249,10 +253,10 @@ function oneLine(e: unknown): string {
  */
 function catchStrays(log: Log, stop: () => void): void {
   process.on('unhandledRejection', (reason) => {
-    log.error(`unhandled rejection: ${oneLine(reason)} — musher keeps running`);
+    log.error(`unhandled rejection: ${errorLine(reason)} — musher keeps running`);
   });
   process.on('uncaughtException', (e) => {
-    log.error(`uncaught exception: ${oneLine(e)} — musher stops; the next hook starts it again`);
+    log.error(`uncaught exception: ${errorLine(e)} — musher stops; the next hook starts it again`);
     // A shutdown that hangs must not keep a broken musher alive.
     setTimeout(() => process.exit(1), 5_000).unref();
     stop();

@@ -154,7 +154,7 @@ export function startServer(musher: Musher, socketPath: string, log: Log, onShut
           eventId: header(req, 'x-sleds-event-id') ?? globalThis.crypto.randomUUID(),
           event,
           harness: header(req, 'x-sleds-harness') ?? 'claude-code',
-          receivedAt: Number(header(req, 'x-sleds-received-at')) || Date.now(),
+          receivedAt: Number(header(req, 'x-sleds-received-at')) || musher.clock.now(),
           raw,
           viaSpool: false,
           resumedFor: header(req, 'x-sleds-wall') ?? null,

@@ -31,6 +31,7 @@ export async function runStatusline(thenCommand: string | null): Promise<number>
     if (res.status !== 200) throw new Error(`HTTP ${res.status}`);
     line = res.body;
   } catch {
+    // musher away, slow or failing: the local render instead (the statusline must always print).
     line = renderLocalStatusline(raw.toString('utf8'), Date.now(), color);
   }
   writeStdoutSync(line.endsWith('\n') ? line : `${line}\n`);

@@ -55,6 +55,7 @@ export function hookAnswerText(stdout: string): string {
     const a = JSON.parse(raw) as { reason?: string; systemMessage?: string; hookSpecificOutput?: { additionalContext?: string } };
     return a.reason ?? a.systemMessage ?? a.hookSpecificOutput?.additionalContext ?? '';
   } catch {
+    // Not JSON: the hook printed plain text, which Claude Code shows as it is.
     return raw;
   }
 }

@@ -142,6 +142,7 @@ function installedTranscripts(projects: string, sessionId: string): string[] {
   try {
     folders = readdirSync(projects);
   } catch {
+    // No projects folder yet: no copies.
     return [];
   }
   return folders.map((f) => join(projects, f, `${sessionId}.jsonl`)).filter((p) => existsSync(p));

@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 
 /**
- * jake's Claude Code transcript, written as the harness writes it (facts/claude-code.md §4): a user record, then
+ * jake's Claude Code transcript, written as the harness writes it (shared/facts/claude-code.md §4): a user record, then
  * one assistant record per reply with its usage, so musher follows the file and prices the replies as it would a
  * real session's. The demo adds replies between frames; the timestamps are the real time they are written.
  */

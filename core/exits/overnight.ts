@@ -2,7 +2,7 @@ import { keyUnavailable } from './continue.js';
 import { exitNumber, type ExitContext, type Offer } from './types.js';
 import { formatBand, formatShortTime, scaleBand } from './words.js';
 
-/** The batch tier halves every token price (facts/model-apis.md §3.5). */
+/** The batch tier halves every token price (shared/facts/model-apis.md §3.5). */
 export const BATCH_PRICE_FACTOR = 0.5;
 
 /** 3 — run overnight on the batch tier at half price, queued for the policy's overnight window. */

@@ -1,4 +1,5 @@
 import { formatUsd } from '../format.js';
+import { zonedParts } from '../zoned-time.js';
 import type { MoneyBand, RemainingWork } from './types.js';
 
 /** "$4.10–9.30", or "$4.10" when the ends meet. */
@@ -32,19 +33,13 @@ export function shortModel(id: string): string {
   return `${m[1]} ${m[2]}${m[3] ? `.${m[3]}` : ''}`;
 }
 
-function zoneParts(ms: number, timeZone: string, opts: Intl.DateTimeFormatOptions): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const p of new Intl.DateTimeFormat('en-US', { ...opts, timeZone }).formatToParts(new Date(ms))) out[p.type] = p.value;
-  return out;
-}
-
 /** "9:00 am EDT" today, "Thursday 9:00 am EDT" within the week, "Dec 9, 9:00 am EST" beyond. */
 export function formatWhen(ms: number, nowMs: number, timeZone: string): string {
-  const p = zoneParts(ms, timeZone, { hour: 'numeric', minute: '2-digit', hour12: true, timeZoneName: 'short', weekday: 'long', month: 'short', day: 'numeric' });
+  const p = zonedParts(ms, timeZone, { hour: 'numeric', minute: '2-digit', hour12: true, timeZoneName: 'short', weekday: 'long', month: 'short', day: 'numeric' });
   const clock = `${p.hour}:${p.minute} ${(p.dayPeriod ?? '').toLowerCase()} ${p.timeZoneName ?? ''}`.trim();
   const sameDay = (a: number, b: number): boolean => {
-    const x = zoneParts(a, timeZone, { year: 'numeric', month: 'numeric', day: 'numeric' });
-    const y = zoneParts(b, timeZone, { year: 'numeric', month: 'numeric', day: 'numeric' });
+    const x = zonedParts(a, timeZone, { year: 'numeric', month: 'numeric', day: 'numeric' });
+    const y = zonedParts(b, timeZone, { year: 'numeric', month: 'numeric', day: 'numeric' });
     return x.year === y.year && x.month === y.month && x.day === y.day;
   };
   if (sameDay(ms, nowMs)) return clock;
@@ -54,7 +49,7 @@ export function formatWhen(ms: number, nowMs: number, timeZone: string): string 
 
 /** "9:00am" for the statusline, where space is short. */
 export function formatShortTime(ms: number, timeZone: string): string {
-  const p = zoneParts(ms, timeZone, { hour: 'numeric', minute: '2-digit', hour12: true });
+  const p = zonedParts(ms, timeZone, { hour: 'numeric', minute: '2-digit', hour12: true });
   return `${p.hour}:${p.minute}${(p.dayPeriod ?? '').toLowerCase()}`;
 }
 

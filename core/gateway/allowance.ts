@@ -10,7 +10,7 @@ export interface Allowance {
   perWeekMicros: number | null;
 }
 
-/** Minutes east of UTC in force at an instant (musher passes `ms => -new Date(ms).getTimezoneOffset()`). */
+/** Minutes east of UTC in force at an instant (musher passes its zone's: musher/gateway/allowance.ts zoneUtcOffset). */
 export type UtcOffset = (ms: number) => number;
 
 export interface AllowanceSpend {

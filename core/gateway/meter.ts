@@ -1,7 +1,7 @@
 /**
  * The gateway's usage meter: what one model response used, read from the bytes the gateway passes through. Pure.
  *
- * Anthropic Messages (facts/model-apis.md §1.5): final usage = the `message_start` usage overlaid field by field
+ * Anthropic Messages (shared/facts/model-apis.md §1.5): final usage = the `message_start` usage overlaid field by field
  * with the last `message_delta` usage, never added; the cache-write 5m/1h split, `service_tier` and `inference_geo`
  * only come in `message_start`. A stream that ends without a `message_delta` (the upstream cut or stopped after the
  * client left, an upstream `error`) keeps the input side and estimates the output from the deltas seen
@@ -73,6 +73,7 @@ function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
+    // An event that is not JSON carries no usage: it is skipped.
     return undefined;
   }
 }

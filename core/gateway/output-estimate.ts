@@ -33,6 +33,7 @@ function parse(data: string): unknown {
   try {
     return JSON.parse(data);
   } catch {
+    // A delta that is not JSON adds no text to the estimate.
     return undefined;
   }
 }

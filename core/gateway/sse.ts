@@ -2,7 +2,7 @@
  * An incremental Server-Sent Events reader for the gateway's tee: text goes in as it arrives (cut anywhere, even
  * inside a line), whole events come out. Pure. Framing per the SSE spec: `event:`/`data:` fields, `\n`, `\r\n` or
  * `\r` line ends, a blank line ends an event, lines starting with `:` are comments, several `data:` lines join with
- * `\n`. See facts/model-apis.md §1.1 and §5.3.
+ * `\n`. See shared/facts/model-apis.md §1.1 and §5.3.
  */
 export interface SseEvent {
   /** The `event:` field, or "message" when the event had none. */

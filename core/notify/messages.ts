@@ -1,4 +1,5 @@
-import { formatClock } from '../format.js';
+import { formatClock, oneLine } from '../format.js';
+import { zonedParts as parts } from '../zoned-time.js';
 
 /**
  * The words of hand-off notifications, for Slack and the desktop. Pure: the clock and the zone are passed in.
@@ -44,24 +45,9 @@ export interface PickedUpWords {
   timeZone?: string;
 }
 
-const TITLE_MAX = 200;
-
 /** Slack's mrkdwn control characters: &, <, > must be entities or Slack reads them as links and mentions. */
 export function escapeMrkdwn(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
-
-/** One line, no control characters, at most `max` characters. */
-export function oneLine(s: string, max = TITLE_MAX): string {
-  // eslint-disable-next-line no-control-regex
-  const flat = s.replace(/[\u0000-\u001f\u007f]+/g, ' ').replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-}
-
-function parts(ms: number, timeZone: string | undefined, opts: Intl.DateTimeFormatOptions): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const p of new Intl.DateTimeFormat('en-US', { ...opts, timeZone }).formatToParts(new Date(ms))) out[p.type] = p.value;
-  return out;
 }
 
 /** "Tue 14 Oct 4:10pm": a date a week away needs its day and month. */

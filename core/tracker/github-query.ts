@@ -3,7 +3,7 @@ import type { GithubRepo } from '../github/remote.js';
 /**
  * The one search query a tracker round sends: open issues with the label, in any of the repositories. GitHub's
  * issue search is "advanced" by default since 2025-09-04, and under it adjacent `repo:` qualifiers may combine with
- * AND (facts/integrations.md §4.2), so several repositories are joined with an explicit OR in parentheses and the
+ * AND (shared/facts/integrations.md §4.2), so several repositories are joined with an explicit OR in parentheses and the
  * request opts in with `advanced_search=true`. Pure.
  */
 export function githubIssueQuery(repos: GithubRepo[], label: string): string {

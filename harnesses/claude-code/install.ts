@@ -265,6 +265,7 @@ async function installClaudeCode(ctx: HarnessInstallContext): Promise<InstallOut
     try {
       same = readFileSync(backupPath, 'utf8') === readFileSync(settingsPath, 'utf8');
     } catch {
+      // either file unreadable: not the same, so the backup is kept
       same = false;
     }
     if (same) {
@@ -494,6 +495,7 @@ function restoreSettings(cur: SettingsFile, next: JsonObject, state: InstallStat
     try {
       parsed = sha256(original) === state.settings.originalSha256 ? JSON.parse(original.replace(/^\uFEFF/, '') || '{}') : null;
     } catch {
+      // a backup that is not JSON is not ours to merge back: restored as it is
       parsed = null;
     }
     if (parsed !== null && deepEqual(parsed, next)) {

@@ -43,6 +43,7 @@ function parsesAlone(text: string): TomlTable | null {
   try {
     return parse(text) as TomlTable;
   } catch {
+    // not TOML on its own: that is the answer (see above)
     return null;
   }
 }

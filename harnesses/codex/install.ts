@@ -95,6 +95,7 @@ function isSledsFile(path: string, rel: string, root: string | null): boolean {
   try {
     return (JSON.parse(readFileSync(join(pkgRoot, 'package.json'), 'utf8')) as { name?: unknown }).name === 'sleds';
   } catch {
+    // no readable package.json: judged by the folder's name
     return /(^|\/)sleds$/.test(pkgRoot);
   }
 }
@@ -104,6 +105,7 @@ function samePathLoose(a: string, b: string): boolean {
   try {
     return realpathSync(a) === realpathSync(b);
   } catch {
+    // one of them is not there: not the same path
     return false;
   }
 }
@@ -150,6 +152,7 @@ export function findCodex(env: Env, home: string): CodexLookup {
     try {
       return statSync(dir).isDirectory();
     } catch {
+      // no Codex home: Codex is not set up here
       return false;
     }
   })();
@@ -560,6 +563,7 @@ function restoreJson(cur: SettingsFile, next: JsonObject, f: CodexState['hooksJs
     try {
       parsed = sha256(original) === f.originalSha256 ? JSON.parse(original.replace(/^\uFEFF/, '') || '{}') : null;
     } catch {
+      // a backup that is not JSON is not ours to merge back: restored as it is
       parsed = null;
     }
     if (parsed !== null && deepEqual(parsed, next)) {

@@ -53,6 +53,7 @@ function configuredHandle(file: string): { value: string | null; problem: string
   try {
     text = readFileSync(file, 'utf8');
   } catch {
+    // No config.yml (or unreadable): it names no handle, which is not a problem.
     return { value: null, problem: null };
   }
   const doc = parseDocument(text);

@@ -69,6 +69,7 @@ function parseBody(text: string): ReceiptBody | null {
     const parsed = ReceiptBody.safeParse(JSON.parse(text));
     return parsed.success ? parsed.data : null;
   } catch {
+    // A stored body that is not JSON is not a receipt the estimator can learn from.
     return null;
   }
 }

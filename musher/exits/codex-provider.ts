@@ -12,6 +12,7 @@ export function codexThreadProvider(rolloutPath: string | null): string | null {
     const meta = JSON.parse(first) as { type?: string; payload?: { model_provider?: unknown } };
     return meta.type === 'session_meta' && typeof meta.payload?.model_provider === 'string' ? meta.payload.model_provider : null;
   } catch {
+    // No readable first line (gone, or not a rollout): the provider is not known.
     return null;
   } finally {
     if (fd !== null) closeSync(fd);

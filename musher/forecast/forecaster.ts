@@ -4,6 +4,7 @@ import { dollarsToWall, dollarsToWallBand, fitCalibration, pairsFromSeries, type
 import { splitTrails, windowLengthMs, type BarSample } from '../../core/forecast/trail.js';
 import type { BarStore } from '../store/bars.js';
 import type { UsageStore } from '../store/usage.js';
+import { zoneOffsetMinutes } from '../../core/zoned-time.js';
 import type { Clock } from '../clock.js';
 
 /**
@@ -52,8 +53,10 @@ export class Forecaster {
     private readonly bars: BarStore,
     private readonly usage: UsageStore,
     private readonly clock: Clock,
-    /** musher's own accounts (its Claude config dir's, its Codex home's): what `sleds status` and `walls` bind on. */
-    private readonly ownAccounts: () => readonly string[],
+    /** musher's zone (`musher.timeZone`): the hours of the day the activity profile is learnt in. */
+    private readonly timeZone: string,
+    /** musher's own accounts (its Claude config dir's, its Codex home's): what `sleds status` and `walls` bind on; default every account. */
+    private readonly ownAccounts?: () => readonly string[],
   ) {}
 
   /** The binding wall and hint of one account's bars, from the last forecast (cheap: the statusline's). */
@@ -84,7 +87,7 @@ export class Forecaster {
         observedAtMs: s.observedAt,
         source: s.source,
       }));
-      const tzOffsetMinutes = -new Date(now).getTimezoneOffset();
+      const tzOffsetMinutes = zoneOffsetMinutes(now, this.timeZone);
       const activity = this.profileFor(bar.provider, bar.account, bar.window, now, tzOffsetMinutes);
       const forecast = forecastBar(samples, now, { activity, tzOffsetMinutes });
       const calibration = this.calibrate(bar.provider, samples, since, now);
@@ -103,8 +106,8 @@ export class Forecaster {
         dollarsToWallBand: fit ? dollarsToWallBand(bar.usedPct, fit) : null,
       });
     }
-    const own = new Set(this.ownAccounts());
-    const binding = bindingWall(walls.filter((w) => own.has(w.account)).map((w) => w.forecast));
+    const own = this.ownAccounts ? new Set(this.ownAccounts()) : null;
+    const binding = bindingWall(walls.filter((w) => own === null || own.has(w.account)).map((w) => w.forecast));
     this.latest = { at: now, walls, binding, hint: wallHint(binding, now) };
     return this.latest;
   }

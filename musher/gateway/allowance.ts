@@ -6,13 +6,19 @@ import {
   type AllowanceSpend,
   type UtcOffset,
 } from '../../core/gateway/allowance.js';
+import { zoneOffsetMinutes } from '../../core/zoned-time.js';
 import { admit, type AdmissionVerdict } from '../../core/gateway/reservation.js';
 import type { PlatformKeyStore } from '../store/platform-key.js';
 
 export type { Allowance } from '../../core/gateway/allowance.js';
 
-/** musher's own zone: the offset the process's local time has at an instant. */
+/** The process's zone: the offset its local time has at an instant (the default where no zone is given). */
 export const localUtcOffset: UtcOffset = (ms) => -new Date(ms).getTimezoneOffset();
+
+/** A named zone's offset at an instant: musher passes `musher.timeZone`, so "today" is the day the user sees. */
+export function zoneUtcOffset(timeZone: string): UtcOffset {
+  return (ms) => zoneOffsetMinutes(ms, timeZone);
+}
 
 /**
  * Until the workspace policy supplies the allowance, every seat is uncapped.

@@ -1,7 +1,7 @@
 import type { GatewayProvider } from '../../core/gateway/meter.js';
 
 /**
- * The gateway's own refusals, in each provider's error envelope (facts/model-apis.md §4.1, §5.5), so the harness
+ * The gateway's own refusals, in each provider's error envelope (shared/facts/model-apis.md §4.1, §5.5), so the harness
  * shows the message as it shows the vendor's.
  *
  * Every refusal carries `x-should-retry: false`: measured on Claude Code 2.1.328, the SDK honours it for every

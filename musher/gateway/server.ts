@@ -67,7 +67,7 @@ export interface DrainSettings {
  */
 export const DEFAULT_DRAIN: DrainSettings = { maxBytes: 256 * 1024, deadlineMs: 20_000 };
 
-/** Messages requests are refused upstream above 32 MB (facts/model-apis.md §0); the gateway holds no more. */
+/** Messages requests are refused upstream above 32 MB (shared/facts/model-apis.md §0); the gateway holds no more. */
 const MAX_BUFFERED_BODY_BYTES = 32 * 1024 * 1024;
 
 export interface Gateway {
@@ -105,6 +105,7 @@ function route(method: string, rawUrl: string): Route | 'hello' | null {
     try {
       project = decodeURIComponent(path.slice(3, v1)) || null;
     } catch {
+      // A malformed %-escape in the project: no route (the caller refuses it as not found).
       return null;
     }
     path = path.slice(v1);
@@ -197,6 +198,7 @@ function parseJson(body: Buffer): { ok: true; value: unknown } | { ok: false } {
   try {
     return { ok: true, value: JSON.parse(body.toString('utf8')) };
   } catch {
+    // The caller refuses a body that is not JSON in the provider's error envelope.
     return { ok: false };
   }
 }
@@ -235,7 +237,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   });
 
   // Codex's built-in provider first asks for Responses over a WebSocket; refused with 426, it falls back to POST +
-  // SSE (facts/codex-cli.md §0), which is what the gateway meters.
+  // SSE (shared/facts/codex-cli.md §0), which is what the gateway meters.
   server.on('upgrade', (_req: IncomingMessage, socket: Socket) => {
     const body = JSON.stringify({ error: { message: 'sleds gateway: no WebSocket here — use POST /v1/responses', type: 'invalid_request_error', param: null, code: 'upgrade_required' } });
     socket.end(`HTTP/1.1 426 Upgrade Required\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { writeFileAtomic } from '../fs-atomic.js';
-import type { Allowance } from '../../core/gateway/allowance.js';
+import type { Allowance, UtcOffset } from '../../core/gateway/allowance.js';
 import type { TokenGrant } from './tokens.js';
 import type { GatewayProvider } from '../../core/gateway/meter.js';
 import type { PriceTable } from '../../core/price-table.js';
@@ -26,6 +26,8 @@ export interface GatewayServiceOptions {
   log: Log;
   secrets: SecretStore;
   allowance(seat: string, grant: TokenGrant): Allowance;
+  /** The seat's zone for "today" and "this week" (musher's `timeZone`); default the process's. */
+  utcOffset?: UtcOffset;
   env: Env;
   /** Where the gateway's port is kept across restarts (<data dir>/gateway.json), so a resumed session's
    * ANTHROPIC_BASE_URL stays right after musher restarts and never points at a port another program may take. */
@@ -143,6 +145,7 @@ export class GatewayService {
       log: this.opts.log,
       platformKey: (provider) => this.opts.secrets.get(PLATFORM_KEY_SECRETS[provider]),
       allowance: (seat, grant) => this.opts.allowance(seat, grant),
+      utcOffset: this.opts.utcOffset,
     });
   }
 
@@ -151,6 +154,7 @@ export class GatewayService {
     try {
       text = readFileSync(this.opts.portFile, 'utf8');
     } catch {
+      // No port file yet: no stored port.
       return null;
     }
     try {

@@ -186,6 +186,7 @@ export class GithubClient {
     try {
       u = new URL(pathOrUrl);
     } catch {
+      // Not a URL: not a REST path of ours.
       return null;
     }
     const api = new URL(this.apiUrl);
@@ -213,6 +214,7 @@ function messageOf(text: string): string | null {
     const m = (JSON.parse(text) as { message?: unknown }).message;
     return typeof m === 'string' ? m.replace(/\s+/g, ' ').slice(0, 200) : null;
   } catch {
+    // An answer that is not JSON has no message to quote; the status says what happened.
     return null;
   }
 }

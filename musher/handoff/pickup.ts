@@ -41,6 +41,7 @@ export function parseJournal(note: string | null): PickupJournal | null {
     const r = JournalSchema.safeParse(JSON.parse(note ?? 'null'));
     return r.success ? r.data : null;
   } catch {
+    // A note that is not JSON is no journal: there is nothing of a pickup to undo.
     return null;
   }
 }

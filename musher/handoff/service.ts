@@ -64,6 +64,7 @@ const readExpiry = (prefix: Buffer): number | null => {
   try {
     return readHeaderFromPrefix(prefix).expiresAt;
   } catch {
+    // A bundle whose header does not read: no expiry to list (opening it says why).
     return null;
   }
 };
@@ -105,6 +106,7 @@ export class HandoffService {
     try {
       return (await loadSeatKeys(this.d.secrets)) !== null;
     } catch {
+      // Keys that cannot be read: not ready (a send reports loadSeatKeys's error itself).
       return false;
     }
   }

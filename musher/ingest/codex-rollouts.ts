@@ -374,6 +374,7 @@ function readFirstLineSync(path: string): string | null {
   try {
     fd = openSync(path, 'r');
   } catch {
+    // A rollout that is gone or unreadable: no first line.
     return null;
   }
   try {
@@ -395,6 +396,7 @@ function readFirstLineSync(path: string): string | null {
     }
     return null;
   } catch {
+    // A read that failed part way (the file went away): no first line, as for a file that is gone.
     return null;
   } finally {
     closeSync(fd);

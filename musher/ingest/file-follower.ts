@@ -41,6 +41,7 @@ export class FileFollower {
       if (!stored || stored.inode !== s.ino || stored.offset > s.size) return s.size;
       return s.size - stored.offset;
     } catch {
+      // A file that is gone has nothing left to read.
       return 0;
     }
   }

@@ -152,6 +152,7 @@ function safeSize(path: string): number {
   try {
     return statSync(path).size;
   } catch {
+    // A file that is gone has no size.
     return 0;
   }
 }

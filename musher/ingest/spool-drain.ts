@@ -95,6 +95,7 @@ export class SpoolDrain {
         .map((d) => d.name)
         .sort();
     } catch {
+      // No spool folder: nothing was spooled.
       return [];
     }
   }
@@ -119,6 +120,7 @@ export class SpoolDrain {
     try {
       names = readdirSync(failedDir, { withFileTypes: true }).filter((d) => d.isFile()).map((d) => d.name);
     } catch {
+      // No failed folder: nothing failed before.
       return;
     }
     for (const name of names) {

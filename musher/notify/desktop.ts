@@ -43,6 +43,7 @@ export async function notifyDesktop(title: string, body: string, deps: DesktopDe
   try {
     return await (deps.run ?? runFile)(bin, cmd.args);
   } catch {
+    // The notifier failed to start: false says no notice was shown (a desktop notice is best effort).
     return false;
   }
 }

@@ -45,6 +45,7 @@ export class HarnessReadiness {
     try {
       return (JSON.parse(r.out) as { loggedIn?: unknown }).loggedIn === false;
     } catch {
+      // An answer that is not JSON does not say "logged out": treated as ready.
       return false;
     }
   }

@@ -195,7 +195,7 @@ export class PickerService {
   private command(picked: Picked, row: PickerRow): HarnessCommand {
     const program = row.harness === 'codex' ? 'codex' : 'claude';
     const model = row.model ? ['--model', row.model] : [];
-    // `--` keeps a prompt that starts with "-" a prompt (facts/claude-code.md; codex parses its argv the same way).
+    // `--` keeps a prompt that starts with "-" a prompt (shared/facts/claude-code.md; codex parses its argv the same way).
     return { argv: [program, ...model, '--', this.promptOf(picked.task)], cwd: picked.task.repo ?? picked.running?.cwd ?? null };
   }
 

@@ -94,6 +94,7 @@ export class PolicyLoader {
     try {
       st = statSync(spec.path);
     } catch {
+      // No policy file there (any more): none applies, and its cached parse is dropped.
       this.files.delete(spec.path);
       return null;
     }

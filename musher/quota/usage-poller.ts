@@ -9,7 +9,7 @@ import {
   USAGE_ENDPOINT_PATH,
   type UsageReadings,
 } from '../../core/usage-endpoint.js';
-import { formatAge } from '../../core/format.js';
+import { formatAge, oneLine } from '../../core/format.js';
 import type { Clock } from '../clock.js';
 import type { Log } from '../log.js';
 import { acquireLock } from '../lock.js';
@@ -103,11 +103,6 @@ type Outcome =
   | { kind: 'rate-limited'; retryAfter: number | null }
   | { kind: 'auth'; status: number }
   | { kind: 'failed'; line: string; retryAfter: number | null };
-
-function oneLine(s: string, max = 200): string {
-  const flat = s.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-}
 
 function when(ms: number, now: number): string {
   return `${new Date(ms).toISOString()} (in ${formatAge(ms - now)})`;
@@ -388,6 +383,7 @@ export class UsagePoller {
     try {
       text = await res.text();
     } catch {
+      // A body that breaks off: the status alone says what happened.
       text = '';
     }
     const now = this.clock.now();
@@ -507,6 +503,7 @@ export class UsagePoller {
       const parsed = Persisted.safeParse(JSON.parse(readFileSync(file, 'utf8')));
       return parsed.success ? parsed.data : null;
     } catch {
+      // No state file (first start) or one not ours: start without it.
       return null;
     }
   }

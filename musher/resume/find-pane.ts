@@ -4,7 +4,7 @@ import { z } from 'zod';
 
 /**
  * Where a Claude Code session runs now. Claude Code keeps one file per live process in `<config>/sessions/<pid>.json`
- * (facts/claude-code.md §4), measured on 2.1.328:
+ * (shared/facts/claude-code.md §4), measured on 2.1.328:
  *   {"pid":3321,"sessionId":"08e1…","cwd":"/w/proj","startedAt":1795995703909,"procStart":"906793",
  *    "kind":"interactive","tmux":"main:@0.%0","status":"idle",…}
  * plus `<pid>.<hash>.key` files beside them (not sessions). `procStart` is the process's start time in clock ticks
@@ -49,6 +49,7 @@ export function findLiveSessions(claudeConfigDir: string, sessionId: string): Li
   try {
     names = readdirSync(dir).filter((n) => /^\d+\.json$/.test(n));
   } catch {
+    // No sessions folder: no live Claude Code process.
     return [];
   }
   const out: LiveSession[] = [];
@@ -108,6 +109,7 @@ export function procStartOf(pid: number): string | null {
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return fields[19] ?? null;
   } catch {
+    // The process is gone (or /proc is not there): no start time.
     return null;
   }
 }

@@ -261,6 +261,7 @@ function readCapped(file: string): string {
     const text = readFileSync(file, 'utf8');
     return text.length > MAX_OUTPUT_BYTES ? text.slice(-MAX_OUTPUT_BYTES) : text;
   } catch {
+    // No output file: the program printed nothing.
     return '';
   }
 }

@@ -66,6 +66,7 @@ export class RosterReader {
       if (!statSync(path).isFile()) return null;
       text = readFileSync(path, 'utf8');
     } catch {
+      // No roster file there: no roster.
       return null;
     }
     const yaml = parseYamlFile(text);

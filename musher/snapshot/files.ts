@@ -70,6 +70,7 @@ export async function sweepTemps(dirs: SnapshotDirs, nowMs: number): Promise<voi
     try {
       names = await readdir(dir);
     } catch {
+      // A folder not made yet holds no temp files.
       continue;
     }
     for (const name of names) {

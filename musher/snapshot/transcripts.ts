@@ -75,6 +75,7 @@ async function listDir(dir: string): Promise<string[]> {
   try {
     return (await readdir(dir)).sort();
   } catch {
+    // A folder that does not exist lists nothing.
     return [];
   }
 }
@@ -103,7 +104,7 @@ export async function findRollout(sessionsRoot: string, threadId: string): Promi
 
 /**
  * The Codex rollout as of the wall, with every fork ancestor's: a fork's copy alone cannot be resumed ("invalid
- * paginated history lineage … missing source rollout", facts/codex-cli.md §5), so each parent named by a
+ * paginated history lineage … missing source rollout", shared/facts/codex-cli.md §5), so each parent named by a
  * session_meta `forked_from_id` is looked up in the same sessions tree and kept too.
  */
 export async function captureCodexRollout(sessionId: string, rolloutPath: string | null): Promise<TranscriptCapture> {

@@ -52,6 +52,7 @@ export class HistoryStore {
       try {
         real = realpathSync(path);
       } catch {
+        // A path that does not resolve any more: no installed history for it.
         return null;
       }
       this.realPaths.set(path, real);

@@ -41,6 +41,7 @@ function parseJson<T>(text: string | null): T | null {
   try {
     return JSON.parse(text) as T;
   } catch {
+    // A column musher wrote as JSON that does not parse: read as absent.
     return null;
   }
 }

@@ -66,6 +66,7 @@ export class RawEventRetention {
     try {
       names = readdirSync(dir);
     } catch {
+      // No failed-spool folder: nothing to prune.
       return 0;
     }
     let n = 0;

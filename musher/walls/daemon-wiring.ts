@@ -1,5 +1,5 @@
 import type { Musher } from '../app.js';
-import { allowanceLeft } from '../gateway/allowance.js';
+import { allowanceLeft, zoneUtcOffset } from '../gateway/allowance.js';
 import { PLATFORM_KEY_SECRETS } from '../secrets/platform-keys.js';
 import type { SecretStore } from '../secrets/store.js';
 import type { PolicyPort } from './ports.js';
@@ -34,7 +34,7 @@ export function daemonWallWiring(m: Musher, policy: PolicyPort, secrets: SecretS
     handoff,
     key: {
       configured: async (provider) => (await secrets.get(PLATFORM_KEY_SECRETS[provider])) !== null,
-      allowanceLeft: (seat, allowance, now) => allowanceLeft(m.platformKey, seat, allowance, now),
+      allowanceLeft: (seat, allowance, now) => allowanceLeft(m.platformKey, seat, allowance, now, zoneUtcOffset(m.timeZone)),
     },
     gateway: {
       // The gateway is set on musher once it exists (main.ts); a token is minted when an exit needs one.

@@ -29,7 +29,7 @@ const AFTER_RESET_GUARD_MS = 2 * 3_600_000;
 const PRECISE_RESET_SOURCES: ReadonlySet<string> = new Set(['claude-transcript', 'codex-rollout', 'statusline']);
 /** How often the statusline's preview of the exits is priced again. */
 const PREVIEW_MS = 30_000;
-/** Claude Code's own prompt when it continues by itself at the reset (facts/claude-code.md §3). */
+/** Claude Code's own prompt when it continues by itself at the reset (shared/facts/claude-code.md §3). */
 const AUTO_CONTINUE = /^Your claude\.ai usage limit has reset\./;
 /** The exits whose work runs later, by a scheduled job: the wall stays until it has run. */
 const SCHEDULED_EXITS: ReadonlySet<ExitKind> = new Set(['defer', 'overnight']);

@@ -37,7 +37,7 @@ function replyLine(sessionId: string, cwd: string, uuid: string, messageId: stri
   });
 }
 
-/** Claude Code's usage-limit record (facts/claude-code.md §4): exact reset, `five_hour`. */
+/** Claude Code's usage-limit record (shared/facts/claude-code.md §4): exact reset, `five_hour`. */
 function limitLine(sessionId: string, cwd: string, uuid: string, at: number, resetsAt: number): string {
   return JSON.stringify({
     ...base(sessionId, cwd),

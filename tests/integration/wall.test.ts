@@ -24,7 +24,7 @@ async function prompt(w: SledsWorld, text: string, env: NodeJS.ProcessEnv = {}):
   return r.stdout ? JSON.parse(r.stdout) : null;
 }
 
-/** Claude Code's StopFailure at a 5-hour wall (facts/claude-code.md §3), resetting three hours from now. */
+/** Claude Code's StopFailure at a 5-hour wall (shared/facts/claude-code.md §3), resetting three hours from now. */
 const LIMIT = limitAhead();
 async function hitWall(w: SledsWorld): Promise<string> {
   await hook(w, 'SessionStart', { source: 'startup', model: 'claude-opus-5-5' });

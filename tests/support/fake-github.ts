@@ -2,7 +2,7 @@ import { createServer, type IncomingHttpHeaders, type Server, type ServerRespons
 import type { AddressInfo } from 'node:net';
 
 /**
- * A fake of GitHub's REST API on 127.0.0.1 (port 0), speaking its wire (facts/integrations.md §4): the real paths,
+ * A fake of GitHub's REST API on 127.0.0.1 (port 0), speaking its wire (shared/facts/integrations.md §4): the real paths,
  * JSON shapes and headers. It checks what GitHub checks — a Bearer (or `token`) Authorization it knows (401
  * "Requires authentication" / "Bad credentials"), a User-Agent (403 without), the `X-GitHub-Api-Version` (400 for one
  * it does not know) — records every request, and can be scripted to answer 403/429 rate limits with Retry-After or

@@ -65,7 +65,7 @@ export async function handoffTeam(specs: [SeatSpec, SeatSpec], cleanups: Array<(
   return { root, remote, a, b, seats };
 }
 
-/** A Claude Code transcript of one exchange, as the harness writes it (facts/claude-code.md §4). */
+/** A Claude Code transcript of one exchange, as the harness writes it (shared/facts/claude-code.md §4). */
 export function writeTranscript(path: string, sessionId: string, cwd: string, said: string): void {
   const base = { isSidechain: false, userType: 'external', entrypoint: 'cli', cwd, sessionId, version: '2.1.328', gitBranch: 'main' };
   const lines = [

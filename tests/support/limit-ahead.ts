@@ -1,5 +1,5 @@
 /**
- * Claude Code's StopFailure text for a 5-hour limit that resets three hours from now (facts/claude-code.md §3), and
+ * Claude Code's StopFailure text for a 5-hour limit that resets three hours from now (shared/facts/claude-code.md §3), and
  * the ways sleds writes that time back. Tests that run a real musher read the real clock; a fixed "resets 11:55pm"
  * would fall inside the default policy's "hold when the reset is near" for part of every evening, and past midnight
  * be written with a weekday.

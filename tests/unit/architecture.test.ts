@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-/** The rules of the house (ARCHITECTURE.md), enforced: a change that reaches across them fails here. */
+/** The rules of the house (the house's shared/ARCHITECTURE.md), enforced: a change that reaches across them fails here. */
 const ROOT = join(import.meta.dirname, '..', '..');
 
 function sources(dir: string): string[] {
@@ -125,6 +125,61 @@ describe('architecture', () => {
       }
       const text = readFileSync(join(ROOT, file), 'utf8');
       expect(/(?<![\w.])exec(Sync)?\(/.test(text) || /shell:\s*true/.test(text), `${file} uses a shell`).toBe(false);
+    }
+  });
+
+  /** The folders the rules below read, those of the new house (harnesses/, protocol/) once they exist. */
+  const isDir = (d: string): boolean => statSync(join(ROOT, d), { throwIfNoEntry: false })?.isDirectory() === true;
+
+  it('money is formatted only through core/format.ts: no "$" glued to a number by hand', () => {
+    const views = readdirSync(join(ROOT, 'cli'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.tsx')).map((f) => join('cli', f));
+    for (const file of [...['core', 'hooks', 'statusline', 'mcp-server', 'musher', 'cli', 'harnesses', 'protocol'].filter(isDir).flatMap((d) => sources(d)), ...views]) {
+      if (file === 'core/format.ts') continue;
+      const text = readFileSync(join(ROOT, file), 'utf8');
+      expect(/\$\$\{|['"`]\$['"`]\s*\+|toFixed\(2\)/.test(text), `${file} builds a money string by hand: use formatUsd & co. in core/format.ts`).toBe(false);
+    }
+  });
+
+  it("comments cite the repository's own docs; the house's notes outside it are cited as shared/…", () => {
+    // A harness's own instruction files are concepts, not documents of this repository.
+    const concepts = new Set(['AGENTS.md', 'CLAUDE.md']);
+    for (const file of ['core', 'hooks', 'statusline', 'mcp-server', 'musher', 'cli', 'harnesses', 'protocol', 'bench', 'tests'].filter(isDir).flatMap((d) => sources(d))) {
+      const lines = readFileSync(join(ROOT, file), 'utf8').split('\n');
+      for (const line of lines.filter((l) => /^\s*(\*|\/\/|\/\*)/.test(l))) {
+        for (const m of line.matchAll(/(?<![\w/.:-])((?:[\w.-]+\/)+[\w.-]+\.md|[A-Z][A-Z_-]*\.md)\b/g)) {
+          const cited = m[1]!;
+          if (cited.startsWith('shared/') || concepts.has(cited)) continue;
+          expect(statSync(join(ROOT, cited), { throwIfNoEntry: false }) !== undefined, `${file} cites ${cited}, which the repository does not have`).toBe(true);
+        }
+      }
+    }
+  });
+
+  it('a catch that drops its error says why in a comment; the others log it, throw, or answer with it', () => {
+    const views = readdirSync(join(ROOT, 'cli'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.tsx')).map((f) => join('cli', f));
+    const surfaces = /\/\/|\/\*|\blog\w*\.(warn|error|info)\(|\bthrow\b|\bfail\(|\berror\b|\bwhy:|\bnotes:|\brefus|^\s*return `/;
+    for (const file of [...['core', 'hooks', 'statusline', 'mcp-server', 'musher', 'cli', 'harnesses', 'protocol', 'bench', 'scripts'].filter(isDir).flatMap((d) => sources(d)), ...views]) {
+      const text = readFileSync(join(ROOT, file), 'utf8');
+      for (const m of text.matchAll(/\bcatch\s*(?:\(\s*_\w*\s*\))?\s*\{/g)) {
+        // The block's body, up to its closing brace.
+        let depth = 1;
+        let end = m.index + m[0].length;
+        for (; end < text.length && depth > 0; end++) depth += text[end] === '{' ? 1 : text[end] === '}' ? -1 : 0;
+        const body = text.slice(m.index + m[0].length, end - 1);
+        const line = text.slice(0, m.index).split('\n').length;
+        expect(surfaces.test(body), `${file}:${line}: a catch drops its error without a word — log it, or say in a comment why it may`).toBe(true);
+      }
+    }
+  });
+
+  it('npm run test:unit is the fast loop: the pure tests in tests/unit, no build, nothing that needs dist/', () => {
+    const scripts = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+    expect(scripts['test:unit']).toBe('vitest run tests/unit');
+    for (const file of sources('tests/unit')) {
+      for (const { spec } of importsOf(file)) {
+        const to = target(file, spec);
+        expect(to.startsWith('dist/') || to === 'tests/support/sleds-env.js' || to.startsWith('tests/e2e/'), `${file} needs the build (${spec})`).toBe(false);
+      }
     }
   });
 });

@@ -59,7 +59,7 @@ const MSG_A = {
   inferenceGeo: 'global',
 };
 
-describe('parseClaudeTranscriptLine: a session (facts/claude-code.md §3, §4)', () => {
+describe('parseClaudeTranscriptLine: a session (shared/facts/claude-code.md §3, §4)', () => {
   const cases: Array<[lineNo: number, what: string, expected: ParsedTranscriptLine]> = [
     [1, 'queue-operation', IGNORED],
     [

@@ -99,7 +99,7 @@ const P_TURN2 = usage({
 const LIMIT_MSG =
   'You’ve hit your usage limit. Upgrade to Pro (https://chatgpt.com/explore/pro), visit https://chatgpt.com/settings/usage to purchase more credits or try again at 8:48 PM.';
 
-describe('parseCodexRolloutLine: a Codex 0.169 session, read in order (facts/codex-cli.md §4, §5)', () => {
+describe('parseCodexRolloutLine: a Codex 0.169 session, read in order (shared/facts/codex-cli.md §4, §5)', () => {
   const { parsed } = readAll(fileOf(P));
   const cases: Array<[lineNo: number, what: string, expected: ParsedRolloutLine]> = [
     [1, 'session_meta', { kind: 'session', from: 'session_meta', sessionId: P, cwd: CWD, timestampMs: ts('2026-11-29T19:40:00.120Z'), replayed: false }],

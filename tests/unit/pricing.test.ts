@@ -45,7 +45,7 @@ const priced = (costMicros: number): PricedCost => ({ priced: true, costMicros }
 const unpriced = (reason: string): PricedCost => ({ priced: false, reason });
 
 describe('the repo price files', () => {
-  // Double entry against research/anchors-quota.md §7, in USD per MTok: input, 5m write, 1h write, cache read, output.
+  // Double entry against shared/research/anchors-quota.md §7, in USD per MTok: input, 5m write, 1h write, cache read, output.
   const expected: Array<[model: string, day: string, prices: [number, number, number, number, number]]> = [
     ['claude-fable-5-1', '2026-11-01', [10, 12.5, 20, 0.25, 50]],
     ['claude-fable-5', '2026-11-01', [10, 12.5, 20, 1, 50]],
