@@ -6,6 +6,8 @@ import { openStore, type Db } from '../../musher/store/db.js';
 import { LifecycleEvents, TransitionRefused } from '../../musher/store/lifecycle-events.js';
 import { TaskStore } from '../../musher/store/tasks.js';
 import { WallBook } from '../../musher/store/wall-book.js';
+import { JobStore } from '../../musher/store/jobs.js';
+import { HandoffStore } from '../../musher/store/handoffs.js';
 import { stepTask, type TaskLife } from '../../core/lifecycle/task.js';
 
 /** The stores move a life cycle only through its reducer: a conditional UPDATE plus one row in lifecycle_events. */
@@ -26,7 +28,7 @@ function store(): Db {
 }
 
 const wall = (wallId: string) => ({ wallId, sessionId: 's1', harness: 'claude-code' as const, window: 'five_hour', resetsAtMs: T + 3_600_000, hitAtMs: T, signal: 'test', context: {} as never, offers: [], decision: null });
-const moves = (events: LifecycleEvents, kind: 'wall' | 'task', id: string) => events.forEntity(kind, id).map((e) => [e.eventType, e.fromState, e.toState]);
+const moves = (events: LifecycleEvents, kind: 'wall' | 'task' | 'job' | 'handoff', id: string) => events.forEntity(kind, id).map((e) => [e.eventType, e.fromState, e.toState]);
 
 describe('life cycles in the store', () => {
   it('a wall: each move is one event with the wall as its correlation id; a closed wall refuses a second answer and writes nothing', () => {
@@ -107,5 +109,62 @@ describe('life cycles in the store', () => {
     expect(() => db.prepare(`UPDATE lifecycle_events SET to_state = 'done'`).run()).toThrow(/append-only/);
     expect(() => db.prepare(`DELETE FROM lifecycle_events`).run()).toThrow(/append-only/);
     expect(new LifecycleEvents(db).forEntity('task', 'k3m9x2qa45pz')).toHaveLength(1);
+  });
+
+  it("a job and a hand-off of a wall: their moves carry the wall's id, so the wall's whole story reads in one query", () => {
+    const db = store();
+    const book = new WallBook(db);
+    const jobs = new JobStore(db);
+    const handoffs = new HandoffStore(db);
+    const events = new LifecycleEvents(db);
+    book.open(wall('jd7k2m9qa45p'));
+    const job = jobs.insert({ kind: 'defer', wallId: 'jd7k2m9qa45p', sessionId: 's1', runAt: T + 60_000, payload: {} }, T);
+    expect(jobs.claim(job.id, T + 59_999)).toBe(false); // not due yet
+    expect(jobs.claim(job.id, T + 60_000)).toBe(true);
+    expect(jobs.cancel(job.id, 'by the user', T + 60_001)).toBe(false); // running: only a scheduled job can be cancelled
+    expect(jobs.finish(job.id, { ok: true, summary: 'resumed' }, T + 70_000)).toBe(true);
+    expect(jobs.finish(job.id, { ok: false, summary: 'twice' }, T + 70_001)).toBe(false);
+    expect(jobs.get(job.id)).toMatchObject({ state: 'done', result: { ok: true, summary: 'resumed' } });
+    expect(moves(events, 'job', job.id)).toEqual([
+      ['created', null, 'scheduled'],
+      ['claim', 'scheduled', 'running'],
+      ['finish', 'running', 'done'],
+    ]);
+
+    handoffs.record({ id: 'k7m2n9pq4rst', direction: 'sent', wallId: 'jd7k2m9qa45p', sessionId: 's1', harness: 'claude-code', peer: 'dana', createdAt: T, expiresAt: T + 86_400_000, transport: 'git', ref: null, branch: null, state: 'sending', note: null });
+    expect(handoffs.pickedUp('k7m2n9pq4rst', 'dana', T + 1)).toBe(false); // not sent yet
+    expect(handoffs.sent('k7m2n9pq4rst', 'refs/sleds/handoffs/k7m2n9pq4rst', null, null, T + 2)).toBe(true);
+    expect(handoffs.pickedUp('k7m2n9pq4rst', 'dana', T + 3)).toBe(true);
+    expect(handoffs.get('k7m2n9pq4rst')).toMatchObject({ state: 'picked_up', pickedUpBy: 'dana', pickedUpAt: T + 3 });
+    expect(events.byCorrelation('jd7k2m9qa45p').map((e) => `${e.entityKind} ${e.eventType}`)).toEqual([
+      'wall created',
+      'job created',
+      'job claim',
+      'job finish',
+      'handoff created',
+      'handoff pushed',
+      'handoff picked-up',
+    ]);
+  });
+
+  it('a pickup under way is not expired by a prune; an undone pickup leaves no row but its event', () => {
+    const db = store();
+    const handoffs = new HandoffStore(db);
+    const events = new LifecycleEvents(db);
+    const pickup = { id: 'p1ck2m9qa45p', wallId: null, sessionId: 's9', harness: 'claude-code', peer: 'sam', createdAt: T, expiresAt: T + 1, transport: 'git', ref: null, branch: null, note: '{}' };
+    handoffs.beginPickup(pickup, T + 10);
+    expect(handoffs.setState('p1ck2m9qa45p', 'expired', T + 11)).toBe(false);
+    expect(handoffs.get('p1ck2m9qa45p')?.state).toBe('picking');
+    expect(handoffs.dropPickup('p1ck2m9qa45p', T + 12)).toBe(true);
+    expect(handoffs.get('p1ck2m9qa45p')).toBeNull();
+    handoffs.beginPickup(pickup, T + 13);
+    expect(handoffs.finishPickup('p1ck2m9qa45p', '{"done":true}', T + 14)).toBe(true);
+    expect(handoffs.finishPickup('p1ck2m9qa45p', '{"done":true}', T + 15)).toBe(false);
+    expect(moves(events, 'handoff', 'p1ck2m9qa45p')).toEqual([
+      ['created', null, 'picking'],
+      ['pickup-undone', 'picking', 'undone'],
+      ['created', null, 'picking'],
+      ['pickup-finished', 'picking', 'received'],
+    ]);
   });
 });
