@@ -1,12 +1,13 @@
 import { z } from 'zod';
+import { TASK_STATES, type TaskState } from '../task/task.js';
 import { illegal, targetOf, type LifeCycle, type StepResult } from './machine.js';
 
 /**
  * A task (SPEC.md § task): open (being worked on) ⇄ parked (waiting for the answer to a question), and either ends
  * done (its receipt written). A done task stays done: its receipt is judged against the band it had.
  */
-export const TASK_LIFE_STATES = ['open', 'parked', 'done'] as const;
-export type TaskLifeState = (typeof TASK_LIFE_STATES)[number];
+export const TASK_LIFE_STATES = TASK_STATES;
+export type TaskLifeState = TaskState;
 
 export const TASK_EVENTS = ['park', 'resume', 'finish'] as const;
 export type TaskEventType = (typeof TASK_EVENTS)[number];
