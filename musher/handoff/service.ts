@@ -209,12 +209,12 @@ export class HandoffService {
         { slack: { secrets: this.d.secrets, log: this.d.log, baseUrl: this.d.notify?.slackApiUrl }, desktop: { binaries: this.d.notify?.binaries } },
       );
       const note: Pick<SentNote, 'slack'> = slack.slack.ok ? { slack: { channel: slack.slack.channel, ts: slack.slack.ts } } : { slack: { error: slack.slack.error, code: slack.slack.code } };
-      this.d.handoffs.sent(id, sent.ref, null, JSON.stringify({ ...note, transport: transport.describe() }));
+      this.d.handoffs.sent(id, sent.ref, null, JSON.stringify({ ...note, transport: transport.describe() }), this.d.clock.now());
       this.d.log.info(`hand-off ${id} of session ${row.sessionId} sent to ${row.peer} over ${transport.describe()}`);
       await unlink(this.outboxFile(id)).catch(() => undefined);
       return true;
     } catch (e) {
-      this.d.handoffs.setState(id, 'failed', JSON.stringify({ error: (e as Error).message }));
+      this.d.handoffs.setState(id, 'failed', this.d.clock.now(), JSON.stringify({ error: (e as Error).message }));
       this.d.log.error(`hand-off ${id} to ${row.peer} failed: ${(e as Error).message}`);
       await unlink(this.outboxFile(id)).catch(() => undefined);
       return false;
@@ -234,7 +234,7 @@ export class HandoffService {
         if (now?.state !== 'picking' || now.note !== row.note) return;
         try {
           await undoPickup(parseJournal(row.note), this.d.log);
-          this.d.handoffs.dropPickup(row.id);
+          this.d.handoffs.dropPickup(row.id, this.d.clock.now());
           this.d.histories?.forget(row.id);
           this.d.log.warn(`hand-off ${row.id}: a pickup that did not finish was undone — pick it up again`);
         } catch (e) {
@@ -249,7 +249,7 @@ export class HandoffService {
       // push() marks a failed push itself, and empties the outbox either way.
       if (lost === null && (await this.push(row.id, cwd!, bundle!))) continue;
       if (lost !== null) {
-        this.d.handoffs.setState(row.id, 'failed', JSON.stringify({ error: `musher stopped while sending it, and ${lost} — hand it off again` }));
+        this.d.handoffs.setState(row.id, 'failed', this.d.clock.now(), JSON.stringify({ error: `musher stopped while sending it, and ${lost} — hand it off again` }));
         await unlink(this.outboxFile(row.id)).catch(() => undefined);
       }
       const why = (JSON.parse(this.d.handoffs.get(row.id)?.note ?? '{}') as { error?: string }).error ?? 'it could not be sent';
@@ -306,7 +306,7 @@ export class HandoffService {
     }
     if (prior?.direction === 'received' && prior.state === 'picking') {
       await undoPickup(parseJournal(prior.note), this.d.log);
-      this.d.handoffs.dropPickup(id);
+      this.d.handoffs.dropPickup(id, this.d.clock.now());
       this.d.histories?.forget(id);
     }
     const picked = await transport.isPickedUp(id);
@@ -349,13 +349,13 @@ export class HandoffService {
             ref: null,
             branch: journal.branch,
             note: JSON.stringify(journal),
-          }),
+          }, this.d.clock.now()),
         journal: (journal) => this.d.handoffs.journal(id, JSON.stringify(journal)),
-        finish: (note) => this.d.handoffs.finishPickup(id, JSON.stringify(note)),
+        finish: (note) => this.d.handoffs.finishPickup(id, JSON.stringify(note), this.d.clock.now()),
         mark: () => transport.markPickedUp(id, self),
         history: (h) => this.d.histories?.installed({ ...h, seat: opened.header.sender, handoffId: id, at: this.d.clock.now() }),
         drop: () => {
-          this.d.handoffs.dropPickup(id);
+          this.d.handoffs.dropPickup(id, this.d.clock.now());
           this.d.histories?.forget(id);
         },
       },
@@ -407,7 +407,8 @@ export class HandoffService {
   async prune(cwd: string): Promise<string[]> {
     const transport = await this.transportFor(cwd);
     const pruned = await transport.prune(this.d.clock.now());
-    for (const id of pruned) if (this.d.handoffs.get(id)) this.d.handoffs.setState(id, 'expired');
+    // A pickup under way is left to finish or be undone: the life cycle refuses to expire it (SPEC.md § handoff).
+    for (const id of pruned) if (this.d.handoffs.get(id)) this.d.handoffs.setState(id, 'expired', this.d.clock.now());
     return pruned;
   }
 

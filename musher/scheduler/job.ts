@@ -3,10 +3,12 @@
  * the shape the API and `sleds jobs` share; musher/store/jobs.ts keeps them.
  *
  * States: scheduled → running → done | failed, or scheduled → cancelled, or scheduled → failed (gave up at the
- * precheck). Every move is one conditional UPDATE, so a job runs at most once, also across a musher restart.
+ * precheck). Every move is one conditional UPDATE, so a job runs at most once, also across a musher restart
+ * (core/lifecycle/job.ts, SPEC.md § job).
  */
+import type { JobLifeState } from '../../core/lifecycle/job.js';
 
-export type JobState = 'scheduled' | 'running' | 'done' | 'failed' | 'cancelled';
+export type JobState = JobLifeState;
 /** 'hold' (exit 2 moved), 'defer' (exit 6), 'resume' (now); open to more. */
 export type JobKind = string;
 

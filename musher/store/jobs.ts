@@ -1,10 +1,13 @@
 import { randomInt } from 'node:crypto';
 import type { Db } from './db.js';
 import type { Job, JobResult, JobState, NewJob } from '../scheduler/job.js';
+import { stepJob, type JobLife, type JobLifeEvent } from '../../core/lifecycle/job.js';
+import { LifecycleEvents } from './lifecycle-events.js';
 
 /**
  * The jobs table. Every state change is a conditional UPDATE (… WHERE state = 'scheduled'): of two callers racing
  * for one job — two ticks, a tick and a cancel, a musher and its successor — exactly one wins, so nothing runs twice.
+ * Each move is a step of core/lifecycle/job.ts (SPEC.md § job), appended to lifecycle_events in its transaction.
  */
 
 /** Job ids: short, and no 0/o/1/l to misread. */
@@ -83,8 +86,10 @@ export class JobStore {
   private readonly handleStmt;
   private readonly unreportedStmt;
   private readonly reportedStmt;
+  private readonly lifecycle: LifecycleEvents;
 
-  constructor(db: Db) {
+  constructor(private readonly db: Db) {
+    this.lifecycle = new LifecycleEvents(db);
     this.insertStmt = db.prepare(
       `INSERT INTO jobs (id, kind, wall_id, session_id, run_at, state, payload, attempts, created_at, updated_at)
        VALUES (@id, @kind, @wallId, @sessionId, @runAt, 'scheduled', @payload, 0, @now, @now)`,
@@ -123,15 +128,18 @@ export class JobStore {
     for (;;) {
       const id = newId();
       try {
-        this.insertStmt.run({
-          id,
-          kind: job.kind,
-          wallId: job.wallId ?? null,
-          sessionId: job.sessionId ?? null,
-          runAt: job.runAt,
-          payload: JSON.stringify(job.payload),
-          now,
-        });
+        this.db.transaction(() => {
+          this.insertStmt.run({
+            id,
+            kind: job.kind,
+            wallId: job.wallId ?? null,
+            sessionId: job.sessionId ?? null,
+            runAt: job.runAt,
+            payload: JSON.stringify(job.payload),
+            now,
+          });
+          this.lifecycle.created('job', id, 'scheduled', job.wallId ?? id, now, { kind: job.kind, runAt: job.runAt });
+        })();
         return this.get(id)!;
       } catch (e) {
         if ((e as { code?: string }).code !== 'SQLITE_CONSTRAINT_PRIMARYKEY') throw e;
@@ -166,27 +174,39 @@ export class JobStore {
 
   /** scheduled → running, when due. False: someone else took it, it was cancelled, or it is not due. */
   claim(id: string, now: number): boolean {
-    return this.claimStmt.run({ id, now }).changes === 1;
+    return this.move(id, { type: 'claim' }, now, () => this.claimStmt.run({ id, now }).changes);
   }
 
   /** The precheck said "not yet": try again at runAt. */
   retryAt(id: string, runAt: number, why: string, now: number): boolean {
-    return this.retryStmt.run({ id, runAt, why, now }).changes === 1;
+    return this.move(id, { type: 'retry', runAt, why }, now, () => this.retryStmt.run({ id, runAt, why, now }).changes);
   }
 
   /** The precheck said "not yet" once too often: scheduled → failed. */
   giveUp(id: string, why: string, result: JobResult, now: number): boolean {
-    return this.giveUpStmt.run({ id, why, result: JSON.stringify(result), now }).changes === 1;
+    return this.move(id, { type: 'give-up' }, now, () => this.giveUpStmt.run({ id, why, result: JSON.stringify(result), now }).changes);
   }
 
   /** running → done | failed. */
   finish(id: string, result: JobResult, now: number): boolean {
-    return this.finishStmt.run({ id, state: result.ok ? 'done' : 'failed', result: JSON.stringify(result), now }).changes === 1;
+    return this.move(id, { type: result.ok ? 'finish' : 'fail' }, now, (_, to) => this.finishStmt.run({ id, state: to.state, result: JSON.stringify(result), now }).changes);
   }
 
   /** scheduled → cancelled. False when it already ran, runs, or was cancelled. */
   cancel(id: string, why: string, now: number): boolean {
-    return this.cancelStmt.run({ id, result: JSON.stringify({ ok: false, summary: why } satisfies JobResult), now }).changes === 1;
+    return this.move(id, { type: 'cancel' }, now, () => this.cancelStmt.run({ id, result: JSON.stringify({ ok: false, summary: why } satisfies JobResult), now }).changes);
+  }
+
+  /**
+   * One step of the job's life cycle: the reducer decides, the statement (conditional on the state it leaves)
+   * writes, the event is appended; false when any of them says no.
+   */
+  private move(id: string, event: JobLifeEvent, now: number, write: (from: JobLife, to: JobLife) => number): boolean {
+    const read = (): (JobLife & { wallId: string | null }) | null => {
+      const job = this.get(id);
+      return job ? { state: job.state, runAt: job.runAt, attempts: job.attempts, wallId: job.wallId } : null;
+    };
+    return this.lifecycle.apply({ kind: 'job', id, correlationId: read()?.wallId ?? id, event, at: now, read, step: stepJob, write }).ok;
   }
 
   scheduledForWall(wallId: string): string[] {

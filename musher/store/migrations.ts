@@ -439,6 +439,28 @@ const MIGRATIONS: ReadonlyArray<Migration> = [
   DROP INDEX bar_samples_window;
   CREATE INDEX bar_samples_window ON bar_samples(provider, account, window, observed_at);
   `,
+  // 21 (issue 13): every move of a life cycle (SPEC.md), one append-only
+  // table: the wall's, task's, hand-off's and job's steps with their correlation id. Written only by
+  // store/lifecycle-events.ts, in the transaction of the move; never updated or deleted.
+  `
+  CREATE TABLE lifecycle_events (
+    id              INTEGER PRIMARY KEY AUTOINCREMENT,
+    entity_kind     TEXT NOT NULL CHECK (entity_kind IN ('wall', 'task', 'handoff', 'job', 'run')),
+    entity_id       TEXT NOT NULL,
+    event_type      TEXT NOT NULL,
+    from_state      TEXT,
+    to_state        TEXT NOT NULL,
+    correlation_id  TEXT NOT NULL,
+    at              INTEGER NOT NULL,
+    payload         TEXT NOT NULL DEFAULT '{}'
+  );
+  CREATE INDEX lifecycle_events_entity ON lifecycle_events(entity_kind, entity_id, id);
+  CREATE INDEX lifecycle_events_correlation ON lifecycle_events(correlation_id, id);
+  CREATE TRIGGER lifecycle_events_append_only_update BEFORE UPDATE ON lifecycle_events
+  BEGIN SELECT RAISE(ABORT, 'lifecycle_events is append-only'); END;
+  CREATE TRIGGER lifecycle_events_append_only_delete BEFORE DELETE ON lifecycle_events
+  BEGIN SELECT RAISE(ABORT, 'lifecycle_events is append-only'); END;
+  `,
 ];
 
 function slimHookEvents(db: Database.Database): void {

@@ -1,6 +1,8 @@
 import type { Db } from './db.js';
 import type { Task, TaskSource, TaskState, TaskUpdate } from '../../core/task/task.js';
 import { Band } from '../../core/estimate/band.js';
+import { stepTask, taskEventFor, type TaskLife } from '../../core/lifecycle/task.js';
+import { LifecycleEvents, TransitionRefused } from './lifecycle-events.js';
 
 export interface NewTask {
   id: string;
@@ -16,13 +18,18 @@ export interface NewTask {
   at: number;
 }
 
-/** Tasks and which session works on which. The only writer of `tasks` and `task_sessions`. */
+/**
+ * Tasks and which session works on which. The only writer of `tasks` and `task_sessions`. A task's state moves only
+ * through core/lifecycle/task.ts (SPEC.md § task): a conditional UPDATE and a row in lifecycle_events, or a refusal.
+ */
 export class TaskStore {
   private readonly insertStmt;
   private readonly getStmt;
   private readonly forSessionStmt;
   private readonly attachStmt;
+  private readonly lifecycle: LifecycleEvents;
   constructor(private readonly db: Db) {
+    this.lifecycle = new LifecycleEvents(db);
     this.insertStmt = db.prepare(
       `INSERT INTO tasks (id, title, worth, type, repo, source, source_ref, state, prompt_chars, prompt, turns, created_at, updated_at)
        VALUES (@id, @title, @worth, @type, @repo, @source, @sourceRef, 'open', @promptChars, @prompt, 0, @at, @at)`,
@@ -38,7 +45,8 @@ export class TaskStore {
   /** Creates a task; false when the id is taken (the caller draws another). */
   create(t: NewTask): boolean {
     try {
-      this.insertStmt.run({
+      this.db.transaction(() => {
+        this.insertStmt.run({
         id: t.id,
         title: t.title,
         worth: t.worth ?? null,
@@ -49,7 +57,9 @@ export class TaskStore {
         promptChars: t.promptChars ?? 0,
         prompt: t.prompt ?? null,
         at: t.at,
-      });
+        });
+        this.lifecycle.created('task', t.id, 'open', t.id, t.at, { source: t.source });
+      })();
       return true;
     } catch (e) {
       if ((e as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') return false;
@@ -90,19 +100,41 @@ export class TaskStore {
     this.attachStmt.run(sessionId, taskId, at);
   }
 
+  /**
+   * Changes a task's fields and moves its state (the event that leads there: park, resume, finish). Asking for the
+   * state it is in changes nothing. Throws TransitionRefused (one line) for a move SPEC.md does not have.
+   */
   update(id: string, u: TaskUpdate, at: number): Task | null {
-    const sets: string[] = [];
-    const params: Record<string, unknown> = { id, at };
-    for (const [key, column] of [['title', 'title'], ['worth', 'worth'], ['type', 'type'], ['state', 'state']] as const) {
-      if (u[key] !== undefined) {
-        sets.push(`${column} = @${key}`);
-        params[key] = u[key];
+    return this.db.transaction(() => {
+      const current = this.get(id);
+      if (!current) return null;
+      if (u.state !== undefined && u.state !== current.state) {
+        const moved = this.lifecycle.apply({
+          kind: 'task',
+          id,
+          correlationId: id,
+          event: { type: taskEventFor(u.state) },
+          at,
+          read: (): TaskLife | null => {
+            const t = this.get(id);
+            return t ? { state: t.state, endedAt: t.endedAt } : null;
+          },
+          step: stepTask,
+          write: (from, to) => this.db.prepare(`UPDATE tasks SET state = ?, ended_at = ? WHERE id = ? AND state = ?`).run(to.state, to.endedAt, id, from.state).changes,
+        });
+        if (!moved.ok) throw new TransitionRefused(moved.error);
       }
-    }
-    if (u.state === 'done') sets.push('ended_at = COALESCE(ended_at, @at)');
-    else if (u.state !== undefined) sets.push('ended_at = NULL');
-    if (sets.length > 0) this.db.prepare(`UPDATE tasks SET ${sets.join(', ')}, updated_at = @at WHERE id = @id`).run(params);
-    return this.get(id);
+      const sets: string[] = [];
+      const params: Record<string, unknown> = { id, at };
+      for (const key of ['title', 'worth', 'type'] as const) {
+        if (u[key] !== undefined) {
+          sets.push(`${key} = @${key}`);
+          params[key] = u[key];
+        }
+      }
+      if (sets.length > 0 || u.state !== undefined) this.db.prepare(`UPDATE tasks SET ${[...sets, 'updated_at = @at'].join(', ')} WHERE id = @id`).run(params);
+      return this.get(id);
+    })();
   }
 
   setState(id: string, state: TaskState, at: number): Task | null {

@@ -1,12 +1,18 @@
 import type { Db } from './db.js';
 import type { ExitContext, ExitKind, Offer } from '../../core/exits/types.js';
+import { stepWall, type WallLife, type WallLifeEvent, type WallState } from '../../core/lifecycle/wall.js';
+import { LifecycleEvents } from './lifecycle-events.js';
 
 /**
  * The walls: one row per time a session's bar hit 100%, with what was offered, what the policy decided, what was
  * chosen and what came of it; and the append-only audit log of each (`sleds policy explain` and status read it).
- * States: open (waiting for a choice) → chosen (an exit taken; its work may still be under way) → closed.
+ * States: open (waiting for a choice) → chosen (an exit taken; its work may still be under way) → closed — moved only
+ * through core/lifecycle/wall.ts (SPEC.md § wall), each move a conditional UPDATE plus a row in lifecycle_events.
  */
-export type WallState = 'open' | 'chosen' | 'closed';
+export type { WallState };
+
+/** A move refused (illegal for the wall's state, or someone else moved it first), in one line. */
+export type WallMove = { ok: true } | { ok: false; error: string };
 
 export interface WallRow {
   wallId: string;
@@ -47,7 +53,11 @@ export class WallBook {
   private readonly recentStmt;
   private readonly eventStmt;
   private readonly eventsStmt;
+  private readonly lifeStmt;
+  private readonly lifecycle: LifecycleEvents;
   constructor(private readonly db: Db) {
+    this.lifecycle = new LifecycleEvents(db);
+    this.lifeStmt = db.prepare(`SELECT state, choice, choice_arg, chosen_by, chosen_at, closed_at FROM walls WHERE wall_id = ?`);
     this.insertStmt = db.prepare(
       `INSERT INTO walls (wall_id, session_id, harness, window, resets_at, hit_at, signal, state, context, offers, decision)
        VALUES (@wallId, @sessionId, @harness, @window, @resetsAtMs, @hitAtMs, @signal, 'open', @context, @offers, @decision)`,
@@ -76,6 +86,7 @@ export class WallBook {
           if (into) return { opened: false as const, into };
           this.insertStmt.run({ ...w, context: JSON.stringify(w.context), offers: JSON.stringify(w.offers), decision: JSON.stringify(w.decision ?? null) });
           this.event({ wallId: w.wallId, at: w.hitAtMs, kind: 'hit', detail: { signal: w.signal, window: w.window, resetsAtMs: w.resetsAtMs } });
+          this.lifecycle.created('wall', w.wallId, 'open', w.wallId, w.hitAtMs, { sessionId: w.sessionId, signal: w.signal });
           return { opened: true as const };
         })
         .immediate();
@@ -125,13 +136,13 @@ export class WallBook {
     this.event({ wallId, at, kind: 'signal', detail: { source } });
   }
 
-  choose(wallId: string, c: { exit: ExitKind; arg: string | null; by: 'policy' | 'user'; rule: string | null; at: number }): void {
-    this.db.transaction(() => {
+  choose(wallId: string, c: { exit: ExitKind; arg: string | null; by: 'policy' | 'user'; rule: string | null; at: number }): WallMove {
+    return this.move(wallId, { type: 'choose', exit: c.exit, arg: c.arg, by: c.by }, c.at, (from, to) =>
       this.db
-        .prepare(`UPDATE walls SET state = 'chosen', choice = ?, choice_arg = ?, chosen_by = ?, chosen_at = ?, outcome = NULL WHERE wall_id = ?`)
-        .run(c.exit, c.arg, c.by, c.at, wallId);
-      this.event({ wallId, at: c.at, kind: 'chosen', detail: { exit: c.exit, arg: c.arg, by: c.by, rule: c.rule } });
-    })();
+        .prepare(`UPDATE walls SET state = ?, choice = ?, choice_arg = ?, chosen_by = ?, chosen_at = ?, outcome = NULL WHERE wall_id = ? AND state = ?`)
+        .run(to.state, to.choice, to.choiceArg, to.chosenBy, to.chosenAtMs, wallId, from.state).changes,
+      { kind: 'chosen', detail: { exit: c.exit, arg: c.arg, by: c.by, rule: c.rule } },
+    );
   }
 
   outcome(wallId: string, at: number, line: string, detail: Record<string, unknown> = {}): void {
@@ -142,18 +153,43 @@ export class WallBook {
   }
 
   /** Back to waiting for a choice (a cancelled hold or defer). */
-  reopen(wallId: string, at: number, why: string): void {
-    this.db.transaction(() => {
-      this.db.prepare(`UPDATE walls SET state = 'open', choice = NULL, choice_arg = NULL, chosen_by = NULL, chosen_at = NULL, outcome = NULL WHERE wall_id = ?`).run(wallId);
-      this.event({ wallId, at, kind: 'reopened', detail: { why } });
+  reopen(wallId: string, at: number, why: string): WallMove {
+    return this.move(wallId, { type: 'reopen', why }, at, (from, to) =>
+      this.db
+        .prepare(`UPDATE walls SET state = ?, choice = NULL, choice_arg = NULL, chosen_by = NULL, chosen_at = NULL, outcome = NULL WHERE wall_id = ? AND state = ?`)
+        .run(to.state, wallId, from.state).changes,
+      { kind: 'reopened', detail: { why } },
+    );
+  }
+
+  close(wallId: string, at: number, why: string): WallMove {
+    return this.move(wallId, { type: 'close', why }, at, (from, to) =>
+      this.db.prepare(`UPDATE walls SET state = ?, closed_at = ? WHERE wall_id = ? AND state = ?`).run(to.state, to.closedAtMs, wallId, from.state).changes,
+      { kind: 'closed', detail: { why } },
+    );
+  }
+
+  /** One step of the wall's life cycle: the conditional UPDATE, its lifecycle event and its line in the wall's story. */
+  private move(wallId: string, event: WallLifeEvent, at: number, write: (from: WallLife, to: WallLife) => number, story: Omit<WallEvent, 'wallId' | 'at'>): WallMove {
+    return this.db.transaction((): WallMove => {
+      const moved = this.lifecycle.apply({ kind: 'wall', id: wallId, correlationId: wallId, event, at, read: () => this.life(wallId), step: stepWall, write });
+      if (!moved.ok) return moved;
+      this.event({ wallId, at, ...story });
+      return { ok: true };
     })();
   }
 
-  close(wallId: string, at: number, why: string): void {
-    this.db.transaction(() => {
-      this.db.prepare(`UPDATE walls SET state = 'closed', closed_at = ? WHERE wall_id = ? AND state != 'closed'`).run(at, wallId);
-      this.event({ wallId, at, kind: 'closed', detail: { why } });
-    })();
+  private life(wallId: string): WallLife | null {
+    const r = this.lifeStmt.get(wallId) as Record<string, unknown> | undefined;
+    if (!r) return null;
+    return {
+      state: r.state as WallState,
+      choice: (r.choice as ExitKind | null) ?? null,
+      choiceArg: (r.choice_arg as string | null) ?? null,
+      chosenBy: (r.chosen_by as WallLife['chosenBy']) ?? null,
+      chosenAtMs: (r.chosen_at as number | null) ?? null,
+      closedAtMs: (r.closed_at as number | null) ?? null,
+    };
   }
 
   event(e: WallEvent): void {

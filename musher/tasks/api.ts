@@ -55,7 +55,7 @@ export function updateTask(service: TaskService, store: TaskStore, idOrPrefix: s
   try {
     return { status: 200, body: { task: service.update(found.id, body.value) } };
   } catch (e) {
-    if (e instanceof TaskError) return { status: 400, body: { error: e.message } };
+    if (e instanceof TaskError) return { status: e.status, body: { error: e.message } };
     throw e;
   }
 }

@@ -6,6 +6,7 @@ import type { Log } from '../log.js';
 import { findRepoRoot } from '../policy/repo-root.js';
 import type { SessionStore } from '../store/sessions.js';
 import type { TaskStore } from '../store/tasks.js';
+import { TransitionRefused } from '../store/lifecycle-events.js';
 
 export interface TaskServiceDeps {
   store: TaskStore;
@@ -23,8 +24,15 @@ export interface TaskServiceDeps {
   onCreated?(task: Task): void;
 }
 
-/** A change refused, in one line that says what to do. */
-export class TaskError extends Error {}
+/** A change refused, in one line that says what to do: 400 a bad value, 409 a move the task's life cycle refuses. */
+export class TaskError extends Error {
+  constructor(
+    message: string,
+    readonly status: 400 | 409 = 400,
+  ) {
+    super(message);
+  }
+}
 
 /**
  * Tasks, as the prompts, verbs and tools see them: a session's first prompt starts one, `/sled task` starts
@@ -108,7 +116,12 @@ export class TaskService {
     const task = this.d.store.get(id);
     if (!task) throw new TaskError(`no task ${id} — sleds tasks lists them`);
     if (u.worth) this.checkWorth(u.worth, task.repo);
-    return this.d.store.update(id, u, this.d.clock.now())!;
+    try {
+      return this.d.store.update(id, u, this.d.clock.now())!;
+    } catch (e) {
+      if (e instanceof TransitionRefused) throw new TaskError(e.message, 409);
+      throw e;
+    }
   }
 
   private checkWorth(level: string, dir: string | null): void {

@@ -341,7 +341,9 @@ export class WallKeeper {
     }
     if (wall.choice && wall.choice !== kind) this.d.exits[wall.choice].cancel?.(wall);
     const now = this.d.clock.now();
-    this.d.book.choose(wall.wallId, { exit: kind, arg, by, rule, at: now });
+    // The wall's life cycle refuses a choice at a wall that is over or was moved meanwhile (SPEC.md § wall).
+    const moved = this.d.book.choose(wall.wallId, { exit: kind, arg, by, rule, at: now });
+    if (!moved.ok) return { ok: false, line: `sled: ${moved.error}. /sled status shows the bars.` };
     const chosen = this.d.book.get(wall.wallId)!;
     let result;
     try {
@@ -362,7 +364,8 @@ export class WallKeeper {
     if (!wall.choice) return `sled: nothing to cancel — no exit taken yet at wall ${wall.wallId}. /sled exits shows them.`;
     const undone = this.d.exits[wall.choice].cancel?.(wall) ?? false;
     if (!undone) return `sled: ${exitNumber(wall.choice)} cannot be undone from here. /sled exits shows the card.`;
-    this.d.book.reopen(wall.wallId, this.d.clock.now(), 'cancelled by the user');
+    const reopened = this.d.book.reopen(wall.wallId, this.d.clock.now(), 'cancelled by the user');
+    if (!reopened.ok) return `sled: ${reopened.error}. /sled exits shows the card.`;
     return `sled: cancelled ${exitNumber(wall.choice)} at wall ${wall.wallId}. The wall is open again: /sled 1 … /sled 6.`;
   }
 

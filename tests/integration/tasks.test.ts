@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { sleds, startMusher, type SledsWorld } from '../support/sleds-env.js';
 import { useWorlds } from '../support/worlds.js';
 import type { Task } from '../../core/task/task.js';
+import { requestMusher } from '../../hooks/musher-client.js';
 
 const world = useWorlds();
 const dirs: string[] = [];
@@ -77,5 +78,28 @@ describe('tasks', () => {
     expect(refused.stderr.trim()).toBe("sleds: 'gold' is not a worth level here — use high|normal|low|none");
     const missing = await sleds(w, ['task', 'zzzzzzzzzzzz']);
     expect(missing.stderr.trim()).toBe('sleds: no task zzzzzzzzzzzz — sleds tasks lists them');
+  });
+
+  it('a done task is not moved back: the API refuses it in one line (409) and the task keeps its end and receipt', async () => {
+    const w = world();
+    await startMusher(w);
+    const repo = repoDir();
+    await prompt(w, 's1', 'Fix the flaky login test', repo);
+    const [task] = await tasks(w);
+    const parked = await requestMusher(w.socket, 'POST', `/v1/tasks/${task!.id}`, JSON.stringify({ state: 'parked' }), {}, 10_000);
+    expect(parked.status).toBe(200);
+    const done = await sleds(w, ['task', task!.id, 'done', '--json']);
+    expect(done.code, done.stderr).toBe(0);
+    const ended = (await tasks(w))[0]!;
+    expect(ended).toMatchObject({ id: task!.id, state: 'done' });
+
+    const back = await requestMusher(w.socket, 'POST', `/v1/tasks/${task!.id}`, JSON.stringify({ state: 'open', worth: 'high' }), {}, 10_000);
+    expect(back.status).toBe(409);
+    expect(JSON.parse(back.body)).toEqual({ error: `task ${task!.id}: a task that is done cannot take 'resume' — its receipt is written; start another with /sled task <title>` });
+    const after = (await tasks(w))[0]!;
+    expect(after).toMatchObject({ state: 'done', worth: null, endedAt: ended.endedAt });
+    const shown = await sleds(w, ['task', task!.id]);
+    expect(shown.stdout).toContain('state done');
+    expect(shown.stdout).toMatch(/receipt [a-z2-9]+:/);
   });
 });

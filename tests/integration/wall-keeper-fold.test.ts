@@ -50,7 +50,7 @@ const transcriptSignal: WallRecord = {
   message: "You've hit your 5-hour limit · resets 9:24pm (UTC)",
 };
 
-function keeper(): { keeper: WallKeeper; book: WallBook; snapshots: string[] } {
+function keeper(taken: string[] = []): { keeper: WallKeeper; book: WallBook; snapshots: string[] } {
   const dir = mkdtempSync(join(tmpdir(), 'sl-fold-'));
   dirs.push(dir);
   const db = openStore(join(dir, 'sleds.db'));
@@ -58,7 +58,12 @@ function keeper(): { keeper: WallKeeper; book: WallBook; snapshots: string[] } {
   const book = new WallBook(db);
   const snapshots: string[] = [];
   const log = { info: () => undefined, warn: () => undefined, error: () => undefined };
-  const refuse = { take: async () => ({ ok: false, line: 'not here' }) };
+  const refuse = {
+    take: async (wall: { wallId: string }) => {
+      taken.push(wall.wallId);
+      return { ok: false, line: 'not here' };
+    },
+  };
   const keeper = new WallKeeper({
     clock: { now: () => NOW },
     log,
@@ -132,5 +137,22 @@ describe('the wall book guards the insert', () => {
     const again = new WallBook(second).open(row('bbbbbbbbbbbb', null), same);
     expect(again).toMatchObject({ opened: false, into: { wallId: 'aaaaaaaaaaaa' } });
     expect(new WallBook(first).recent()).toHaveLength(1);
+  });
+});
+
+describe('a wall answered after it is over', () => {
+  it('is refused in one line, and the exit is never taken: the wall stays closed with its story unchanged', async () => {
+    const taken: string[] = [];
+    const { keeper: k, book } = keeper(taken);
+    const wall = (await k.onSignal(transcriptSignal))!;
+    const byPolicy = [...taken]; // what the policy tried as the wall opened
+    // The prompt read the wall open; before its /sled 2 is taken, the wall closes (its bar read back under 100%).
+    expect(book.close(wall.wallId, NOW, 'its bar is back under 100%')).toEqual({ ok: true });
+    const story = book.events(wall.wallId);
+    const answer = await k.take(wall, 'hold', null, 'user', null);
+    expect(answer).toEqual({ ok: false, line: `sled: wall ${wall.wallId}: a wall that is closed cannot take 'choose' — the wall is over; a new limit opens a new wall. /sled status shows the bars.` });
+    expect(taken).toEqual(byPolicy);
+    expect(book.get(wall.wallId)).toMatchObject({ state: 'closed', choice: null });
+    expect(book.events(wall.wallId)).toEqual(story);
   });
 });

@@ -182,4 +182,21 @@ describe('architecture', () => {
       }
     }
   });
+
+  it("a store moves a row's state only by the conditional UPDATE … AND state = ?, and the life cycles' stores through lifecycle_events", () => {
+    const offending: string[] = [];
+    for (const file of sources('musher/store')) {
+      const text = readFileSync(join(ROOT, file), 'utf8');
+      for (const m of text.matchAll(/UPDATE\s+(\w+)\s+SET\s+([^`]*?)\s+WHERE\s+([^`]*)`/g)) {
+        const [, table, sets, where] = m;
+        if (/(^|[\s,])state\s*=/.test(sets!) && !/\bAND\s+state\s*(=|IN\b)/i.test(where!)) offending.push(`${file}: UPDATE ${table} SET ${sets} WHERE ${where}`);
+      }
+    }
+    expect(offending, 'a state written without the state it leaves (SPEC.md: stores apply moves conditionally)').toEqual([]);
+    for (const store of ['wall-book', 'tasks', 'handoffs', 'jobs']) {
+      const text = readFileSync(join(ROOT, 'musher/store', `${store}.ts`), 'utf8');
+      expect(/from '\.\/lifecycle-events\.js'/.test(text), `musher/store/${store}.ts moves its life cycle without lifecycle_events`).toBe(true);
+      expect(/from '\.\.\/\.\.\/core\/lifecycle\//.test(text), `musher/store/${store}.ts moves its life cycle without its reducer`).toBe(true);
+    }
+  });
 });
