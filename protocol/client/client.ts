@@ -42,7 +42,7 @@ export function nobodyListens(failure: CallFailure): boolean {
 /** An `unreadable` failure's reason when the body is not JSON at all. */
 export const NOT_JSON = 'the answer is not JSON';
 
-interface RawReply {
+export interface RawReply {
   status: number;
   contentType: string;
   body: string;
