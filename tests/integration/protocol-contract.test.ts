@@ -10,8 +10,9 @@ import { describe, expect, it } from 'vitest';
 import { musherClient, type CallResult, type MusherClient } from '../../protocol/client/client.js';
 import { ROUTES, patternOf, routeOf, type RouteInput, type RouteName, type RouteSpec } from '../../protocol/routes.js';
 import { ErrorBody } from '../../protocol/schemas.js';
-import { REPO_ROOT, startMusher, waitFor, type SledsWorld } from '../support/sleds-env.js';
+import { REPO_ROOT, sleds, startMusher, waitFor, type SledsWorld } from '../support/sleds-env.js';
 import { useWorlds } from '../support/worlds.js';
+import { writeSledsConfig } from '../support/sleds-config.js';
 import { limitAhead } from '../support/limit-ahead.js';
 
 const newWorld = useWorlds({ SLEDS_NO_AUTOSTART: '1', SLEDS_SEAT: 'dana' });
@@ -71,7 +72,7 @@ describe('the route table and the server', () => {
 async function held<N extends RouteName>(client: MusherClient, name: N, input: RouteInput<N>, expectStatus: number, seen: Map<RouteName, number>): Promise<CallResult<N>> {
   const r = await client.call(name, input, { timeoutMs: 30_000 });
   if (!r.ok && r.kind !== 'refused') throw new Error(`${name}: ${r.kind} — ${'reason' in r ? r.reason : ''}`);
-  expect({ name, status: r.status }).toEqual({ name, status: expectStatus });
+  expect({ name, status: r.status }, r.ok ? undefined : r.error).toEqual({ name, status: expectStatus });
   if (!r.ok) {
     expect(ErrorBody.safeParse(r.body).success).toBe(true);
     // A refusal of the route's own, never the server's "no route" for a table entry it does not have.
@@ -86,16 +87,20 @@ function must<N extends RouteName>(r: CallResult<N>): Extract<CallResult<N>, { o
   return r.body;
 }
 
-/** Routes this test reaches only as a refusal: they need a world (a platform key, a roster and a hand-off remote) it does not build. */
-const REFUSED_ONLY: RouteName[] = ['wallGo', 'gatewayToken', 'handOff', 'handoffsPrune', 'pickup'];
+/** Routes this test reaches only as a refusal: they need a world (a roster and a hand-off remote) it does not build. */
+const REFUSED_ONLY: RouteName[] = ['handOff', 'handoffsPrune', 'pickup'];
 
 describe('a real musher answers every route as the table says', { timeout: 120_000 }, () => {
   it('each reply parses by its route schema', async () => {
     const w: SledsWorld = newWorld();
+    // `go` gives the command to run, not runs it: any claude will do.
+    writeSledsConfig(w, { binaries: { claude: process.execPath } });
+    // A platform key (never sent anywhere here): musher starts its gateway, so a gateway token can be minted.
+    expect((await sleds(w, ['key', 'set', 'anthropic'], 'sk-ant-api03-CONTRACT-test-key-0001\n')).code).toBe(0);
     await startMusher(w);
     const client = musherClient({ socketPath: w.socket });
     const seen = new Map<RouteName, number>();
-    const SESSION = 'contract-sess-1';
+    const SESSION = '1098c2f4-aaaa-bbbb-cccc-0000000000c1';
     const LIMIT = limitAhead();
     const hookBody = (event: string, more: Record<string, unknown>) => ({ session_id: SESSION, cwd: '/tmp', hook_event_name: event, ...more });
 
@@ -120,8 +125,9 @@ describe('a real musher answers every route as the table says', { timeout: 120_0
     await held(client, 'bars', {}, 200, seen);
     expect(must(await held(client, 'wall', { params: { id: wallId } }, 200, seen)).wall.wallId).toBe(wallId);
     await held(client, 'wallExplain', { params: { id: wallId } }, 200, seen);
-    // Go runs a continue or a switch on the platform key: this seat has none, and chose neither.
-    await held(client, 'wallGo', { params: { id: wallId }, body: {} }, 409, seen);
+    // Go runs the chosen continue (exit 1) on the platform key, in this terminal.
+    await held(client, 'hook', { params: { event: 'UserPromptSubmit' }, body: hookBody('UserPromptSubmit', { prompt: '/sled 1' }) }, 200, seen);
+    expect(must(await held(client, 'wallGo', { params: { id: wallId }, body: {} }, 200, seen)).cmd.args.length).toBeGreaterThan(0);
     expect(must(await held(client, 'snapshots', {}, 200, seen)).snapshots.map((s) => s.id)).toContain(snapshotId);
     await held(client, 'snapshot', { params: { id: snapshotId } }, 200, seen);
 
@@ -148,12 +154,16 @@ describe('a real musher answers every route as the table says', { timeout: 120_0
     await held(client, 'jobCancel', { params: { id: job.id }, body: {} }, 200, seen);
 
     // GitHub and the tracker answer with an empty round (no checkout on GitHub, no tracker configured); what this
-    // world has not set up (a platform key, a roster, a hand-off remote) refuses in one line.
+    // world has not set up (a roster, a hand-off remote) refuses in one line.
     await held(client, 'githubWatch', { body: {} }, 200, seen);
     await held(client, 'trackerPoll', { body: {} }, 200, seen);
     await held(client, 'tracker', {}, 200, seen);
+    await waitFor('the gateway', async () => {
+      const g = await client.call('gateway', {});
+      return g.ok && g.body.running;
+    });
     await held(client, 'gateway', {}, 200, seen);
-    await held(client, 'gatewayToken', { body: { sessionId: SESSION } }, 409, seen);
+    await held(client, 'gatewayToken', { body: { sessionId: SESSION } }, 200, seen);
     await held(client, 'handoffs', {}, 200, seen);
     await held(client, 'handOff', { body: { sessionId: SESSION, to: 'sam' } }, 409, seen);
     await held(client, 'handoffsPrune', { body: { cwd: '/tmp' } }, 409, seen);
