@@ -19,8 +19,8 @@ import type { Question } from '../core/question/question.js';
  * interfaces (the status snapshot, a forecast) that have no schema of their own: the fields listed are the ones a
  * client reads; the rest is the core type's word.
  */
-export function wire<T>(shape: z.ZodRawShape): z.ZodType<T> {
-  return z.looseObject(shape) as unknown as z.ZodType<T>;
+export function wire<T>(shape: { [K in keyof T]?: z.ZodType }): z.ZodType<T> {
+  return z.looseObject(shape as z.ZodRawShape) as unknown as z.ZodType<T>;
 }
 
 const epochMs = z.number();
