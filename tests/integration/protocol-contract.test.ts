@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { musherClient, type CallResult, type MusherClient } from '../../protocol/client/client.js';
 import { ROUTES, patternOf, routeOf, type RouteInput, type RouteName, type RouteSpec } from '../../protocol/routes.js';
 import { ErrorBody } from '../../protocol/schemas.js';
@@ -14,6 +14,7 @@ import { REPO_ROOT, sleds, startMusher, waitFor, type SledsWorld } from '../supp
 import { useWorlds } from '../support/worlds.js';
 import { writeSledsConfig } from '../support/sleds-config.js';
 import { limitAhead } from '../support/limit-ahead.js';
+import { handoffTeam, hookIn, writeTranscript } from '../support/handoff-team.js';
 
 const newWorld = useWorlds({ SLEDS_NO_AUTOSTART: '1', SLEDS_SEAT: 'dana' });
 
@@ -87,7 +88,7 @@ function must<N extends RouteName>(r: CallResult<N>): Extract<CallResult<N>, { o
   return r.body;
 }
 
-/** Routes this test reaches only as a refusal: they need a world (a roster and a hand-off remote) it does not build. */
+/** Routes the one-seat world reaches only as a refusal: a hand-off needs a roster and a remote (the team below). */
 const REFUSED_ONLY: RouteName[] = ['handOff', 'handoffsPrune', 'pickup'];
 
 describe('a real musher answers every route as the table says', { timeout: 120_000 }, () => {
@@ -174,5 +175,30 @@ describe('a real musher answers every route as the table says', { timeout: 120_0
     // Every entry was called; all but the few this world cannot set up answered with their success reply.
     expect(TABLE.map(([n]) => n).filter((n) => !seen.has(n))).toEqual([]);
     expect([...seen].filter(([, status]) => status >= 300).map(([n]) => n).sort()).toEqual([...REFUSED_ONLY].sort());
+  });
+});
+
+describe('a team answers the hand-off routes as the table says', { timeout: 120_000 }, () => {
+  const cleanups: Array<() => unknown> = [];
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c();
+  });
+
+  it('sam hands a session to dana, dana picks it up and prunes: each reply parses by its route schema', async () => {
+    const t = await handoffTeam([{ handle: 'sam', name: 'Sam' }, { handle: 'dana', name: 'Dana' }], cleanups);
+    const [sam, dana] = t.seats as [SledsWorld, SledsWorld];
+    expect((await sleds(dana, ['keys', 'trust', 'sam', '--yes', '--json'], undefined, {}, t.b)).code).toBe(0);
+    const seen = new Map<RouteName, number>();
+    const sessionId = '3c1e5f7a-2b4d-4e6f-8a1c-5d7e9f0a1b2d';
+    const tx = join(sam.claudeDir, 'projects', t.a.replace(/[^A-Za-z0-9]/g, '-'), `${sessionId}.jsonl`);
+    writeTranscript(tx, sessionId, t.a, 'fix the cart total');
+    await hookIn(sam, 'UserPromptSubmit', sessionId, t.a, { prompt: 'fix the cart total', transcript_path: tx });
+
+    const sent = must(await held(musherClient({ socketPath: sam.socket }), 'handOff', { body: { sessionId, to: '@Dana' } }, 200, seen));
+    expect(sent.id).toMatch(/^[2-9a-km-np-z]{12}$/);
+    const picked = must(await held(musherClient({ socketPath: dana.socket }), 'pickup', { body: { id: sent.id!, cwd: t.b } }, 200, seen));
+    expect(picked.received?.peer).toBe('sam');
+    await held(musherClient({ socketPath: dana.socket }), 'handoffsPrune', { body: { cwd: t.b } }, 200, seen);
+    expect([...seen.keys()].sort()).toEqual([...REFUSED_ONLY].sort());
   });
 });
