@@ -1,13 +1,12 @@
 import { formatAge, formatReset } from '../core/format.js';
-import type { BarStatus } from '../core/status.js';
-import { callMusher, reportRefusal } from './musher-call.js';
+import { askMusher, reportRefusal } from './musher-call.js';
 
 /** `sleds bars [--json]`: every bar musher knows, with its source and the age of its data. */
 export async function runBars(json: boolean): Promise<number> {
-  const res = await callMusher('GET', '/v1/bars');
+  const res = await askMusher('bars', {});
   if (!res) return 1;
-  if (res.status !== 200) return reportRefusal(res, json);
-  const { bars, now } = res.body as unknown as { bars: BarStatus[]; now: number };
+  if (!res.ok) return reportRefusal(res, json);
+  const { bars, now } = res.body;
   if (json) {
     process.stdout.write(`${JSON.stringify({ now, bars }, null, 2)}\n`);
     return 0;
@@ -17,7 +16,7 @@ export async function runBars(json: boolean): Promise<number> {
     return 0;
   }
   // Two accounts' bars (a second config dir, another login) are told apart by whose they are.
-  const several = new Set(bars.map((b) => b.account ?? '')).size > 1;
+  const several = new Set(bars.map((b) => b.account)).size > 1;
   const rows = bars.map((b) => [
     `${b.provider === 'anthropic' ? 'claude' : b.provider === 'openai' ? 'codex' : b.provider} ${b.label}${several ? ` (${b.accountLabel ?? b.account})` : ''}`,
     `${b.usedPct}%`,

@@ -7,7 +7,7 @@ import { loadConfig } from '../musher/config/load.js';
 import { seatIdentity } from '../musher/config/handle.js';
 import { FAILED_DIR } from '../musher/ingest/spool-drain.js';
 import { describeCredentials, readClaudeCredentials } from '../musher/quota/credentials.js';
-import { requestMusher } from '../hooks/musher-client.js';
+import { musherClient } from '../protocol/client/client.js';
 import { HARNESS_INSTALLERS } from '../harnesses/installers.js';
 import { readState, stateFile } from '../harnesses/install-state.js';
 import { musherHealth } from './musher-lifecycle.js';
@@ -77,14 +77,15 @@ export async function runDoctor(cliMain: string, json: boolean): Promise<number>
 
   // Claude's usage endpoint (per-model weekly bars, credits): what the poller says, or why it cannot poll.
   if (health) {
-    try {
-      const res = await requestMusher(paths.socketFile, 'GET', '/v1/usage-poller', null, {}, 2000);
-      const line = (JSON.parse(res.body) as { line: string }).line;
+    const res = await musherClient({ socketPath: paths.socketFile, timeoutMs: 2000 }).call('usagePoller', {});
+    if (res.ok) {
+      const line = res.body.line;
       if (/: ok,|polled by another musher/.test(line)) rep.ok('usage endpoint', line);
       // The poller's line already says what to do when there is something to do.
       else rep.warn('usage endpoint', line, line.includes(' — ') ? undefined : 'see the log; the 5-hour and weekly bars still come from the statusline');
-    } catch (e) {
-      rep.warn('usage endpoint', `could not ask musher: ${errorMessage(e)}`, `see ${paths.logFile}`);
+    } else {
+      const why = res.kind === 'refused' ? res.error : res.reason;
+      rep.warn('usage endpoint', `could not ask musher: ${why}`, `see ${paths.logFile}`);
     }
   } else {
     const creds = await readClaudeCredentials({ claudeConfigDir: claudeConfigDir(env, home), configDirFromEnv: Boolean(env.CLAUDE_CONFIG_DIR), now: () => Date.now() });

@@ -1,6 +1,5 @@
-import { callMusher, reportRefusal } from './musher-call.js';
+import { askMusher, reportRefusal } from './musher-call.js';
 import { findRepoRoot } from '../musher/policy/repo-root.js';
-import type { EstimateAnswer } from '../musher/estimate/service.js';
 import { fail } from './fail.js';
 
 /** `sleds estimate <text> [--type T] [--model M] [--json]`: the band for a request, from this folder's repository. */
@@ -29,10 +28,10 @@ export async function runEstimate(args: string[], json: boolean): Promise<number
   }
   const cwd = process.cwd();
   const body = { text, repo: findRepoRoot(cwd) ?? cwd, ...(opts.type ? { type: opts.type } : {}), ...(opts.model ? { model: opts.model } : {}) };
-  const res = await callMusher('POST', '/v1/estimate', body);
+  const res = await askMusher('estimate', { body });
   if (!res) return 1;
-  if (res.status >= 300) return reportRefusal(res, json);
-  const answer = res.body as unknown as EstimateAnswer;
+  if (!res.ok) return reportRefusal(res, json);
+  const answer = res.body;
   process.stdout.write(json ? `${JSON.stringify(answer, null, 2)}\n` : `${answer.text}\n`);
   return 0;
 }

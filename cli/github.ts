@@ -4,8 +4,7 @@ import { cliSettings, findCliBinary } from '../musher/config/cli-settings.js';
 import { ghHostnameFor, githubApiUrl } from '../musher/github/client.js';
 import { GITHUB_TOKEN_SECRET, githubTokenSource } from '../musher/github/token.js';
 import { fail, openStore, removeToken, saveToken, type StoredToken } from './stored-token.js';
-import { callMusher, reportRefusal } from './musher-call.js';
-import type { PrWatchRound } from '../musher/github/pr-watcher.js';
+import { askMusher, reportRefusal } from './musher-call.js';
 
 /**
  * `sleds github set-token|status|rm|watch`: the GitHub token sleds writes receipts and tracker comments with. Like
@@ -32,10 +31,10 @@ async function status(json: boolean): Promise<number> {
 
 /** `sleds github watch`: one PR-watcher round now. */
 async function watch(json: boolean): Promise<number> {
-  const res = await callMusher('POST', '/v1/github/watch', {}, 120_000);
+  const res = await askMusher('githubWatch', { body: {} }, 120_000);
   if (!res) return 1;
-  if (res.status !== 200) return reportRefusal(res, json);
-  const body = res.body as unknown as PrWatchRound;
+  if (!res.ok) return reportRefusal(res, json);
+  const body = res.body;
   if (json) {
     process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
     return body.errors.length > 0 ? 1 : 0;

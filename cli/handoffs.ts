@@ -1,24 +1,12 @@
 import { formatAge } from '../core/format.js';
-import { callMusher, reportRefusal } from './musher-call.js';
-
-/** A hand-off as musher's API sends it (the fields this command shows). */
-interface HandoffRow {
-  id: string;
-  direction: 'sent' | 'received';
-  peer: string;
-  expiresAt: number;
-  transport: string;
-  state: string;
-  pickedUpBy: string | null;
-  pickedUpAt: number | null;
-}
+import { askMusher, reportRefusal } from './musher-call.js';
 
 /** `sleds handoffs prune [--json]`: the expired hand-offs removed from this repository's remote. */
 async function runPrune(json: boolean): Promise<number> {
-  const res = await callMusher('POST', '/v1/handoffs/prune', { cwd: process.cwd() }, 60_000);
+  const res = await askMusher('handoffsPrune', { body: { cwd: process.cwd() } }, 60_000);
   if (!res) return 1;
-  if (res.status !== 200) return reportRefusal(res, json);
-  const body = res.body as { pruned: string[] };
+  if (!res.ok) return reportRefusal(res, json);
+  const body = res.body;
   if (json) process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
   else process.stdout.write(body.pruned.length === 0 ? 'No expired hand-offs on the remote.\n' : `Removed ${body.pruned.length} expired hand-off(s): ${body.pruned.join(', ')}\n`);
   return 0;
@@ -28,10 +16,10 @@ async function runPrune(json: boolean): Promise<number> {
 export async function runHandoffs(args: string[], json: boolean): Promise<number> {
   if (args[0] === 'prune') return runPrune(json);
   // Asking also checks the remote for pickups of what was sent: give it the time a fetch takes.
-  const res = await callMusher('GET', '/v1/handoffs', null, 30_000);
+  const res = await askMusher('handoffs', {}, 30_000);
   if (!res) return 1;
-  if (res.status !== 200) return reportRefusal(res, json);
-  const body = res.body as unknown as { now: number; handoffs: HandoffRow[] };
+  if (!res.ok) return reportRefusal(res, json);
+  const body = res.body;
   if (json) {
     process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
     return 0;

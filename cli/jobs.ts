@@ -1,13 +1,12 @@
 import { formatAge, formatReset } from '../core/format.js';
-import type { Job } from '../musher/scheduler/job.js';
-import type { JobsList } from '../musher/scheduler/api.js';
-import { callMusher, reportRefusal } from './musher-call.js';
+import type { JobRow } from '../protocol/schemas.js';
+import { askMusher, reportRefusal } from './musher-call.js';
 import { fail } from './fail.js';
 
 /** `sleds jobs [--json]` and `sleds jobs cancel <id> [--json]`: what musher will do at a time, and what it did. */
 
 /** One line: id, what, when, state, result. */
-export function jobLine(job: Job, now: number): string {
+export function jobLine(job: JobRow, now: number): string {
   const harness = job.payload.harness === 'codex' ? 'codex' : job.payload.harness === 'claude-code' ? 'claude' : '';
   const what = [job.kind, harness, job.sessionId ? job.sessionId.slice(0, 8) : null, job.wallId ? `wall ${job.wallId}` : null].filter(Boolean).join(' ');
   let when: string;
@@ -32,19 +31,19 @@ export async function runJobs(args: string[], json: boolean): Promise<number> {
     if (!id) {
       return fail(`which job? e.g. sleds jobs cancel k3m9x2qa ('sleds jobs' lists them)`, 2);
     }
-    const res = await callMusher('POST', `/v1/jobs/${encodeURIComponent(id)}/cancel`);
+    const res = await askMusher('jobCancel', { params: { id }, body: {} });
     if (!res) return 1;
-    if (res.status !== 200) return reportRefusal(res, json);
+    if (!res.ok) return reportRefusal(res, json);
     process.stdout.write(json ? `${JSON.stringify(res.body, null, 2)}\n` : `Cancelled job ${id}: it will not run.\n`);
     return 0;
   }
   if (positional.length > 0) {
     return fail(`jobs takes no '${positional[0]}' — use 'sleds jobs' or 'sleds jobs cancel <id>'`, 2);
   }
-  const res = await callMusher('GET', '/v1/jobs');
+  const res = await askMusher('jobs', {});
   if (!res) return 1;
-  if (res.status !== 200) return reportRefusal(res, json);
-  const list = res.body as unknown as JobsList;
+  if (!res.ok) return reportRefusal(res, json);
+  const list = res.body;
   if (json) {
     process.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
     return 0;

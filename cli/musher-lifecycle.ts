@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { resolvePaths } from '../core/paths.js';
-import { MusherUnreachable, requestMusher } from '../hooks/musher-client.js';
+import { musherClient } from '../protocol/client/client.js';
 import { startMusherDetached } from '../hooks/start-musher.js';
 
 /**
@@ -17,15 +17,8 @@ export interface Health {
 }
 
 export async function musherHealth(socketFile = resolvePaths(process.env, homedir()).socketFile): Promise<Health | null> {
-  try {
-    const res = await requestMusher(socketFile, 'GET', '/v1/health', null, {}, 1000);
-    if (res.status !== 200) return null;
-    const body = JSON.parse(res.body) as Partial<Health>;
-    return { pid: Number(body.pid), startedAt: Number(body.startedAt) };
-  } catch (e) {
-    if (e instanceof MusherUnreachable || e instanceof SyntaxError) return null;
-    throw e;
-  }
+  const res = await musherClient({ socketPath: socketFile, timeoutMs: 1000 }).call('health', {});
+  return res.ok ? { pid: res.body.pid, startedAt: res.body.startedAt } : null;
 }
 
 export type StopResult = { wasRunning: false } | { wasRunning: true; pid: number; stopped: boolean };
@@ -60,7 +53,8 @@ export async function stopMusherQuietly(): Promise<StopResult> {
   const { socketFile, pidFile } = resolvePaths(process.env, homedir());
   const running = await musherHealth(socketFile);
   if (!running) return { wasRunning: false };
-  await requestMusher(socketFile, 'POST', '/v1/shutdown', null, {}, 2000).catch(() => undefined);
+  // Whatever it answers (or not), the loop below watches it go.
+  await musherClient({ socketPath: socketFile, timeoutMs: 2000 }).call('shutdown', {});
   const end = Date.now() + 10_000;
   while (Date.now() < end) {
     if ((await musherHealth(socketFile)) === null && (!exists(running.pid) || shutDown(pidFile, running.pid))) {

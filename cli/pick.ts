@@ -1,10 +1,10 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { resolvePaths } from '../core/paths.js';
-import { DispatchAnswer, PickerAnswer, type HarnessCommand } from '../core/picker/row.js';
+import type { DispatchAnswer, HarnessCommand } from '../core/picker/row.js';
 import { rowSentence } from '../core/picker/words.js';
 import { openWatched, type Watched } from './dispatch-watch.js';
-import { callMusher, reportRefusal } from './musher-call.js';
+import { askMusher, reportRefusal } from './musher-call.js';
 import { findCliBinary } from '../musher/config/cli-settings.js';
 import { fail } from './fail.js';
 
@@ -28,19 +28,19 @@ export async function runPick(args: string[], json: boolean): Promise<number> {
   if (!id || extra !== undefined || (rowIndex !== null && !(Number.isInteger(rowIndex) && rowIndex > 0))) {
     return fail(`pick takes a task and, to take one of its rows, the row's number — e.g. sleds pick k3m9x2qa 2 ('sleds tasks' lists them)`, 2);
   }
-  const res = await callMusher('GET', `/v1/tasks/${encodeURIComponent(id)}/picker`, null, 15_000);
+  const res = await askMusher('picker', { params: { id } }, 15_000);
   if (!res) return 1;
-  if (res.status >= 300) return reportRefusal(res, json);
+  if (!res.ok) return reportRefusal(res, json);
   if (json && rowIndex === null) {
     process.stdout.write(`${JSON.stringify(res.body, null, 2)}\n`);
     return 0;
   }
-  const answer = PickerAnswer.parse(res.body);
+  const answer = res.body;
   const take = async (row: { index: number }): Promise<DispatchAnswer> => {
-    const r = await callMusher('POST', `/v1/tasks/${encodeURIComponent(answer.task.id)}/dispatch`, { row: row.index }, 15_000);
+    const r = await askMusher('dispatch', { params: { id: answer.task.id }, body: { row: row.index } }, 15_000);
     if (!r) return { ok: false, line: 'musher is not running' };
-    if (r.status >= 300) return { ok: false, line: String(r.body.error ?? `musher answered HTTP ${r.status}`) };
-    const d = DispatchAnswer.parse(r.body);
+    if (!r.ok) return { ok: false, line: r.error };
+    const d = r.body;
     if (d.ok && d.command) {
       const opened = await openInTmux(d.command);
       if (opened) return { ...d, ok: opened.ok, line: `${d.line}\n${opened.line}` };

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { callMusher, reportRefusal } from './musher-call.js';
+import { askMusher, reportRefusal } from './musher-call.js';
 import { findClaude, findCliBinary } from '../musher/config/cli-settings.js';
 import { resumeArgv, resumeWords } from '../core/resume-plan.js';
 import { cdAndRun } from '../core/shell-quote.js';
@@ -41,18 +41,19 @@ export async function runPickup(args: string[], json: boolean): Promise<number> 
     return fail(`--harness takes claude or codex, not '${want}'`, 2);
   }
   // A pickup fetches from the remote and checks out a worktree: give it time.
-  const ask = () => callMusher('POST', '/v1/handoffs/pickup', { id: id.toLowerCase(), cwd: process.cwd() }, 120_000);
+  const ask = () => askMusher('pickup', { body: { id: id.toLowerCase(), cwd: process.cwd() } }, 120_000);
   let res = await ask();
   if (!res) return 1;
   // From a teammate whose keys this seat has not pinned: on a terminal, show their fingerprints, ask, and go on.
-  if (res.status === 409 && res.body.kind === 'untrusted-sender' && typeof res.body.handle === 'string' && !json && process.stdin.isTTY) {
-    process.stderr.write(`sleds: ${String(res.body.error)}\n`);
+  if (!res.ok && res.status === 409 && res.body.kind === 'untrusted-sender' && typeof res.body.handle === 'string' && !json && process.stdin.isTTY) {
+    process.stderr.write(`sleds: ${res.error}\n`);
     if ((await runKeysTrust('trust', [res.body.handle], false, seatHandle())) !== 0) return 1;
     res = await ask();
     if (!res) return 1;
   }
-  if (res.status !== 200 || !res.body.received) return reportRefusal(res, json);
-  const r = res.body.received as Received;
+  if (!res.ok) return reportRefusal(res, json);
+  if (!res.body.received) return reportRefusal({ ok: false, kind: 'refused', status: res.status, error: `musher answered HTTP ${res.status}`, body: res.body }, json);
+  const r: Received = res.body.received;
   const note = JSON.parse(r.note ?? '{}') as { dir?: string; briefFile?: string };
   const again = res.body.again === true;
   if (json) {

@@ -1,13 +1,12 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import type { SignedReceipt } from '../core/receipt/receipt.js';
-import { callMusher } from './musher-call.js';
+import { askMusher, reportRefusal } from './musher-call.js';
 import { keyFingerprint } from '../musher/handoff/keys.js';
 import { verifyReceipt } from '../musher/receipts/sign.js';
 import { RosterReader } from '../musher/roster/reader.js';
 import { checkSigner } from '../core/receipt/signer.js';
 import { formatUsdCents } from '../core/format.js';
 import type { Log } from '../musher/log.js';
-import type { ReceiptList } from '../musher/receipts/api.js';
 import { fail } from './fail.js';
 
 /** The roster reader's complaints are musher's to log; here a broken roster just means no check. */
@@ -20,9 +19,10 @@ export async function runReceipts(args: string[], json: boolean): Promise<number
   if (positional.length > 0) {
     return fail(`receipts takes no '${positional[0]}' — 'sleds receipt show <id>' shows one`, 2);
   }
-  const res = await callMusher('GET', '/v1/receipts');
+  const res = await askMusher('receipts', {});
   if (!res) return 1;
-  const list = res.body as unknown as ReceiptList;
+  if (!res.ok) return reportRefusal(res, json);
+  const list = res.body;
   if (json) {
     process.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
     return 0;
@@ -48,9 +48,9 @@ async function load(ref: string): Promise<{ raw: unknown; from: string } | { err
     if (wrapped && typeof wrapped === 'object' && 'receipt' in wrapped) return { raw: wrapped.receipt, from: ref };
     return { raw: json, from: ref };
   }
-  const res = await callMusher('GET', `/v1/receipts/${encodeURIComponent(ref)}`);
+  const res = await askMusher('receipt', { params: { id: ref } });
   if (!res) return { error: '', code: 1 };
-  if (res.status >= 300) return { error: String(res.body.error ?? `musher answered HTTP ${res.status}`), code: 1 };
+  if (!res.ok) return { error: res.error, code: 1 };
   return { raw: res.body.receipt, from: 'musher' };
 }
 

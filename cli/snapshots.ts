@@ -1,7 +1,6 @@
 import { formatAge, formatClock, formatReset } from '../core/format.js';
 import { shortSnapshotId, type SnapshotManifest, type SnapshotRow } from '../core/snapshot.js';
-import type { SnapshotListAnswer, SnapshotShowAnswer } from '../musher/snapshot/api.js';
-import { callMusher, reportRefusal } from './musher-call.js';
+import { askMusher, reportRefusal } from './musher-call.js';
 import { fail } from './fail.js';
 
 /** `sleds snapshots [--json]` and `sleds snapshot show <id> [--json]`: the snapshots taken at walls, via musher. */
@@ -19,10 +18,10 @@ function when(ms: number, now: number): string {
 }
 
 export async function runSnapshots(json: boolean): Promise<number> {
-  const res = await callMusher('GET', '/v1/snapshots', null, 10_000);
+  const res = await askMusher('snapshots', {}, 10_000);
   if (!res) return 1;
-  if (res.status !== 200) return reportRefusal(res, json);
-  const list = res.body as unknown as SnapshotListAnswer;
+  if (!res.ok) return reportRefusal(res, json);
+  const list = res.body;
   if (json) {
     process.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
     return 0;
@@ -69,10 +68,10 @@ export async function runSnapshotCommand(args: string[], json: boolean): Promise
   if (sub !== 'show' || id === undefined || id.length === 0) {
     return fail(`snapshot takes 'show <id>' — e.g. sleds snapshot show jd7k2m9qa41p (ids: sleds snapshots)`, 2);
   }
-  const res = await callMusher('GET', `/v1/snapshots/${encodeURIComponent(id)}`, null, 10_000);
+  const res = await askMusher('snapshot', { params: { id } }, 10_000);
   if (!res) return 1;
-  if (res.status !== 200) return reportRefusal(res, json);
-  const answer = res.body as unknown as SnapshotShowAnswer;
+  if (!res.ok) return reportRefusal(res, json);
+  const answer = res.body;
   if (json) {
     process.stdout.write(`${JSON.stringify(answer, null, 2)}\n`);
     return 0;

@@ -1,13 +1,13 @@
-import { renderStatusCard, type StatusSnapshot } from '../core/status.js';
+import { renderStatusCard } from '../core/status.js';
 import { formatAge, formatUsd } from '../core/format.js';
-import { callMusher, reportRefusal } from './musher-call.js';
+import { askMusher, reportRefusal } from './musher-call.js';
 
 /** `sleds status [--json]`: the seat as musher sees it. */
 export async function runStatus(json: boolean): Promise<number> {
-  const res = await callMusher('GET', '/v1/status');
+  const res = await askMusher('status', {});
   if (!res) return 1;
-  if (res.status !== 200) return reportRefusal(res, json);
-  const status = res.body as unknown as StatusSnapshot;
+  if (!res.ok) return reportRefusal(res, json);
+  const status = res.body;
   if (json) {
     process.stdout.write(`${JSON.stringify(status, null, 2)}\n`);
     return 0;

@@ -1,12 +1,12 @@
 import { formatAge } from '../core/format.js';
-import type { TrackerItemRow, TrackerRound } from '../musher/tracker/intake.js';
-import { callMusher, reportRefusal } from './musher-call.js';
+import type { TrackerRoundReply } from '../protocol/schemas.js';
+import { askMusher, reportRefusal } from './musher-call.js';
 import { fail } from './fail.js';
 
 /** `sleds tracker [--json]` (the items taken as tasks) and `sleds tracker poll [--json]` (one round now). */
 
 /** What a round did, a line per tracker. */
-export function roundLines(round: TrackerRound): string[] {
+export function roundLines(round: TrackerRoundReply): string[] {
   return round.adapters.map((a) => {
     if (!a.configured) return `${a.adapter}: not configured — add tracker: {${a.adapter}: {repos: [owner/name]}} to .sleds/policy.yml or ~/.config/sleds/policy.yml`;
     const parts = [`${a.items} open item${a.items === 1 ? '' : 's'}`, `${a.created.length} new task${a.created.length === 1 ? '' : 's'}`, `${a.commented.length} commented`];
@@ -24,18 +24,18 @@ export async function runTracker(args: string[], json: boolean): Promise<number>
   }
   if (sub === 'poll') {
     // A round is a search and a comment per new item: give it time.
-    const res = await callMusher('POST', '/v1/tracker/poll', {}, 120_000);
+    const res = await askMusher('trackerPoll', { body: {} }, 120_000);
     if (!res) return 1;
-    if (res.status !== 200) return reportRefusal(res, json);
-    const round = res.body as unknown as TrackerRound;
+    if (!res.ok) return reportRefusal(res, json);
+    const round = res.body;
     if (json) process.stdout.write(`${JSON.stringify(round, null, 2)}\n`);
     else process.stdout.write(`${roundLines(round).join('\n')}\n`);
     return round.adapters.some((a) => a.errors.length > 0) ? 1 : 0;
   }
-  const res = await callMusher('GET', '/v1/tracker');
+  const res = await askMusher('tracker', {});
   if (!res) return 1;
-  if (res.status !== 200) return reportRefusal(res, json);
-  const { now, items } = res.body as unknown as { now: number; items: TrackerItemRow[] };
+  if (!res.ok) return reportRefusal(res, json);
+  const { now, items } = res.body;
   if (json) {
     process.stdout.write(`${JSON.stringify({ now, items }, null, 2)}\n`);
     return 0;

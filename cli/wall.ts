@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { fail } from './fail.js';
-import { callMusher, reportRefusal } from './musher-call.js';
+import { askMusher, reportRefusal } from './musher-call.js';
 
 /** `sleds wall show <id>`, `sleds go <wall>` and `sleds policy explain <wall>`: a wall, as musher keeps it. */
 
@@ -12,29 +12,29 @@ function need(id: string | undefined, usage: string): id is string {
 
 export async function runWallShow(id: string | undefined, json: boolean): Promise<number> {
   if (!need(id, 'sleds wall show jd7k2m9qa45p')) return 2;
-  const r = await callMusher('GET', `/v1/wall/${encodeURIComponent(id)}`, null, 10_000);
+  const r = await askMusher('wall', { params: { id } }, 10_000);
   if (!r) return 1;
-  if (r.status !== 200) return reportRefusal(r, json);
-  process.stdout.write(json ? `${JSON.stringify(r.body, null, 2)}\n` : `${String(r.body.card)}\n`);
+  if (!r.ok) return reportRefusal(r, json);
+  process.stdout.write(json ? `${JSON.stringify(r.body, null, 2)}\n` : `${r.body.card}\n`);
   return 0;
 }
 
 export async function runPolicyExplain(id: string | undefined, json: boolean): Promise<number> {
   if (!need(id, 'sleds policy explain jd7k2m9qa45p')) return 2;
-  const r = await callMusher('GET', `/v1/wall/${encodeURIComponent(id)}/explain`, null, 10_000);
+  const r = await askMusher('wallExplain', { params: { id } }, 10_000);
   if (!r) return 1;
-  if (r.status !== 200) return reportRefusal(r, json);
-  process.stdout.write(json ? `${JSON.stringify(r.body, null, 2)}\n` : `${String(r.body.text)}\n`);
+  if (!r.ok) return reportRefusal(r, json);
+  process.stdout.write(json ? `${JSON.stringify(r.body, null, 2)}\n` : `${r.body.text}\n`);
   return 0;
 }
 
 /** Runs the wall's session on the platform key in this terminal; exits with the harness's own code. */
 export async function runGo(id: string | undefined, json: boolean): Promise<number> {
   if (!need(id, 'sleds go jd7k2m9qa45p')) return 2;
-  const r = await callMusher('POST', `/v1/wall/${encodeURIComponent(id)}/go`, {}, 10_000);
+  const r = await askMusher('wallGo', { params: { id }, body: {} }, 10_000);
   if (!r) return 1;
-  if (r.status !== 200) return reportRefusal(r, json);
-  const cmd = r.body.cmd as { file: string; args: string[]; env: Record<string, string>; cwd: string };
+  if (!r.ok) return reportRefusal(r, json);
+  const cmd = r.body.cmd;
   if (json) {
     // The plan without the gateway token: a --json output never carries a secret.
     const env = Object.fromEntries(Object.entries(cmd.env).map(([k, v]) => [k, /TOKEN|KEY/.test(k) ? '<redacted>' : v]));

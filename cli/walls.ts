@@ -1,6 +1,6 @@
 import { formatClock, formatReset, formatUsd } from '../core/format.js';
-import type { ForecastSnapshot, WallForecast } from '../musher/forecast/forecaster.js';
-import { callMusher, reportRefusal } from './musher-call.js';
+import type { ForecastReply, WallForecastRow } from '../protocol/schemas.js';
+import { askMusher, reportRefusal } from './musher-call.js';
 import { fail } from './fail.js';
 
 /** `sleds walls [--json] [--horizon 24h]`: when each bar is forecast to hit 100%, and how many dollars away that is. */
@@ -29,8 +29,8 @@ export interface WallRow {
   why: string | null;
 }
 
-export function wallRows(snapshot: ForecastSnapshot, horizonMs: number): WallRow[] {
-  return snapshot.walls.map((w: WallForecast) => {
+export function wallRows(snapshot: ForecastReply, horizonMs: number): WallRow[] {
+  return snapshot.walls.map((w: WallForecastRow) => {
     const f = w.forecast;
     let wallAt: number | null = null;
     let why: string | null = null;
@@ -61,10 +61,10 @@ export async function runWalls(args: string[], json: boolean): Promise<number> {
   if (horizonMs === null) {
     return fail(`--horizon takes a span like 90m, 24h or 7d`, 2);
   }
-  const res = await callMusher('GET', '/v1/walls');
+  const res = await askMusher('walls', {});
   if (!res) return 1;
-  if (res.status !== 200) return reportRefusal(res, json);
-  const snapshot = res.body as unknown as ForecastSnapshot;
+  if (!res.ok) return reportRefusal(res, json);
+  const snapshot = res.body;
   const rows = wallRows(snapshot, horizonMs);
   if (json) {
     process.stdout.write(`${JSON.stringify({ now: snapshot.at, horizonMs, binding: snapshot.binding, walls: rows }, null, 2)}\n`);

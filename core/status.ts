@@ -5,9 +5,9 @@ import { barName } from './forecast/forecast.js';
 /** What `sleds status --json` prints and the /sled status card shows. */
 export interface BarStatus {
   provider: string;
-  /** Whose bar (core/account.ts); absent in readings from before bars had an account. */
-  account?: string;
-  accountLabel?: string | null;
+  /** Whose bar (core/account.ts). */
+  account: string;
+  accountLabel: string | null;
   window: string;
   label: string;
   usedPct: number;
@@ -75,7 +75,7 @@ export interface StatusSnapshot {
 }
 
 export function barStatus(
-  bar: { provider: string; account?: string; accountLabel?: string | null; window: string; usedPct: number; resetsAt: number | null; observedAt: number; source: string },
+  bar: { provider: string; account: string; accountLabel: string | null; window: string; usedPct: number; resetsAt: number | null; observedAt: number; source: string },
   nowMs: number,
 ): BarStatus {
   const ageMs = Math.max(0, nowMs - bar.observedAt);
@@ -98,8 +98,8 @@ function money(costMicros: number, unpriced: number): string {
 export function byAccount(bars: BarStatus[]): Array<[string, BarStatus[]]> {
   const groups = new Map<string, { label: string; bars: BarStatus[] }>();
   for (const b of bars) {
-    const key = b.account ?? '';
-    const g = groups.get(key) ?? { label: b.accountLabel ?? b.account ?? 'this seat', bars: [] };
+    const key = b.account;
+    const g = groups.get(key) ?? { label: b.accountLabel ?? b.account, bars: [] };
     g.bars.push(b);
     groups.set(key, g);
   }

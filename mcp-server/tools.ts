@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { renderStatusCard, type StatusSnapshot } from '../core/status.js';
+import { renderStatusCard } from '../core/status.js';
+import type { Task } from '../core/task/task.js';
+import type { RouteInput, RouteName, RouteReply } from '../protocol/routes.js';
 import { CHOICES, parseChoice } from '../core/question/question.js';
 import { shellLine } from '../core/shell-quote.js';
 import { MusherAway, type ApiReply, type MusherApi } from './musher-api.js';
@@ -96,51 +98,35 @@ export const TOOL_DESCRIPTIONS: Record<ToolName, string> = {
 };
 
 // ---------------------------------------------------------------------------------------------------------------
-// Replies from musher, read with the fields the tools use (unknown fields are let through).
+// Asking musher: each call names a route of the protocol (protocol/routes.ts) and gets its reply, checked.
 
-const ErrorReply = z.object({ error: z.string() });
-const TaskReply = z.object({ id: z.string(), title: z.string(), state: z.string(), worth: z.string().nullable(), type: z.string().nullable() });
-const QuestionReply = z.object({ id: z.string(), question: z.string(), options: z.tuple([z.string(), z.string()]), state: z.string(), choice: z.string().nullable() });
-const TextReply = z.object({ text: z.string() });
-
-function read<T>(schema: z.ZodType<T>, reply: ApiReply, what: string): T {
-  const parsed = schema.safeParse(reply.json);
-  if (!parsed.success) throw new Refusal(`sleds: musher answered ${what} with something this version cannot read (HTTP ${reply.status}) — update sleds, then retry`);
-  return parsed.data;
+/** A reply that is not 2xx as one line; a route this musher does not have yet says so. */
+function failure(reply: Exclude<ApiReply<RouteName>, { ok: true }>, what: string): string {
+  if (reply.kind === 'unreadable') return `sleds: musher answered ${what} with something this version cannot read (HTTP ${reply.status}) — update sleds, then retry`;
+  if (reply.status === 404 && /^no route /.test(reply.error)) return `sleds: ${what} is not available in this version of musher — update sleds and restart musher ('sleds musher stop')`;
+  return `sleds: ${reply.error}`;
 }
 
-/** A non-2xx reply as one line; a route this musher does not have yet says so. */
-function failure(reply: ApiReply, what: string): string {
-  const err = ErrorReply.safeParse(reply.json);
-  const message = err.success ? err.data.error : `HTTP ${reply.status}`;
-  if (reply.status === 404 && /^no route /.test(message)) return `sleds: ${what} is not available in this version of musher — update sleds and restart musher ('sleds musher stop')`;
-  return `sleds: ${message}`;
+/** Route `name`'s reply, or a Refusal saying why there is none. */
+async function ask<N extends RouteName>(api: MusherApi, name: N, input: RouteInput<N>, what: string): Promise<RouteReply<N>> {
+  const reply = await api.call(name, input);
+  if (!reply.ok) throw new Refusal(failure(reply, what));
+  return reply.body;
 }
 
-async function expect2xx(api: MusherApi, method: 'GET' | 'POST', path: string, body: unknown, what: string): Promise<ApiReply> {
-  const reply = await api.call(method, path, body);
-  if (reply.status < 200 || reply.status > 299) throw new Refusal(failure(reply, what));
-  return reply;
-}
-
-const enc = encodeURIComponent;
 /** Rows listed in the dispatch answer (the rest: `sleds pick`). */
 const MAX_ROWS = 8;
 
 /** The task a tool works on: the one named, else the calling session's. */
-async function taskFor(ctx: ToolContext, given: string | undefined): Promise<z.infer<typeof TaskReply>> {
-  if (given) {
-    const reply = await expect2xx(ctx.api, 'GET', `/v1/tasks/${enc(given)}`, undefined, 'tasks');
-    return read(z.object({ task: TaskReply }), reply, 'the task').task;
-  }
+async function taskFor(ctx: ToolContext, given: string | undefined): Promise<Task> {
+  if (given) return (await ask(ctx.api, 'task', { params: { id: given } }, 'tasks')).task;
   if (!ctx.sessionId) throw new Refusal('sleds: no task given and the client did not say which session calls — pass taskId (sleds tasks lists them; intake starts one)');
-  const reply = await expect2xx(ctx.api, 'GET', `/v1/sessions/${enc(ctx.sessionId)}/task`, undefined, "a session's task");
-  const task = read(z.object({ task: TaskReply.nullable() }), reply, "the session's task").task;
+  const task = (await ask(ctx.api, 'sessionTask', { params: { id: ctx.sessionId } }, "a session's task")).task;
   if (!task) throw new Refusal('sleds: this session has no task yet — call intake with a title first, or pass taskId');
   return task;
 }
 
-function describeTask(t: z.infer<typeof TaskReply>): string {
+function describeTask(t: Task): string {
   return `task ${t.id} "${t.title}" (${t.state}; worth ${t.worth ?? 'not set'}; type ${t.type ?? 'not set'})`;
 }
 
@@ -151,42 +137,35 @@ type Handlers = { [K in ToolName]: (args: z.infer<(typeof TOOL_INPUTS)[K]>, ctx:
 
 const HANDLERS: Handlers = {
   async intake(args, ctx) {
-    const reply = await expect2xx(
+    const { task } = await ask(
       ctx.api,
-      'POST',
-      '/v1/tasks',
-      { title: args.title, prompt: args.prompt, worth: args.worth === 'none' ? null : args.worth, type: args.type, repo: args.repo, source: 'mcp', ...(ctx.sessionId ? { sessionId: ctx.sessionId } : {}) },
+      'taskCreate',
+      { body: { title: args.title, prompt: args.prompt, worth: args.worth === 'none' ? null : args.worth, type: args.type, repo: args.repo, source: 'mcp', ...(ctx.sessionId ? { sessionId: ctx.sessionId } : {}) } },
       'task intake',
     );
-    const task = read(z.object({ task: TaskReply }), reply, 'the new task').task;
     const parts = [`Started ${describeTask(task)}${ctx.sessionId ? '; this session works on it now' : ''}.`];
     // The band at once, when this musher sizes tasks; intake stands without it.
-    const band = await ctx.api.call('POST', '/v1/estimate', { taskId: task.id }).catch(() => null);
-    const text = band && band.status === 200 ? TextReply.safeParse(band.json) : null;
-    if (text?.success) parts.push(`Estimate: ${text.data.text}`);
+    const band = await ctx.api.call('estimate', { body: { taskId: task.id } }).catch(() => null);
+    if (band?.ok && band.status === 200) parts.push(`Estimate: ${band.body.text}`);
     if (!task.worth) parts.push('It has no worth yet, so the dispatcher holds it: give one with /sled worth high|normal|low.');
     return parts.join(' ');
   },
 
   async estimate(args, ctx) {
     const task = args.taskId || !args.text ? await taskFor(ctx, args.taskId) : null;
-    const reply = await expect2xx(
+    const { text } = await ask(
       ctx.api,
-      'POST',
-      '/v1/estimate',
-      task ? { taskId: task.id, type: args.type, model: args.model } : { text: args.text, type: args.type, model: args.model, repo: args.repo },
+      'estimate',
+      { body: task ? { taskId: task.id, type: args.type, model: args.model } : { text: args.text, type: args.type, model: args.model, repo: args.repo } },
       'the estimate',
     );
-    const text = read(TextReply, reply, 'the estimate').text;
     return task ? `Estimate for ${describeTask(task)}: ${text}` : `Estimate: ${text}`;
   },
 
   async dispatch(args, ctx) {
     const task = await taskFor(ctx, args.taskId);
     if (args.row === undefined && args.verb === undefined) {
-      const reply = await expect2xx(ctx.api, 'GET', `/v1/tasks/${enc(task.id)}/picker`, undefined, 'the picker');
-      const Row = z.object({ index: z.number(), seat: z.string(), harness: z.string().nullable(), model: z.string().nullable(), bandText: z.string(), verb: z.string(), reason: z.string().nullable() });
-      const picker = read(z.object({ text: z.string(), rows: z.array(Row), held: z.string().nullable().optional(), wallLine: z.string().nullable().optional() }), reply, 'the picker');
+      const picker = await ask(ctx.api, 'picker', { params: { id: task.id } }, 'the picker');
       const extra = [picker.wallLine, picker.held ? `Held: ${picker.held}.` : null].filter((x): x is string => !!x && !picker.text.includes(x.replace(/^Held: |\.$/g, '')));
       const rows = picker.rows
         .slice(0, MAX_ROWS)
@@ -194,16 +173,15 @@ const HANDLERS: Handlers = {
       const more = picker.rows.length > MAX_ROWS ? ` (${picker.rows.length - MAX_ROWS} more: sleds pick ${task.id})` : '';
       return [`Picker for ${describeTask(task)}: ${picker.text}`, ...extra, `Rows — ${rows.join('; ')}${more}.`, picker.held ? 'Every row waits for a worth: /sled worth high|normal|low, then dispatch a row.' : 'Call dispatch with row <n> to take that row.'].join(' ');
     }
-    const reply = await expect2xx(ctx.api, 'POST', `/v1/tasks/${enc(task.id)}/dispatch`, args.row !== undefined ? { row: args.row } : { verb: args.verb }, 'dispatch');
-    const r = read(z.object({ ok: z.boolean(), line: z.string() }), reply, 'dispatch');
+    // The tool's verb is free text; musher checks it against the picker's verbs (and says which ones it takes).
+    const body = (args.row !== undefined ? { row: args.row } : { verb: args.verb }) as RouteInput<'dispatch'>['body'];
+    const r = await ask(ctx.api, 'dispatch', { params: { id: task.id }, body }, 'dispatch');
     if (!r.ok) throw new Refusal(r.line);
     return r.line;
   },
 
   async status(args, ctx) {
-    const reply = await expect2xx(ctx.api, 'GET', '/v1/status', undefined, 'status');
-    const snapshot = reply.json as StatusSnapshot;
-    if (!snapshot || typeof snapshot !== 'object' || !Array.isArray(snapshot.bars)) throw new Refusal('sleds: musher answered status with something this version cannot read — update sleds');
+    const snapshot = await ask(ctx.api, 'status', {}, 'status');
     const parts = [renderStatusCard(snapshot, ctx.sessionId)];
     const task = await taskFor(ctx, args.taskId).catch((e: unknown) => {
       if (e instanceof Refusal && !args.taskId) return null; // no task in this session: the seat's status alone
@@ -211,8 +189,8 @@ const HANDLERS: Handlers = {
     });
     if (task) {
       parts.push(`This session works on ${describeTask(task)}.`);
-      const qs = await expect2xx(ctx.api, 'GET', `/v1/questions?task=${enc(task.id)}&state=open`, undefined, 'parked questions');
-      for (const q of read(z.object({ questions: z.array(QuestionReply) }), qs, 'parked questions').questions) {
+      const { questions } = await ask(ctx.api, 'questions', { query: { task: task.id, state: 'open' } }, 'parked questions');
+      for (const q of questions) {
         parts.push(`It waits on question ${q.id}: ${q.question} (A: ${q.options[0]} B: ${q.options[1]}) — /sled answer ${q.id} A|B.`);
       }
     }
@@ -222,13 +200,10 @@ const HANDLERS: Handlers = {
   async handoff(args, ctx) {
     if (args.to || args.now) {
       if (!ctx.sessionId) throw new Refusal('sleds handoff: the client did not say which session calls — in a terminal, type /sled handoff <teammate> in the session instead');
-      const sent = await expect2xx(ctx.api, 'POST', '/v1/handoffs', { sessionId: ctx.sessionId, ...(args.to ? { to: args.to } : {}) }, 'the hand-off');
-      const r = read(z.object({ id: z.string().nullable(), line: z.string() }), sent, 'the hand-off');
+      const r = await ask(ctx.api, 'handOff', { body: { sessionId: ctx.sessionId, ...(args.to ? { to: args.to } : {}) } }, 'the hand-off');
       return `${r.line} This session's work is theirs now: stop here and tell the person.`;
     }
-    const reply = await expect2xx(ctx.api, 'GET', '/v1/handoffs', undefined, 'hand-offs');
-    const HandoffRow = z.object({ id: z.string(), direction: z.string(), peer: z.string(), state: z.string(), pickedUpBy: z.string().nullable(), createdAt: z.number() });
-    const rows = read(z.object({ handoffs: z.array(HandoffRow) }), reply, 'hand-offs').handoffs.slice(0, args.limit ?? 5);
+    const rows = (await ask(ctx.api, 'handoffs', {}, 'hand-offs')).handoffs.slice(0, args.limit ?? 5);
     const how = "To hand this session to a teammate, call this tool with `to` (or the person types /sled handoff <teammate>); it seals the work and the conversation for them, and they run /sled pickup <id> or this server's pickup tool.";
     if (rows.length === 0) return `No hand-offs sent or received on this seat yet. ${how}`;
     const list = rows.map((h) => `${h.id} ${h.direction === 'sent' ? `to ${h.peer}` : `from ${h.peer}`} (${h.state.replace('_', ' ')}${h.pickedUpBy ? ` by ${h.pickedUpBy}` : ''})`);
@@ -236,8 +211,7 @@ const HANDLERS: Handlers = {
   },
 
   async pickup(args, ctx) {
-    const reply = await expect2xx(ctx.api, 'POST', '/v1/handoffs/pickup', { id: args.id.toLowerCase(), cwd: args.cwd ?? ctx.cwd }, 'pickup');
-    const r = read(z.object({ received: z.object({ id: z.string(), peer: z.string(), branch: z.string().nullable(), note: z.string().nullable(), harness: z.string().nullable() }).nullable() }), reply, 'the pickup').received;
+    const r = (await ask(ctx.api, 'pickup', { body: { id: args.id.toLowerCase(), cwd: args.cwd ?? ctx.cwd } }, 'pickup')).received;
     if (!r) throw new Refusal(`sleds: hand-off ${args.id} was not picked up — sleds handoffs shows its state`);
     const branch = r.branch ? ` on branch ${r.branch}` : '';
     const note = r.note ? ` ${r.note}` : '';
@@ -246,13 +220,15 @@ const HANDLERS: Handlers = {
 
   async park(args, ctx) {
     const task = await taskFor(ctx, args.taskId);
-    const reply = await expect2xx(ctx.api, 'POST', `/v1/tasks/${enc(task.id)}/park`, { question: args.question, options: args.options, ...(ctx.sessionId ? { sessionId: ctx.sessionId } : {}) }, 'parked questions');
-    return read(TextReply, reply, 'the parked question').text;
+    const r = await ask(ctx.api, 'park', { params: { id: task.id }, body: { question: args.question, options: args.options, ...(ctx.sessionId ? { sessionId: ctx.sessionId } : {}) } }, 'parked questions');
+    return r.text;
   },
 
   async answer(args, ctx) {
-    const reply = await expect2xx(ctx.api, 'POST', `/v1/questions/${enc(args.questionId)}/answer`, { choice: parseChoice(args.choice), by: 'tool' }, 'parked questions');
-    return `${read(TextReply, reply, 'the answer').text.replace(/^sled: /, '')} The session that asked gets the answer with its next prompt.`;
+    const choice = parseChoice(args.choice);
+    if (!choice) throw new Refusal(`sleds answer: choice: choose ${CHOICES.join(' or ')}`);
+    const r = await ask(ctx.api, 'answer', { params: { id: args.questionId }, body: { choice, by: 'tool' } }, 'parked questions');
+    return `${r.text.replace(/^sled: /, '')} The session that asked gets the answer with its next prompt.`;
   },
 };
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import type { EstimateRequest } from '../../protocol/requests.js';
 import type { Band } from '../../core/estimate/band.js';
 import { describeEstimate } from '../../core/estimate/describe.js';
 import { formatBand } from '../../core/estimate/format.js';
@@ -23,15 +23,8 @@ export interface EstimateAnswer {
   text: string;
 }
 
-/** `POST /v1/estimate`: a prompt's text (and what is known of it), or a task by id. Unknown fields tolerated. */
-export const EstimateRequest = z.looseObject({
-  text: z.string().max(1_000_000).optional(),
-  taskId: z.string().min(1).optional(),
-  type: z.string().trim().toLowerCase().min(1).max(60).optional(),
-  model: z.string().trim().min(1).max(200).optional(),
-  repo: z.string().min(1).optional(),
-});
-export type EstimateRequest = z.infer<typeof EstimateRequest>;
+/** `POST /v1/estimate`'s body: the protocol's schema (protocol/requests.ts), the same for the clients. */
+export { EstimateRequest } from '../../protocol/requests.js';
 
 export interface EstimateServiceDeps {
   /** The past receipts of a query's repository, newest first: the estimator's history (core/estimate picks the similar). */

@@ -1,18 +1,8 @@
-import { z } from 'zod';
+import { HandOffRequest } from '../../protocol/requests.js';
 import { parseBody } from '../api/parse-body.js';
 import type { ApiAnswer } from '../scheduler/api.js';
 import type { HandoffRow } from '../store/handoffs.js';
 import type { HandedOff } from './session-handoff.js';
-
-const HandOffRequest = z.object({
-  sessionId: z.string().trim().min(1).max(200),
-  to: z
-    .string()
-    .trim()
-    .transform((s) => s.replace(/^@/, '').toLowerCase())
-    .pipe(z.string().regex(/^[a-z0-9][a-z0-9._-]*$/, "a teammate's handle, as the roster spells it (e.g. dana)"))
-    .optional(),
-});
 
 /**
  * `POST /v1/handoffs {sessionId, to?}`: hands the session to a teammate now and answers once the push is done

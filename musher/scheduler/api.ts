@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { NewJobRequest } from '../../protocol/requests.js';
 import { parseWhen } from '../../core/when.js';
 import { ResumeJob } from '../../core/resume-plan.js';
 import type { Clock } from '../clock.js';
@@ -14,16 +14,6 @@ export interface ApiAnswer {
 
 /** The kinds that resume a session: their payload is a ResumeJob. */
 export const RESUME_KINDS = ['hold', 'defer', 'resume'] as const;
-
-const NewJobBody = z.looseObject({
-  kind: z.string().min(1),
-  /** Epoch ms, or `when` as the user typed it (+2h, 9am, an ISO time) in musher's time zone. */
-  runAt: z.number().int().optional(),
-  when: z.string().optional(),
-  wallId: z.string().nullish(),
-  sessionId: z.string().nullish(),
-  payload: z.record(z.string(), z.unknown()),
-});
 
 export interface JobsList {
   now: number;
@@ -47,7 +37,7 @@ export function createJob(scheduler: Scheduler, clock: Clock, raw: string, timeZ
   } catch {
     return { status: 400, body: { error: 'the body is not JSON' } };
   }
-  const parsed = NewJobBody.safeParse(json);
+  const parsed = NewJobRequest.safeParse(json);
   if (!parsed.success) return { status: 400, body: { error: parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ') } };
   const b = parsed.data;
   let runAt = b.runAt;

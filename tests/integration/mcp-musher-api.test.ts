@@ -36,7 +36,7 @@ describe('the MCP server asking musher', () => {
   it('a musher that is there but does not answer is reported, not started again, and the request is not re-sent', async () => {
     const m = await silentMusher();
     const api = musherApi({ socketPath: m.socket, cliMain: join(tmpdir(), 'no-such-sleds', 'main.js'), autostart: true, timeoutMs: 200, startWaitMs: 1_000 });
-    const err = await api.call('POST', '/v1/handoffs', { to: 'dana' }).catch((e: unknown) => e);
+    const err = await api.call('handOff', { body: { sessionId: 's1', to: 'dana' } }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(MusherAway);
     expect((err as Error).message).toMatch(/^sleds: musher did not answer \(no answer within 200 ms\)/);
     expect(m.connections()).toBe(1);

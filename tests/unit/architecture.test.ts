@@ -62,7 +62,7 @@ describe('architecture', () => {
         if (spec.startsWith('node:') || spec === 'zod' || spec.startsWith('@modelcontextprotocol/sdk/')) continue;
         expect(spec.startsWith('.'), `${file} loads the package ${spec}`).toBe(true);
         const to = target(file, spec).replace(/\.js$/, '.ts');
-        const allowed = to.startsWith('mcp-server/') || to.startsWith('core/') || to.startsWith('hooks/') || (typeOnly && to.startsWith('musher/'));
+        const allowed = to.startsWith('mcp-server/') || to.startsWith('core/') || to.startsWith('protocol/') || to.startsWith('hooks/') || (typeOnly && to.startsWith('musher/'));
         expect(allowed, `${file} loads ${to}`).toBe(true);
       }
     }
@@ -197,6 +197,60 @@ describe('architecture', () => {
       const text = readFileSync(join(ROOT, 'musher/store', `${store}.ts`), 'utf8');
       expect(/from '\.\/lifecycle-events\.js'/.test(text), `musher/store/${store}.ts moves its life cycle without lifecycle_events`).toBe(true);
       expect(/from '\.\.\/\.\.\/core\/lifecycle\//.test(text), `musher/store/${store}.ts moves its life cycle without its reducer`).toBe(true);
+    }
+  });
+
+  it('cli/ and mcp-server/ reach musher only through protocol/; protocol/ is zod and core/, with node builtins in its client alone', () => {
+    // What cli/ may import from musher/: code that runs in the CLI's own process on the seat's own files, never a
+    // way to musher's socket. Each with its reason; anything else in cli/ asks musher through protocol/.
+    const CLI_MAY_IMPORT_FROM_MUSHER: Record<string, string> = {
+      'musher/main.ts': '`sleds musher run` is musher itself, started in this process',
+      'musher/clock.ts': 'the system clock, for commands that decide locally (keys trust)',
+      'musher/log.ts': 'the Log type and a stderr log for commands that read local files',
+      'musher/package-root.ts': "the package's own folder (install, doctor)",
+      'musher/find-binary.ts': 'finding a harness binary on PATH (install)',
+      'musher/config/cli-settings.ts': "the binaries and URLs config.yml names (install, pick, pickup, github, slack)",
+      'musher/config/handle.ts': "the seat's handle in config.yml (keys, doctor)",
+      'musher/config/load.ts': 'reading config.yml to report on it (doctor)',
+      'musher/ingest/spool-drain.ts': "the hook spool's folder of failed events (doctor)",
+      'musher/quota/credentials.ts': "reading the harness's login to describe it (doctor, with musher away)",
+      'musher/policy/repo-root.ts': "the repository a command runs in (estimate, keys trust)",
+      'musher/policy/loader.ts': '`sleds policy check` reads and checks the policy file itself',
+      'musher/roster/reader.ts': "the roster file, to verify receipts and pin teammates' keys",
+      'musher/handoff/keys.ts': "the seat's signing keys (keys, receipts verify, pickup)",
+      'musher/handoff/trust-store.ts': "the pinned teammates' keys (keys trust)",
+      'musher/receipts/sign.ts': 'verifying a receipt offline (receipt verify)',
+      'musher/secrets/store.ts': 'the 0600 secret store the key commands write (key, github, slack)',
+      'musher/secrets/platform-keys.ts': "a secret's fingerprint and the platform-key names (key, github, slack)",
+      'musher/github/client.ts': "GitHub's API URL for a host (github status)",
+      'musher/github/token.ts': "where the GitHub token comes from (github status)",
+      'musher/notify/slack.ts': "Slack's API URL and the bot token's name (slack status)",
+    };
+    const raw = ['hooks/musher-client.ts'];
+    for (const file of [...sources('cli'), ...sources('mcp-server')]) {
+      const text = readFileSync(join(ROOT, file), 'utf8');
+      for (const { spec, typeOnly } of importsOf(file)) {
+        // HTTP to the socket is protocol/client's job alone.
+        expect(['node:http', 'node:https', 'node:net', 'http', 'net', 'undici'].includes(spec), `${file} imports ${spec}: ask musher through protocol/client`).toBe(false);
+        if (!spec.startsWith('.')) continue;
+        const to = target(file, spec).replace(/\.js$/, '.ts');
+        expect(raw.includes(to), `${file} loads the hooks' raw client ${to}: ask musher through protocol/client`).toBe(false);
+        if (!to.startsWith('musher/') || typeOnly) continue;
+        expect(file.startsWith('cli/') && to in CLI_MAY_IMPORT_FROM_MUSHER, `${file} imports ${to}: reach musher through protocol/, or add it to the allow-list with a reason`).toBe(true);
+      }
+      expect(/socketPath\s*:/.test(text) && !/musherClient|musherApi/.test(text), `${file} opens musher's socket itself`).toBe(false);
+    }
+    for (const file of sources('protocol')) {
+      for (const { spec } of importsOf(file)) {
+        if (spec === 'zod') continue;
+        if (spec.startsWith('node:')) {
+          expect(file.startsWith('protocol/client/'), `${file} loads ${spec}: only protocol/client/ may use node builtins`).toBe(true);
+          continue;
+        }
+        expect(spec.startsWith('.'), `${file} loads the package ${spec}`).toBe(true);
+        const to = target(file, spec);
+        expect(to.startsWith('protocol/') || to.startsWith('core/'), `${file} reaches out to ${to}`).toBe(true);
+      }
     }
   });
 });

@@ -7,7 +7,7 @@ function snapshot(over: Partial<StatusSnapshot> = {}): StatusSnapshot {
   return {
     now: NOW,
     musher: { pid: 1, version: '0.1.0', startedAt: NOW },
-    bars: [{ provider: 'anthropic', window: 'five_hour', label: '5h', usedPct: 62, resetsAt: NOW + 2 * 3_600_000, observedAt: NOW - 30_000, ageMs: 30_000, stale: false, source: 'statusline' }],
+    bars: [{ provider: 'anthropic', account: 'claude-dir:/home/a/.claude', accountLabel: '~/.claude', window: 'five_hour', label: '5h', usedPct: 62, resetsAt: NOW + 2 * 3_600_000, observedAt: NOW - 30_000, ageMs: 30_000, stale: false, source: 'statusline' }],
     today: { since: NOW - 14 * 3_600_000, costMicros: 18_400_000, unpricedRecords: 0, byModel: [{ model: 'claude-opus-5-5', costMicros: 18_400_000, unpricedRecords: 0, records: 9 }] },
     sessions: [],
     walls: [],

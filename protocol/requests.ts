@@ -1,0 +1,60 @@
+import { z } from 'zod';
+
+/**
+ * The request bodies musher's routes take, where musher/ had them inline: one schema each, used by the route that
+ * parses the body and by the clients' types. Those already in core/ (TaskIntake, ParkRequest, DispatchRequest, …)
+ * stay there; the route table names them.
+ */
+
+/** `POST /v1/estimate`: a prompt's text (and what is known of it), or a task by id. Unknown fields tolerated. */
+export const EstimateRequest = z.looseObject({
+  text: z.string().max(1_000_000).optional(),
+  taskId: z.string().min(1).optional(),
+  type: z.string().trim().toLowerCase().min(1).max(60).optional(),
+  model: z.string().trim().min(1).max(200).optional(),
+  repo: z.string().min(1).optional(),
+});
+export type EstimateRequest = z.infer<typeof EstimateRequest>;
+
+/** `POST /v1/handoffs`: the session to hand over now, and to whom (the roster's handle; `@dana` is dana). */
+export const HandOffRequest = z.object({
+  sessionId: z.string().trim().min(1).max(200),
+  to: z
+    .string()
+    .trim()
+    .transform((s) => s.replace(/^@/, '').toLowerCase())
+    .pipe(z.string().regex(/^[a-z0-9][a-z0-9._-]*$/, "a teammate's handle, as the roster spells it (e.g. dana)"))
+    .optional(),
+});
+
+/** `POST /v1/jobs`: kind, when (epoch ms, or as the user typed it), payload. */
+export const NewJobRequest = z.looseObject({
+  kind: z.string().min(1),
+  /** Epoch ms, or `when` as the user typed it (+2h, 9am, an ISO time) in musher's time zone. */
+  runAt: z.number().int().optional(),
+  when: z.string().optional(),
+  wallId: z.string().nullish(),
+  sessionId: z.string().nullish(),
+  payload: z.record(z.string(), z.unknown()),
+});
+
+/** `POST /v1/handoffs/pickup`. */
+export const PickupRequest = z.looseObject({ id: z.string(), cwd: z.string() });
+/** `POST /v1/handoffs/prune`. */
+export const PruneRequest = z.looseObject({ cwd: z.string() });
+/** `POST /v1/gateway/tokens` (musher/gateway/service.ts checks the limits: ttl, lengths). */
+export const MintTokenRequest = z.looseObject({
+  sessionId: z.string(),
+  seat: z.string().optional(),
+  project: z.string().nullish(),
+  wallId: z.string().nullish(),
+  ttlMs: z.number().optional(),
+});
+
+/** The bodies of the POST routes that take none (`{}` is sent). */
+export const EmptyRequest = z.looseObject({});
+
+/** Query strings. */
+export const LimitQuery = z.looseObject({ limit: z.string().optional() });
+export const TasksQuery = z.looseObject({ state: z.string().optional(), limit: z.string().optional() });
+export const QuestionsQuery = z.looseObject({ state: z.string().optional(), task: z.string().optional(), limit: z.string().optional() });

@@ -1,0 +1,255 @@
+import { z } from 'zod';
+import { Band } from '../core/estimate/band.js';
+import { SignedReceipt } from '../core/receipt/receipt.js';
+import { SnapshotManifestSchema, SnapshotRowSchema } from '../core/snapshot.js';
+import type { StatusSnapshot } from '../core/status.js';
+import type { BindingWall, Forecast, WallHint } from '../core/forecast/forecast.js';
+import type { Calibration } from '../core/forecast/calibration.js';
+import type { Task } from '../core/task/task.js';
+import type { Question } from '../core/question/question.js';
+
+/**
+ * The shapes musher answers with, as zod schemas: what a client may rely on. Replies are objects that may carry
+ * more fields than listed (a newer musher adds some); every field listed is checked. The contract test
+ * (tests/integration/protocol-contract.test.ts) calls a real musher and parses each reply by these.
+ */
+
+/**
+ * An object checked on the fields `shape` lists, typed as the core type `T` it is on the wire. For the large core
+ * interfaces (the status snapshot, a forecast) that have no schema of their own: the fields listed are the ones a
+ * client reads; the rest is the core type's word.
+ */
+export function wire<T>(shape: { [K in keyof T]?: z.ZodType }): z.ZodType<T> {
+  return z.looseObject(shape as z.ZodRawShape) as unknown as z.ZodType<T>;
+}
+
+const epochMs = z.number();
+const nullableMs = z.number().nullable();
+
+/** Every refusal: `{error}` in one line, sometimes with more (`kind`, `handle` for an untrusted sender). */
+export const ErrorBody = z.looseObject({ error: z.string() });
+export type ErrorBody = z.infer<typeof ErrorBody>;
+
+export const TaskRow = wire<Task>({
+  id: z.string(),
+  title: z.string(),
+  worth: z.string().nullable(),
+  type: z.string().nullable(),
+  repo: z.string().nullable(),
+  source: z.string(),
+  sourceRef: z.string().nullable(),
+  state: z.enum(['open', 'parked', 'done']),
+  promptChars: z.number(),
+  turns: z.number(),
+  createdAt: epochMs,
+  updatedAt: epochMs,
+  endedAt: nullableMs,
+});
+
+export const QuestionRow = wire<Question>({
+  id: z.string(),
+  taskId: z.string(),
+  sessionId: z.string().nullable(),
+  question: z.string(),
+  options: z.tuple([z.string(), z.string()]),
+  state: z.enum(['open', 'answered']),
+  choice: z.enum(['A', 'B']).nullable(),
+  answeredBy: z.string().nullable(),
+  askedAt: epochMs,
+  answeredAt: nullableMs,
+  deliveredAt: nullableMs,
+});
+
+export const BarStatusRow = z.looseObject({
+  provider: z.string(),
+  window: z.string(),
+  label: z.string(),
+  usedPct: z.number(),
+  resetsAt: nullableMs,
+  observedAt: epochMs,
+  ageMs: z.number(),
+  stale: z.boolean(),
+  source: z.string(),
+  // Whose bar (core/account.ts): two accounts' bars are told apart by these.
+  account: z.string(),
+  accountLabel: z.string().nullable(),
+});
+export type BarStatusRow = z.infer<typeof BarStatusRow>;
+
+export const StatusReply = wire<StatusSnapshot>({
+  now: epochMs,
+  musher: z.looseObject({ pid: z.number(), version: z.string(), startedAt: epochMs }),
+  bars: z.array(BarStatusRow),
+  today: z.looseObject({ since: epochMs, costMicros: z.number(), unpricedRecords: z.number(), byModel: z.array(z.looseObject({ model: z.string(), costMicros: z.number() })) }),
+  sessions: z.array(z.looseObject({ sessionId: z.string(), harness: z.string(), costMicros: z.number() })),
+  walls: z.array(z.looseObject({ sessionId: z.string(), at: epochMs, message: z.string() })),
+  ingest: z.looseObject({ files: z.number(), bytesRead: z.number(), pendingBytes: z.number(), backfilling: z.boolean() }),
+  totals: z.looseObject({ usageRecords: z.number(), costMicros: z.number() }),
+  hookEvents: z.record(z.string(), z.number()),
+  usageEndpoint: z.string(),
+  credits: z.array(z.looseObject({ provider: z.string(), observedAt: epochMs })),
+  platformKey: z.looseObject({ todayMicros: z.number(), unpricedRecords: z.number(), bySeatModel: z.array(z.looseObject({ seat: z.string(), model: z.string() })) }),
+  wallBook: z.array(z.looseObject({ wallId: z.string(), sessionId: z.string(), hitAt: epochMs, state: z.string() })),
+  handoffs: z.array(z.looseObject({ id: z.string(), direction: z.enum(['sent', 'received']), peer: z.string(), state: z.string() })).optional(),
+  nextWall: z.looseObject({ name: z.string(), provider: z.string(), window: z.string(), atMs: epochMs, dollarsToWallMicros: z.number().nullable() }).nullable(),
+});
+
+export const BarsReply = z.looseObject({ now: epochMs, bars: z.array(BarStatusRow) });
+
+export const WallForecastRow = z.looseObject({
+  provider: z.string(),
+  window: z.string(),
+  name: z.string(),
+  usedPct: z.number(),
+  resetsAt: nullableMs,
+  forecast: wire<Forecast>({ kind: z.string() }),
+  calibration: wire<Calibration>({ kind: z.string() }),
+  dollarsToWallMicros: z.number().nullable(),
+  dollarsToWallBand: z.tuple([z.number(), z.number()]).nullable(),
+  account: z.string(),
+  accountLabel: z.string().nullable(),
+});
+export type WallForecastRow = z.infer<typeof WallForecastRow>;
+
+export const ForecastReply = z.looseObject({
+  at: epochMs,
+  walls: z.array(WallForecastRow),
+  binding: wire<BindingWall>({ kind: z.string() }).nullable(),
+  hint: wire<WallHint>({ wallAtMs: epochMs, amber: z.boolean() }).nullable(),
+});
+export type ForecastReply = z.infer<typeof ForecastReply>;
+
+export const UsagePollerReply = z.looseObject({
+  line: z.string(),
+  state: z.looseObject({ role: z.string(), lastError: z.string().nullable() }).nullable(),
+});
+
+export const WallReply = z.looseObject({
+  wall: z.looseObject({ wallId: z.string(), sessionId: z.string(), state: z.string(), hitAtMs: epochMs }),
+  card: z.string(),
+  events: z.array(z.looseObject({ wallId: z.string(), at: epochMs, kind: z.string() })),
+});
+
+export const TextReply = z.looseObject({ text: z.string() });
+
+/** A harness command to run in this terminal, with the gateway's environment (a token in it: never printed). */
+export const GoReply = z.looseObject({
+  cmd: z.looseObject({ file: z.string(), args: z.array(z.string()), env: z.record(z.string(), z.string()), cwd: z.string() }),
+});
+
+export const SnapshotListRow = SnapshotRowSchema.extend({ shortId: z.string() }).loose();
+export const SnapshotListReply = z.looseObject({ snapshots: z.array(SnapshotListRow) });
+export type SnapshotListReply = z.infer<typeof SnapshotListReply>;
+export const SnapshotShowReply = z.looseObject({ snapshot: SnapshotListRow, manifest: SnapshotManifestSchema.loose(), brief: z.string() });
+export type SnapshotShowReply = z.infer<typeof SnapshotShowReply>;
+
+export const EstimateReply = z.looseObject({ band: Band.nullable(), prior: Band.nullable(), similar: z.number(), text: z.string() });
+export type EstimateReply = z.infer<typeof EstimateReply>;
+
+export const ReceiptLine = z.looseObject({ receipt: SignedReceipt, line: z.string() });
+export const ReceiptListReply = z.looseObject({ receipts: z.array(ReceiptLine) });
+export type ReceiptListReply = z.infer<typeof ReceiptListReply>;
+
+export const TaskListReply = z.looseObject({ now: epochMs, tasks: z.array(TaskRow) });
+export type TaskListReply = z.infer<typeof TaskListReply>;
+export const TaskReply = z.looseObject({ task: TaskRow });
+export const TaskShowReply = z.looseObject({
+  task: TaskRow,
+  sessions: z.array(z.string()),
+  band: Band.nullable(),
+  receipt: SignedReceipt.nullable().optional(),
+  receiptLine: z.string().nullable().optional(),
+});
+
+export const QuestionTurnReply = z.looseObject({ question: QuestionRow, task: TaskRow, text: z.string() });
+export const QuestionListReply = z.looseObject({ questions: z.array(QuestionRow) });
+export const QuestionReply = z.looseObject({ question: QuestionRow });
+export const SessionTaskReply = z.looseObject({ task: TaskRow.nullable(), questions: z.array(QuestionRow) });
+
+export const PrWatchReply = z.looseObject({ repos: z.array(z.string()), finished: z.array(z.looseObject({ taskId: z.string(), pr: z.string() })), errors: z.array(z.string()) });
+export type PrWatchReply = z.infer<typeof PrWatchReply>;
+
+export const TrackerRoundReply = z.looseObject({
+  at: epochMs,
+  adapters: z.array(
+    z.looseObject({
+      adapter: z.string(),
+      configured: z.boolean(),
+      items: z.number(),
+      created: z.array(z.looseObject({ taskId: z.string(), ref: z.string() })),
+      commented: z.array(z.looseObject({ taskId: z.string(), ref: z.string(), commentRef: z.string() })),
+      errors: z.array(z.string()),
+    }),
+  ),
+});
+export type TrackerRoundReply = z.infer<typeof TrackerRoundReply>;
+export const TrackerItemRow = z.looseObject({
+  sourceRef: z.string(),
+  adapter: z.string(),
+  itemKey: z.string(),
+  taskId: z.string(),
+  commentRef: z.string().nullable(),
+  commentBody: z.string().nullable(),
+  commentedAt: nullableMs,
+  receiptLine: z.string().nullable(),
+  seenAt: epochMs,
+});
+export type TrackerItemRow = z.infer<typeof TrackerItemRow>;
+export const TrackerItemsReply = z.looseObject({ now: epochMs, items: z.array(TrackerItemRow) });
+
+export const JobRow = z.looseObject({
+  id: z.string(),
+  kind: z.string(),
+  wallId: z.string().nullable(),
+  sessionId: z.string().nullable(),
+  runAt: epochMs,
+  state: z.string(),
+  payload: z.record(z.string(), z.unknown()),
+  result: z.looseObject({ ok: z.boolean(), summary: z.string() }).nullable(),
+  handle: z.record(z.string(), z.unknown()).nullable(),
+  attempts: z.number(),
+  lastCheck: z.string().nullable(),
+  createdAt: epochMs,
+  updatedAt: epochMs,
+  startedAt: nullableMs,
+  finishedAt: nullableMs,
+  reportedAt: nullableMs,
+});
+export type JobRow = z.infer<typeof JobRow>;
+export const JobsListReply = z.looseObject({ now: epochMs, jobs: z.array(JobRow) });
+export type JobsListReply = z.infer<typeof JobsListReply>;
+export const JobReply = z.looseObject({ job: JobRow });
+export const JobCancelReply = z.looseObject({ ok: z.literal(true), job: JobRow });
+
+export const GatewayStateReply = z.looseObject({ running: z.boolean(), url: z.string().nullable() });
+export const GatewayTokenReply = z.looseObject({ token: z.string(), baseUrl: z.string(), openaiBaseUrl: z.string(), expiresAtMs: epochMs, claudeEnv: z.record(z.string(), z.string()) });
+
+export const HandoffRow = z.looseObject({
+  id: z.string(),
+  direction: z.enum(['sent', 'received']),
+  wallId: z.string().nullable(),
+  sessionId: z.string().nullable(),
+  harness: z.string().nullable(),
+  peer: z.string(),
+  createdAt: epochMs,
+  expiresAt: epochMs,
+  transport: z.string(),
+  ref: z.string().nullable(),
+  branch: z.string().nullable(),
+  state: z.string(),
+  pickedUpBy: z.string().nullable(),
+  pickedUpAt: nullableMs,
+  note: z.string().nullable(),
+});
+export type HandoffRow = z.infer<typeof HandoffRow>;
+export const HandoffListReply = z.looseObject({ now: epochMs, handoffs: z.array(HandoffRow) });
+export type HandoffListReply = z.infer<typeof HandoffListReply>;
+export const HandOffReply = z.looseObject({ id: z.string().nullable(), line: z.string(), handoff: HandoffRow.nullable() });
+export const PruneReply = z.looseObject({ pruned: z.array(z.string()) });
+export const PickupReply = z.looseObject({ received: HandoffRow.nullable(), again: z.boolean() });
+
+export const HealthReply = z.looseObject({ ok: z.literal(true), pid: z.number(), startedAt: epochMs });
+export const OkReply = z.looseObject({ ok: z.literal(true) });
+
+/** A hook's answer in musher's words (hooks/ turns it into the harness's dialect); hooks read it raw. */
+export const HookAnswerReply = z.looseObject({});

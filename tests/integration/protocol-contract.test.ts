@@ -1,0 +1,204 @@
+/**
+ * The contract between musher and its clients (protocol/routes.ts), held to a real musher: every route in the table
+ * is called through the one client (protocol/client) and its reply parses by the route's schema; and the table is
+ * held to the server: every route musher/server.ts answers (read from its source) has an entry, so a route added
+ * to the server alone fails here.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { musherClient, type CallResult, type MusherClient } from '../../protocol/client/client.js';
+import { ROUTES, patternOf, routeOf, type RouteInput, type RouteName, type RouteSpec } from '../../protocol/routes.js';
+import { ErrorBody } from '../../protocol/schemas.js';
+import { REPO_ROOT, sleds, startMusher, waitFor, type SledsWorld } from '../support/sleds-env.js';
+import { useWorlds } from '../support/worlds.js';
+import { writeSledsConfig } from '../support/sleds-config.js';
+import { limitAhead } from '../support/limit-ahead.js';
+import { handoffTeam, hookIn, writeTranscript } from '../support/handoff-team.js';
+
+const newWorld = useWorlds({ SLEDS_NO_AUTOSTART: '1', SLEDS_SEAT: 'dana' });
+
+const SERVER_SOURCE = readFileSync(join(REPO_ROOT, 'musher', 'server.ts'), 'utf8');
+const TABLE = Object.entries(ROUTES) as Array<[RouteName, RouteSpec]>;
+/** A concrete path for each entry: its parameters filled in. */
+const SAMPLES = TABLE.map(([name, spec]) => ({ name, method: spec.method, path: spec.path.replace(/:[A-Za-z]+/g, 'x1') }));
+
+/** The routes musher/server.ts answers, as its source spells them: path literals, route regexes, prefixes. */
+function serverRoutes(source: string): { literals: string[]; prefixes: string[]; regexes: RegExp[]; methodPaths: Array<[string, string]> } {
+  const literals = new Set<string>();
+  const prefixes = new Set<string>();
+  for (const m of source.matchAll(/'(\/v1\/[^']*)'/g)) (m[1]!.endsWith('/') ? prefixes : literals).add(m[1]!);
+  const regexes = [...source.matchAll(/\/\^(\\\/v1[^\n]*?)\$\//g)].map((m) => new RegExp(`^${m[1]!}$`));
+  const methodPaths: Array<[string, string]> = [];
+  for (const m of source.matchAll(/req\.method === '(GET|POST)' && url\.pathname === '(\/v1\/[^']*)'/g)) methodPaths.push([m[1]!, m[2]!]);
+  return { literals: [...literals], prefixes: [...prefixes], regexes, methodPaths };
+}
+
+describe('the route table and the server', () => {
+  const found = serverRoutes(SERVER_SOURCE);
+
+  it('reads the server: it finds routes of every kind (the scan itself works)', () => {
+    expect(found.literals.length).toBeGreaterThan(15);
+    expect(found.regexes.length).toBeGreaterThan(6);
+    expect(found.prefixes).toContain('/v1/hook/');
+    expect(found.methodPaths).toContainEqual(['POST', '/v1/handoffs/pickup']);
+  });
+
+  it('every path the server names has an entry in the table', () => {
+    const missing = [
+      ...found.literals.filter((p) => !TABLE.some(([, s]) => s.path === p)),
+      ...found.prefixes.filter((p) => !TABLE.some(([, s]) => s.path.startsWith(p))),
+      ...found.regexes.filter((r) => !SAMPLES.some((s) => r.test(s.path))).map(String),
+    ];
+    expect(missing).toEqual([]);
+  });
+
+  it('every method and path the server pairs is a route of the table', () => {
+    expect(found.methodPaths.filter(([method, path]) => routeOf(method, path) === null)).toEqual([]);
+  });
+
+  it('no two entries claim the same method and path', () => {
+    const claimed = SAMPLES.map((s) => `${s.method} ${s.path}`);
+    expect(claimed.filter((c, i) => claimed.indexOf(c) !== i)).toEqual([]);
+    for (const s of SAMPLES) expect(routeOf(s.method, s.path)).toBe(s.name);
+  });
+
+  it('a path pattern matches its own parameters and nothing deeper', () => {
+    expect(patternOf('/v1/tasks/:id').test('/v1/tasks/k3m9x2qa')).toBe(true);
+    expect(patternOf('/v1/tasks/:id').test('/v1/tasks/k3m9x2qa/park')).toBe(false);
+  });
+});
+
+/** Calls route `name` and holds its reply to the table: the success schema, or the `{error}` of a refusal. */
+async function held<N extends RouteName>(client: MusherClient, name: N, input: RouteInput<N>, expectStatus: number, seen: Map<RouteName, number>): Promise<CallResult<N>> {
+  const r = await client.call(name, input, { timeoutMs: 30_000 });
+  if (!r.ok && r.kind !== 'refused') throw new Error(`${name}: ${r.kind} — ${'reason' in r ? r.reason : ''}`);
+  expect({ name, status: r.status }, r.ok ? undefined : r.error).toEqual({ name, status: expectStatus });
+  if (!r.ok) {
+    expect(ErrorBody.safeParse(r.body).success).toBe(true);
+    // A refusal of the route's own, never the server's "no route" for a table entry it does not have.
+    expect(r.error).not.toMatch(/^no route /);
+  }
+  seen.set(name, r.status);
+  return r;
+}
+
+function must<N extends RouteName>(r: CallResult<N>): Extract<CallResult<N>, { ok: true }>['body'] {
+  if (!r.ok) throw new Error(`expected a reply, got ${r.kind}`);
+  return r.body;
+}
+
+/** Routes the one-seat world reaches only as a refusal: a hand-off needs a roster and a remote (the team below). */
+const REFUSED_ONLY: RouteName[] = ['handOff', 'handoffsPrune', 'pickup'];
+
+describe('a real musher answers every route as the table says', { timeout: 120_000 }, () => {
+  it('each reply parses by its route schema', async () => {
+    const w: SledsWorld = newWorld();
+    // `go` gives the command to run, not runs it: any claude will do.
+    writeSledsConfig(w, { binaries: { claude: process.execPath } });
+    // A platform key (never sent anywhere here): musher starts its gateway, so a gateway token can be minted.
+    expect((await sleds(w, ['key', 'set', 'anthropic'], 'sk-ant-api03-CONTRACT-test-key-0001\n')).code).toBe(0);
+    await startMusher(w);
+    const client = musherClient({ socketPath: w.socket });
+    const seen = new Map<RouteName, number>();
+    const SESSION = '1098c2f4-aaaa-bbbb-cccc-0000000000c1';
+    const LIMIT = limitAhead();
+    const hookBody = (event: string, more: Record<string, unknown>) => ({ session_id: SESSION, cwd: '/tmp', hook_event_name: event, ...more });
+
+    await held(client, 'health', {}, 200, seen);
+    await held(client, 'hook', { params: { event: 'SessionStart' }, body: hookBody('SessionStart', { source: 'startup', model: 'claude-opus-5-5' }) }, 200, seen);
+    const line = must(await held(client, 'statusline', { body: { session_id: SESSION, model: { id: 'claude-opus-5-5', display_name: 'Opus' }, workspace: { current_dir: '/tmp' } } }, 200, seen));
+    expect(typeof line).toBe('string');
+
+    // A wall, and the snapshot taken at it.
+    await held(client, 'hook', { params: { event: 'StopFailure' }, body: hookBody('StopFailure', { error: 'rate_limit', last_assistant_message: LIMIT.message }) }, 200, seen);
+    const wallId = await waitFor('the wall to open', async () => {
+      const s = await client.call('status', {});
+      return s.ok ? s.body.wallBook[0]?.wallId : null;
+    });
+    const snapshotId = await waitFor('the snapshot', async () => {
+      const s = await client.call('status', {});
+      return s.ok ? s.body.wallBook[0]?.snapshotId : null;
+    });
+    await held(client, 'status', {}, 200, seen);
+    await held(client, 'usagePoller', {}, 200, seen);
+    await held(client, 'walls', {}, 200, seen);
+    await held(client, 'bars', {}, 200, seen);
+    expect(must(await held(client, 'wall', { params: { id: wallId } }, 200, seen)).wall.wallId).toBe(wallId);
+    await held(client, 'wallExplain', { params: { id: wallId } }, 200, seen);
+    // Go runs the chosen continue (exit 1) on the platform key, in this terminal.
+    await held(client, 'hook', { params: { event: 'UserPromptSubmit' }, body: hookBody('UserPromptSubmit', { prompt: '/sled 1' }) }, 200, seen);
+    expect(must(await held(client, 'wallGo', { params: { id: wallId }, body: {} }, 200, seen)).cmd.args.length).toBeGreaterThan(0);
+    expect(must(await held(client, 'snapshots', {}, 200, seen)).snapshots.map((s) => s.id)).toContain(snapshotId);
+    await held(client, 'snapshot', { params: { id: snapshotId } }, 200, seen);
+
+    // A task's life: intake, worth, estimate, picker, dispatch, a parked question and its answer, done, its receipt.
+    const task = must(await held(client, 'taskCreate', { body: { title: 'Fix the login test', sessionId: 'contract-sess-2' } }, 201, seen)).task;
+    await held(client, 'tasks', { query: { state: 'open' } }, 200, seen);
+    await held(client, 'task', { params: { id: task.id } }, 200, seen);
+    await held(client, 'taskUpdate', { params: { id: task.id }, body: { worth: 'high' } }, 200, seen);
+    await held(client, 'estimate', { body: { taskId: task.id } }, 200, seen);
+    await held(client, 'picker', { params: { id: task.id } }, 200, seen);
+    await held(client, 'dispatch', { params: { id: task.id }, body: { verb: 'Queue' } }, 200, seen);
+    const parked = must(await held(client, 'park', { params: { id: task.id }, body: { question: 'Keep the old API?', options: ['Keep it: the band stays', 'Drop it: smaller band'] } }, 201, seen));
+    await held(client, 'questions', { query: { task: task.id, state: 'open' } }, 200, seen);
+    await held(client, 'question', { params: { id: parked.question.id } }, 200, seen);
+    await held(client, 'sessionTask', { params: { id: 'contract-sess-2' } }, 200, seen);
+    await held(client, 'answer', { params: { id: parked.question.id }, body: { choice: 'A' } }, 200, seen);
+    const done = must(await held(client, 'taskDone', { params: { id: task.id }, body: {} }, 200, seen));
+    await held(client, 'receipts', {}, 200, seen);
+    await held(client, 'receipt', { params: { id: done.receipt.body.id } }, 200, seen);
+
+    // A job scheduled and cancelled.
+    const job = must(await held(client, 'jobCreate', { body: { kind: 'hold', when: '+2h', payload: { harness: 'claude-code', sessionId: SESSION, cwd: '/tmp', prompt: 'continue' } } }, 201, seen)).job;
+    await held(client, 'jobs', {}, 200, seen);
+    await held(client, 'jobCancel', { params: { id: job.id }, body: {} }, 200, seen);
+
+    // GitHub and the tracker answer with an empty round (no checkout on GitHub, no tracker configured); what this
+    // world has not set up (a roster, a hand-off remote) refuses in one line.
+    await held(client, 'githubWatch', { body: {} }, 200, seen);
+    await held(client, 'trackerPoll', { body: {} }, 200, seen);
+    await held(client, 'tracker', {}, 200, seen);
+    await waitFor('the gateway', async () => {
+      const g = await client.call('gateway', {});
+      return g.ok && g.body.running;
+    });
+    await held(client, 'gateway', {}, 200, seen);
+    await held(client, 'gatewayToken', { body: { sessionId: SESSION } }, 200, seen);
+    await held(client, 'handoffs', {}, 200, seen);
+    await held(client, 'handOff', { body: { sessionId: SESSION, to: 'sam' } }, 409, seen);
+    await held(client, 'handoffsPrune', { body: { cwd: '/tmp' } }, 409, seen);
+    await held(client, 'pickup', { body: { id: 'jd7k2m9qa45p', cwd: '/tmp' } }, 409, seen);
+
+    await held(client, 'shutdown', {}, 200, seen);
+
+    // Every entry was called; all but the few this world cannot set up answered with their success reply.
+    expect(TABLE.map(([n]) => n).filter((n) => !seen.has(n))).toEqual([]);
+    expect([...seen].filter(([, status]) => status >= 300).map(([n]) => n).sort()).toEqual([...REFUSED_ONLY].sort());
+  });
+});
+
+describe('a team answers the hand-off routes as the table says', { timeout: 120_000 }, () => {
+  const cleanups: Array<() => unknown> = [];
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c();
+  });
+
+  it('sam hands a session to dana, dana picks it up and prunes: each reply parses by its route schema', async () => {
+    const t = await handoffTeam([{ handle: 'sam', name: 'Sam' }, { handle: 'dana', name: 'Dana' }], cleanups);
+    const [sam, dana] = t.seats as [SledsWorld, SledsWorld];
+    expect((await sleds(dana, ['keys', 'trust', 'sam', '--yes', '--json'], undefined, {}, t.b)).code).toBe(0);
+    const seen = new Map<RouteName, number>();
+    const sessionId = '3c1e5f7a-2b4d-4e6f-8a1c-5d7e9f0a1b2d';
+    const tx = join(sam.claudeDir, 'projects', t.a.replace(/[^A-Za-z0-9]/g, '-'), `${sessionId}.jsonl`);
+    writeTranscript(tx, sessionId, t.a, 'fix the cart total');
+    await hookIn(sam, 'UserPromptSubmit', sessionId, t.a, { prompt: 'fix the cart total', transcript_path: tx });
+
+    const sent = must(await held(musherClient({ socketPath: sam.socket }), 'handOff', { body: { sessionId, to: '@Dana' } }, 200, seen));
+    expect(sent.id).toMatch(/^[2-9a-km-np-z]{12}$/);
+    const picked = must(await held(musherClient({ socketPath: dana.socket }), 'pickup', { body: { id: sent.id!, cwd: t.b } }, 200, seen));
+    expect(picked.received?.peer).toBe('sam');
+    await held(musherClient({ socketPath: dana.socket }), 'handoffsPrune', { body: { cwd: t.b } }, 200, seen);
+    expect([...seen.keys()].sort()).toEqual([...REFUSED_ONLY].sort());
+  });
+});
