@@ -1,5 +1,6 @@
 import http, { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import https from 'node:https';
+import { Readable } from 'node:stream';
+import type { Dispatcher, Pool } from 'undici';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo, Socket } from 'node:net';
 import { createUsageMeter, meteredCost, type GatewayProvider, type MeteredResponse, type UsageMeter } from '../../core/gateway/meter.js';
@@ -82,7 +83,8 @@ const LOOPBACK: Record<string, string> = { '127.0.0.1': '127.0.0.1', localhost: 
 
 /** Headers that belong to one connection, never forwarded (RFC 9110 §7.6.1), plus the ones the gateway owns. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
-const REQUEST_OWNED = new Set(['host', 'x-api-key', 'authorization', 'accept-encoding']);
+// `expect` too: the body goes upstream as it comes (undici refuses a 100-continue it does not run).
+const REQUEST_OWNED = new Set(['host', 'x-api-key', 'authorization', 'accept-encoding', 'expect']);
 
 interface Route {
   provider: GatewayProvider;
@@ -131,9 +133,9 @@ function localToken(headers: IncomingHttpHeaders): string | null {
   return m ? m[1]!.trim() : null;
 }
 
-function forwardedRequestHeaders(headers: IncomingHttpHeaders, provider: GatewayProvider, key: string, upstreamHost: string): http.OutgoingHttpHeaders {
+function forwardedRequestHeaders(headers: IncomingHttpHeaders, provider: GatewayProvider, key: string, upstreamHost: string): Record<string, string | string[]> {
   const named = new Set((one(headers, 'connection') ?? '').split(',').map((s) => s.trim().toLowerCase()));
-  const out: http.OutgoingHttpHeaders = {};
+  const out: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined || HOP_BY_HOP.has(name) || REQUEST_OWNED.has(name) || named.has(name)) continue;
     out[name] = value;
@@ -153,7 +155,7 @@ function forwardedRequestHeaders(headers: IncomingHttpHeaders, provider: Gateway
   return out;
 }
 
-function forwardedResponseHeaders(headers: IncomingHttpHeaders): http.OutgoingHttpHeaders {
+function forwardedResponseHeaders(headers: IncomingHttpHeaders | Dispatcher.ResponseData['headers']): http.OutgoingHttpHeaders {
   const named = new Set((one(headers, 'connection') ?? '').split(',').map((s) => s.trim().toLowerCase()));
   const out: http.OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(headers)) {
@@ -161,6 +163,13 @@ function forwardedResponseHeaders(headers: IncomingHttpHeaders): http.OutgoingHt
     out[name] = value;
   }
   return out;
+}
+
+/** The system's code of an upstream failure (ECONNREFUSED…), through undici's wrapping; else its message. */
+function upstreamErrorCode(e: Error & { code?: string; cause?: unknown }): string {
+  const cause = e.cause as { code?: string } | undefined;
+  if (e.code && !e.code.startsWith('UND_ERR')) return e.code;
+  return cause?.code ?? e.code ?? e.message;
 }
 
 function sendRefusal(res: ServerResponse, r: GatewayRefusal): void {
@@ -224,8 +233,19 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
       return [p, u];
     }),
   ) as Record<GatewayProvider, URL>;
-  // Kept-alive connections upstream: a new TLS handshake per request would cost far more than the gateway does.
-  const agents = { http: new http.Agent({ keepAlive: true, maxSockets: 256 }), https: new https.Agent({ keepAlive: true, maxSockets: 256 }) };
+  // One undici pool per upstream origin, its connections kept alive: a new TLS handshake per request would cost far
+  // more than the gateway does. No header or body timeout: a model may think for minutes (as node:http never timed out).
+  // Loaded here, not when musher starts: the gateway starts on the first platform-key session.
+  const { Pool } = await import('undici');
+  const pools = new Map<string, Pool>();
+  const poolFor = (base: URL): Pool => {
+    let pool = pools.get(base.origin);
+    if (!pool) {
+      pool = new Pool(base.origin, { connections: 256, headersTimeout: 0, bodyTimeout: 0 });
+      pools.set(base.origin, pool);
+    }
+    return pool;
+  };
 
   const server = http.createServer({ noDelay: true }, (req, res) => {
     handle(req, res).catch((e: Error) => {
@@ -317,22 +337,12 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
    */
   function forward(req: IncomingMessage, res: ServerResponse, r: Route, grant: TokenGrant, key: string, body: Buffer | null, hold: Hold | null): void {
     const base = upstreams[r.provider];
-    const lib = base.protocol === 'https:' ? https : http;
-    const upReq = lib.request({
-      protocol: base.protocol,
-      hostname: base.hostname.replace(/^\[|\]$/g, ''),
-      port: base.port || (base.protocol === 'https:' ? 443 : 80),
-      method: 'POST',
-      path: base.pathname.replace(/\/$/, '') + r.upstreamPath,
-      headers: forwardedRequestHeaders(req.headers, r.provider, key, base.host),
-      agent: base.protocol === 'https:' ? agents.https : agents.http,
-    });
-    upReq.on('socket', (s) => s.setNoDelay(true));
+    const abort = new AbortController();
 
     let meter: UsageMeter | null = null;
     let decoder: TextDecoder | null = null;
     let requestId: string | null = null;
-    let upRes: IncomingMessage | null = null;
+    let upRes: Dispatcher.ResponseData['body'] | null = null;
     let requestBytes = body?.length ?? 0;
     let clientGone = false;
     let drainTimer: unknown = null;
@@ -356,12 +366,13 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     };
     /** Stops reading the upstream (its answer is no longer wanted) and meters what came. */
     const cut = (): void => {
-      upReq.destroy();
+      abort.abort();
+      upRes?.destroy();
       finish();
     };
 
-    upReq.on('error', (e: NodeJS.ErrnoException) => {
-      if (clientGone || finished) return finish(); // destroyed by us (the client left, the drain ended): already settled or settling here
+    const failed = (e: Error & { code?: string }): void => {
+      if (clientGone || finished) return finish(); // aborted by us (the client left, the drain ended): already settled or settling here
       if (res.headersSent) {
         // Cut mid-stream: the client must see the stream break, not a clean end.
         res.destroy();
@@ -369,17 +380,19 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
         return;
       }
       finish();
-      opts.log.warn(`gateway: ${r.provider} upstream ${base.host} unreachable (${e.code ?? e.message})`);
-      sendRefusal(res, refusal(r.provider, 'upstream-unreachable', `sleds gateway: the ${r.provider} API at ${base.host} is unreachable (${e.code ?? e.message}) — check the network; the request was not sent`));
-    });
+      const why = upstreamErrorCode(e);
+      opts.log.warn(`gateway: ${r.provider} upstream ${base.host} unreachable (${why})`);
+      sendRefusal(res, refusal(r.provider, 'upstream-unreachable', `sleds gateway: the ${r.provider} API at ${base.host} is unreachable (${why}) — check the network; the request was not sent`));
+    };
 
-    upReq.on('response', (response) => {
-      upRes = response;
-      const status = response.statusCode ?? 502;
-      requestId = one(response.headers, 'request-id') ?? one(response.headers, 'x-request-id') ?? null;
+    const answered = (response: Dispatcher.ResponseData): void => {
+      const upBody = response.body;
+      upRes = upBody;
+      const status = response.statusCode;
+      requestId = one(response.headers as IncomingHttpHeaders, 'request-id') ?? one(response.headers as IncomingHttpHeaders, 'x-request-id') ?? null;
       // Only a success bills tokens; errors pass through verbatim, unmetered.
       if (r.metered && status >= 200 && status < 300) {
-        meter = createUsageMeter(r.provider, one(response.headers, 'content-type') ?? '');
+        meter = createUsageMeter(r.provider, one(response.headers as IncomingHttpHeaders, 'content-type') ?? '');
         decoder = new TextDecoder('utf-8');
       }
       if (clientGone && !meter) return cut(); // nobody to answer and nothing to meter
@@ -393,11 +406,11 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
           if (!wrote && !res.destroyed) res.flushHeaders();
         });
       }
-      response.on('data', (chunk: Buffer) => {
+      upBody.on('data', (chunk: Buffer) => {
         if (!clientGone) {
           wrote = true;
           // Each chunk goes to the client as it arrives; the tee reads a copy of it.
-          if (!res.write(chunk)) response.pause();
+          if (!res.write(chunk)) upBody.pause();
         }
         if (meter && decoder) meter.push(decoder.decode(chunk, { stream: true }));
         if (clientGone) {
@@ -408,21 +421,18 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
           }
         }
       });
-      res.on('drain', () => response.resume());
-      response.on('end', () => {
+      res.on('drain', () => upBody.resume());
+      upBody.on('end', () => {
         if (!clientGone) res.end();
         // Metering waits for the next turn of the loop: the client has its last byte first.
         setImmediate(finish);
       });
-      response.on('aborted', () => {
+      // The upstream cut the stream (or we did): the client sees it break.
+      upBody.on('error', () => {
         if (!clientGone) res.destroy();
         finish();
       });
-      response.on('error', () => {
-        if (!clientGone) res.destroy();
-        finish();
-      });
-    });
+    };
 
     // The client went away before the answer ended. Its final usage is still to come: read on, bounded, to meter it.
     res.on('close', () => {
@@ -440,12 +450,28 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
       }, drain.deadlineMs);
     });
 
-    if (body) {
-      upReq.end(body);
-    } else {
-      req.on('data', (c: Buffer) => (requestBytes += c.length));
-      req.pipe(upReq);
+    /** The client's body as undici reads it (not before: a listener of its own would let chunks flow past), counted for the estimate when no final usage comes. */
+    async function* counted(): AsyncGenerator<Buffer> {
+      for await (const c of req as AsyncIterable<Buffer>) {
+        requestBytes += c.length;
+        yield c;
+      }
     }
+    poolFor(base)
+      .request({
+        method: 'POST',
+        path: base.pathname.replace(/\/$/, '') + r.upstreamPath,
+        headers: forwardedRequestHeaders(req.headers, r.provider, key, base.host),
+        body: body ?? Readable.from(counted(), { objectMode: false }),
+        signal: abort.signal,
+      })
+      .then(answered, failed)
+      .catch((e: Error) => {
+        // Only a throw of ours lands here (writing a head the upstream sent malformed): the exchange is over.
+        opts.log.error(`gateway: ${r.provider} answer for ${grant.seat} could not be passed on: ${e.message}`);
+        res.destroy();
+        cut();
+      });
   }
 
   function record(m: MeteredResponse, requestId: string | null, grant: TokenGrant, project: string | null): void {
@@ -496,8 +522,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
       new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
-        agents.http.destroy();
-        agents.https.destroy();
+        for (const pool of pools.values()) void pool.destroy();
       }),
   };
 }

@@ -111,4 +111,12 @@ describe('architecture', () => {
       }
     }
   });
+
+  it("the gateway reaches the model APIs through undici's pool, never node:http(s) requests of its own", () => {
+    expect(importsOf('musher/gateway/server.ts').map((i) => i.spec)).toContain('undici');
+    for (const file of sources('musher/gateway')) {
+      const text = readFileSync(join(ROOT, file), 'utf8');
+      expect(/\bhttps?\.request\(|\bhttps?\.Agent\(|from 'node:https'|(?<![\w.])fetch\(/.test(text), `${file} sends upstream by hand`).toBe(false);
+    }
+  });
 });
