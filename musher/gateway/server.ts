@@ -337,17 +337,20 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
    */
   function forward(req: IncomingMessage, res: ServerResponse, r: Route, grant: TokenGrant, key: string, body: Buffer | null, hold: Hold | null): void {
     const base = upstreams[r.provider];
-    const abort = new AbortController();
+    /** undici's handle on this exchange (abort, pause, resume), from the moment it is dispatched. */
+    let control: Dispatcher.DispatchController | null = null;
+    let cancelled = false;
 
     let meter: UsageMeter | null = null;
     let decoder: TextDecoder | null = null;
     let requestId: string | null = null;
-    let upRes: Dispatcher.ResponseData['body'] | null = null;
+    let answered = false;
     let requestBytes = body?.length ?? 0;
     let clientGone = false;
     let drainTimer: unknown = null;
     let drainedBytes = 0;
     let finished = false;
+    let wrote = false;
     const finish = (): void => {
       if (finished) return;
       finished = true;
@@ -364,53 +367,43 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
         hold?.release();
       }
     };
-    /** Stops reading the upstream (its answer is no longer wanted) and meters what came. */
+    /** Stops the exchange upstream (its answer is no longer wanted) and meters what came. */
     const cut = (): void => {
-      abort.abort();
-      upRes?.destroy();
+      cancelled = true;
+      if (control && !control.aborted) control.abort(new Error('sleds gateway: cut'));
       finish();
     };
 
-    const failed = (e: Error & { code?: string }): void => {
-      if (clientGone || finished) return finish(); // aborted by us (the client left, the drain ended): already settled or settling here
-      if (res.headersSent) {
-        // Cut mid-stream: the client must see the stream break, not a clean end.
-        res.destroy();
-        finish();
-        return;
-      }
-      finish();
-      const why = upstreamErrorCode(e);
-      opts.log.warn(`gateway: ${r.provider} upstream ${base.host} unreachable (${why})`);
-      sendRefusal(res, refusal(r.provider, 'upstream-unreachable', `sleds gateway: the ${r.provider} API at ${base.host} is unreachable (${why}) — check the network; the request was not sent`));
-    };
-
-    const answered = (response: Dispatcher.ResponseData): void => {
-      const upBody = response.body;
-      upRes = upBody;
-      const status = response.statusCode;
-      requestId = one(response.headers as IncomingHttpHeaders, 'request-id') ?? one(response.headers as IncomingHttpHeaders, 'x-request-id') ?? null;
-      // Only a success bills tokens; errors pass through verbatim, unmetered.
-      if (r.metered && status >= 200 && status < 300) {
-        meter = createUsageMeter(r.provider, one(response.headers as IncomingHttpHeaders, 'content-type') ?? '');
-        decoder = new TextDecoder('utf-8');
-      }
-      if (clientGone && !meter) return cut(); // nobody to answer and nothing to meter
-      let wrote = false;
-      if (!clientGone) {
-        res.writeHead(status, forwardedResponseHeaders(response.headers));
-        // The head goes out with the first chunk (one write, not two); an upstream that sends its head and then
-        // thinks for a while still gets it to the client at once.
-        // (`headersSent` turns true at writeHead, before anything is written: track the first write here.)
-        setImmediate(() => {
-          if (!wrote && !res.destroyed) res.flushHeaders();
-        });
-      }
-      upBody.on('data', (chunk: Buffer) => {
+    const handler: Dispatcher.DispatchHandler = {
+      onRequestStart(controller) {
+        control = controller;
+        if (cancelled) controller.abort(new Error('sleds gateway: cut'));
+      },
+      onResponseStart(_controller, status, headers) {
+        if (status < 200) return; // an informational head: the real one follows
+        answered = true;
+        requestId = one(headers, 'request-id') ?? one(headers, 'x-request-id') ?? null;
+        // Only a success bills tokens; errors pass through verbatim, unmetered.
+        if (r.metered && status >= 200 && status < 300) {
+          meter = createUsageMeter(r.provider, one(headers, 'content-type') ?? '');
+          decoder = new TextDecoder('utf-8');
+        }
+        if (clientGone && !meter) return cut(); // nobody to answer and nothing to meter
+        if (!clientGone) {
+          res.writeHead(status, forwardedResponseHeaders(headers));
+          // The head goes out with the first chunk (one write, not two); an upstream that sends its head and then
+          // thinks for a while still gets it to the client at once.
+          // (`headersSent` turns true at writeHead, before anything is written: track the first write here.)
+          setImmediate(() => {
+            if (!wrote && !res.destroyed) res.flushHeaders();
+          });
+        }
+      },
+      onResponseData(controller, chunk) {
         if (!clientGone) {
           wrote = true;
           // Each chunk goes to the client as it arrives; the tee reads a copy of it.
-          if (!res.write(chunk)) upBody.pause();
+          if (!res.write(chunk)) controller.pause();
         }
         if (meter && decoder) meter.push(decoder.decode(chunk, { stream: true }));
         if (clientGone) {
@@ -420,28 +413,36 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
             cut();
           }
         }
-      });
-      res.on('drain', () => upBody.resume());
-      upBody.on('end', () => {
+      },
+      onResponseEnd() {
         if (!clientGone) res.end();
         // Metering waits for the next turn of the loop: the client has its last byte first.
         setImmediate(finish);
-      });
-      // The upstream cut the stream (or we did): the client sees it break.
-      upBody.on('error', () => {
-        if (!clientGone) res.destroy();
+      },
+      onResponseError(_controller, e: Error & { code?: string }) {
+        if (clientGone || finished) return finish(); // aborted by us (the client left, the drain ended): already settled or settling here
+        if (answered || res.headersSent) {
+          // Cut mid-stream: the client must see the stream break, not a clean end.
+          res.destroy();
+          finish();
+          return;
+        }
         finish();
-      });
+        const why = upstreamErrorCode(e);
+        opts.log.warn(`gateway: ${r.provider} upstream ${base.host} unreachable (${why})`);
+        sendRefusal(res, refusal(r.provider, 'upstream-unreachable', `sleds gateway: the ${r.provider} API at ${base.host} is unreachable (${why}) — check the network; the request was not sent`));
+      },
     };
+    res.on('drain', () => control?.resume());
 
     // The client went away before the answer ended. Its final usage is still to come: read on, bounded, to meter it.
     res.on('close', () => {
       if (res.writableFinished || finished || clientGone) return;
       clientGone = true;
       // Unmetered, an error answer, or a request whose body never arrived whole (nothing ran upstream): just stop.
-      if (!r.metered || (upRes !== null && !meter) || !req.complete) return cut();
+      if (!r.metered || (answered && !meter) || !req.complete) return cut();
       opts.log.info(`gateway: ${grant.seat}'s client left before the end of its ${r.provider} response — reading on (at most ${Math.round(drain.maxBytes / 1024)} KiB, ${Math.round(drain.deadlineMs / 1000)} s) to meter it`);
-      upRes?.resume(); // it may have been paused for a client that will never read again
+      control?.resume(); // it may have been paused for a client that will never read again
       drainTimer = timers.setTimeout(() => {
         drainTimer = null;
         if (finished) return;
@@ -450,28 +451,28 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
       }, drain.deadlineMs);
     });
 
-    /** The client's body as undici reads it (not before: a listener of its own would let chunks flow past), counted for the estimate when no final usage comes. */
+    // The body's size is kept for the estimate when no final usage comes: a Content-Length is what node's parser
+    // holds the body to, so the client's stream goes upstream as it is; a chunked body is counted as undici reads it
+    // (not before: a listener of its own would let chunks flow past).
+    const declared = Number(one(req.headers, 'content-length'));
+    const sized = !body && req.headers['transfer-encoding'] === undefined && Number.isSafeInteger(declared) && declared >= 0;
+    if (sized) requestBytes = declared;
     async function* counted(): AsyncGenerator<Buffer> {
       for await (const c of req as AsyncIterable<Buffer>) {
         requestBytes += c.length;
         yield c;
       }
     }
-    poolFor(base)
-      .request({
+
+    poolFor(base).dispatch(
+      {
         method: 'POST',
         path: base.pathname.replace(/\/$/, '') + r.upstreamPath,
         headers: forwardedRequestHeaders(req.headers, r.provider, key, base.host),
-        body: body ?? Readable.from(counted(), { objectMode: false }),
-        signal: abort.signal,
-      })
-      .then(answered, failed)
-      .catch((e: Error) => {
-        // Only a throw of ours lands here (writing a head the upstream sent malformed): the exchange is over.
-        opts.log.error(`gateway: ${r.provider} answer for ${grant.seat} could not be passed on: ${e.message}`);
-        res.destroy();
-        cut();
-      });
+        body: body ?? (sized ? req : Readable.from(counted(), { objectMode: false })),
+      },
+      handler,
+    );
   }
 
   function record(m: MeteredResponse, requestId: string | null, grant: TokenGrant, project: string | null): void {
