@@ -1,8 +1,8 @@
 import http, { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import { Readable } from 'node:stream';
-import type { Dispatcher, Pool } from 'undici';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo, Socket } from 'node:net';
+import { Readable } from 'node:stream';
+import type { Dispatcher, Pool } from 'undici';
 import { createUsageMeter, meteredCost, type GatewayProvider, type MeteredResponse, type UsageMeter } from '../../core/gateway/meter.js';
 import { type Allowance, type UtcOffset } from '../../core/gateway/allowance.js';
 import { BODY_BYTES_PER_TOKEN, estimateRequest } from '../../core/gateway/request-estimate.js';
