@@ -235,7 +235,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   ) as Record<GatewayProvider, URL>;
   // One undici pool per upstream origin, its connections kept alive: a new TLS handshake per request would cost far
   // more than the gateway does. No header or body timeout: a model may think for minutes (as node:http never timed out).
-  // Loaded here, not when musher starts: the gateway starts on the first platform-key session.
+  // Loaded here, not with every musher: the gateway starts only where a platform key is configured.
   const { Pool } = await import('undici');
   const pools = new Map<string, Pool>();
   const poolFor = (base: URL): Pool => {
