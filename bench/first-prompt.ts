@@ -121,9 +121,10 @@ export function formatFirstPromptBench(b: FirstPromptBench): string[] {
   ];
 }
 
-// `node dist/bench/first-prompt.js [receipts] [runs]`: this measure alone (npm run bench runs it with the others).
+// `node dist/bench/first-prompt.js [receipts] [runs]` (or `npx tsx bench/first-prompt.ts …`): this measure alone (npm run bench runs it with the others).
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const root = resolve(import.meta.dirname, '..');
+  // The built product is measured, whether this runs from dist/bench or from source (tsx bench/first-prompt.ts).
+  const root = resolve(import.meta.dirname, '..', ...(import.meta.filename.endsWith('.ts') ? ['dist'] : []));
   const receipts = Number(process.argv[2]) || 5000;
   const runs = Number(process.argv[3]) || 30;
   for (const count of receipts === 0 ? [0] : [0, receipts]) {

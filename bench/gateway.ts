@@ -28,7 +28,9 @@ export interface GatewayBench {
  * calls would never leave the bench's own event loop and the comparison would charge the gateway for a process hop
  * the direct path skips. */
 async function fakeUpstream(): Promise<{ url: string; close(): Promise<void> }> {
-  const child = spawn(process.execPath, [join(import.meta.dirname, 'gateway-upstream.js')], { stdio: ['pipe', 'pipe', 'inherit'] });
+  // From source (tsx) the upstream runs from source too: the same loader flags, the .ts file.
+  const ext = import.meta.filename.endsWith('.ts') ? '.ts' : '.js';
+  const child = spawn(process.execPath, [...process.execArgv, join(import.meta.dirname, `gateway-upstream${ext}`)], { stdio: ['pipe', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => {

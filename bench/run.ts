@@ -9,7 +9,7 @@ import { formatForecastAccuracy, formatSeedSummary, runForecastAccuracy } from '
 import { formatFirstPromptBench, runFirstPromptBench } from './first-prompt.js';
 
 /**
- * `npm run bench [-- --gb 1 --runs 30 --json]`: the hook and the statusline against a bare node start, measured
+ * `npm run bench [-- --gb 1 --runs 30 --json] [-- --only gateway]` (from source, through tsx, on the built dist/): the hook and the statusline against a bare node start, measured
  * in the same run, plus ingestion throughput and the statusline's cost on a large history.
  */
 const args = process.argv.slice(2);
@@ -20,10 +20,14 @@ const opt = (name: string, fallback: number): number => {
 const GB = opt('--gb', 1);
 const RUNS = opt('--runs', 30);
 const JSON_OUT = args.includes('--json');
-const CLI = resolve(import.meta.dirname, '..', 'cli', 'main.js');
+/** `--only gateway`: that part alone (the others share one generated history and run together). */
+const ONLY = args.includes('--only') ? (args[args.indexOf('--only') + 1] ?? '') : null;
+// What is measured is always the built product (dist/), whether this file runs from dist/bench or from source (tsx).
+const BUILT = import.meta.filename.endsWith('.ts') ? resolve(import.meta.dirname, '..', 'dist') : resolve(import.meta.dirname, '..');
+const CLI = join(BUILT, 'cli', 'main.js');
 // The entries the harness runs (plugin/hooks/hooks.json, the installed statusLine).
-const HOOK = resolve(import.meta.dirname, '..', 'hook.cjs');
-const STATUSLINE = resolve(import.meta.dirname, '..', 'statusline.cjs');
+const HOOK = join(BUILT, 'hook.cjs');
+const STATUSLINE = join(BUILT, 'statusline.cjs');
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -85,7 +89,24 @@ const say = (s: string): void => {
   if (!JSON_OUT) process.stdout.write(`${s}\n`);
 };
 
+async function gatewayBench(): Promise<void> {
+  const gw = world();
+  const gateway = await runGatewayBench({ cli: CLI, env: gw.env });
+  for (const l of formatGatewayBench(gateway)) say(l);
+  results.gatewayAddedMedianMs = gateway.addedMedianMs;
+  results.gatewayAddedP90Ms = gateway.addedP90Ms;
+  results.gatewayStreamsPerS = gateway.gatewayStreamsPerS;
+  results.gatewayThroughputRatio = gateway.gatewayStreamsPerS / gateway.directStreamsPerS;
+  rmSync(gw.root, { recursive: true, force: true });
+}
+
 async function main(): Promise<void> {
+  if (ONLY === 'gateway') {
+    await gatewayBench();
+    if (JSON_OUT) process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
+    return;
+  }
+  if (ONLY !== null) throw new Error(`--only takes gateway (the other parts run together), not '${ONLY}'`);
   // 1. Hot paths against a bare node start, on a small history.
   const small = world();
   startMusher(small.env);
@@ -178,14 +199,7 @@ async function main(): Promise<void> {
   rmSync(big.root, { recursive: true, force: true });
 
   // 4. The platform-key gateway against calling the fake upstream directly, on a real musher.
-  const gw = world();
-  const gateway = await runGatewayBench({ cli: CLI, env: gw.env });
-  for (const l of formatGatewayBench(gateway)) say(l);
-  results.gatewayAddedMedianMs = gateway.addedMedianMs;
-  results.gatewayAddedP90Ms = gateway.addedP90Ms;
-  results.gatewayStreamsPerS = gateway.gatewayStreamsPerS;
-  results.gatewayThroughputRatio = gateway.gatewayStreamsPerS / gateway.directStreamsPerS;
-  rmSync(gw.root, { recursive: true, force: true });
+  await gatewayBench();
 
   // 5. Forecast accuracy: simulated traces replayed through the forecaster and two baselines (bench/trace-sim.ts),
   // seed 1 in full and the targets over seeds 1–5; then the $→% calibration (bench/calibration-accuracy.ts).

@@ -1,7 +1,8 @@
 import http, { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import https from 'node:https';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo, Socket } from 'node:net';
+import { Readable } from 'node:stream';
+import type { Dispatcher, Pool } from 'undici';
 import { createUsageMeter, meteredCost, type GatewayProvider, type MeteredResponse, type UsageMeter } from '../../core/gateway/meter.js';
 import { type Allowance, type UtcOffset } from '../../core/gateway/allowance.js';
 import { BODY_BYTES_PER_TOKEN, estimateRequest } from '../../core/gateway/request-estimate.js';
@@ -82,7 +83,8 @@ const LOOPBACK: Record<string, string> = { '127.0.0.1': '127.0.0.1', localhost: 
 
 /** Headers that belong to one connection, never forwarded (RFC 9110 §7.6.1), plus the ones the gateway owns. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
-const REQUEST_OWNED = new Set(['host', 'x-api-key', 'authorization', 'accept-encoding']);
+// `expect` too: the body goes upstream as it comes (undici refuses a 100-continue it does not run).
+const REQUEST_OWNED = new Set(['host', 'x-api-key', 'authorization', 'accept-encoding', 'expect']);
 
 interface Route {
   provider: GatewayProvider;
@@ -132,9 +134,9 @@ function localToken(headers: IncomingHttpHeaders): string | null {
   return m ? m[1]!.trim() : null;
 }
 
-function forwardedRequestHeaders(headers: IncomingHttpHeaders, provider: GatewayProvider, key: string, upstreamHost: string): http.OutgoingHttpHeaders {
+function forwardedRequestHeaders(headers: IncomingHttpHeaders, provider: GatewayProvider, key: string, upstreamHost: string): Record<string, string | string[]> {
   const named = new Set((one(headers, 'connection') ?? '').split(',').map((s) => s.trim().toLowerCase()));
-  const out: http.OutgoingHttpHeaders = {};
+  const out: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined || HOP_BY_HOP.has(name) || REQUEST_OWNED.has(name) || named.has(name)) continue;
     out[name] = value;
@@ -154,7 +156,7 @@ function forwardedRequestHeaders(headers: IncomingHttpHeaders, provider: Gateway
   return out;
 }
 
-function forwardedResponseHeaders(headers: IncomingHttpHeaders): http.OutgoingHttpHeaders {
+function forwardedResponseHeaders(headers: IncomingHttpHeaders | Dispatcher.ResponseData['headers']): http.OutgoingHttpHeaders {
   const named = new Set((one(headers, 'connection') ?? '').split(',').map((s) => s.trim().toLowerCase()));
   const out: http.OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(headers)) {
@@ -162,6 +164,13 @@ function forwardedResponseHeaders(headers: IncomingHttpHeaders): http.OutgoingHt
     out[name] = value;
   }
   return out;
+}
+
+/** The system's code of an upstream failure (ECONNREFUSED…), through undici's wrapping; else its message. */
+function upstreamErrorCode(e: Error & { code?: string; cause?: unknown }): string {
+  const cause = e.cause as { code?: string } | undefined;
+  if (e.code && !e.code.startsWith('UND_ERR')) return e.code;
+  return cause?.code ?? e.code ?? e.message;
 }
 
 function sendRefusal(res: ServerResponse, r: GatewayRefusal): void {
@@ -226,8 +235,19 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
       return [p, u];
     }),
   ) as Record<GatewayProvider, URL>;
-  // Kept-alive connections upstream: a new TLS handshake per request would cost far more than the gateway does.
-  const agents = { http: new http.Agent({ keepAlive: true, maxSockets: 256 }), https: new https.Agent({ keepAlive: true, maxSockets: 256 }) };
+  // One undici pool per upstream origin, its connections kept alive: a new TLS handshake per request would cost far
+  // more than the gateway does. No header or body timeout: a model may think for minutes (as node:http never timed out).
+  // Loaded here, not with every musher: the gateway starts only where a platform key is configured.
+  const { Pool } = await import('undici');
+  const pools = new Map<string, Pool>();
+  const poolFor = (base: URL): Pool => {
+    let pool = pools.get(base.origin);
+    if (!pool) {
+      pool = new Pool(base.origin, { connections: 256, headersTimeout: 0, bodyTimeout: 0 });
+      pools.set(base.origin, pool);
+    }
+    return pool;
+  };
 
   const server = http.createServer({ noDelay: true }, (req, res) => {
     handle(req, res).catch((e: Error) => {
@@ -319,27 +339,20 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
    */
   function forward(req: IncomingMessage, res: ServerResponse, r: Route, grant: TokenGrant, key: string, body: Buffer | null, hold: Hold | null): void {
     const base = upstreams[r.provider];
-    const lib = base.protocol === 'https:' ? https : http;
-    const upReq = lib.request({
-      protocol: base.protocol,
-      hostname: base.hostname.replace(/^\[|\]$/g, ''),
-      port: base.port || (base.protocol === 'https:' ? 443 : 80),
-      method: 'POST',
-      path: base.pathname.replace(/\/$/, '') + r.upstreamPath,
-      headers: forwardedRequestHeaders(req.headers, r.provider, key, base.host),
-      agent: base.protocol === 'https:' ? agents.https : agents.http,
-    });
-    upReq.on('socket', (s) => s.setNoDelay(true));
+    /** undici's handle on this exchange (abort, pause, resume), from the moment it is dispatched. */
+    let control: Dispatcher.DispatchController | null = null;
+    let cancelled = false;
 
     let meter: UsageMeter | null = null;
     let decoder: TextDecoder | null = null;
     let requestId: string | null = null;
-    let upRes: IncomingMessage | null = null;
+    let answered = false;
     let requestBytes = body?.length ?? 0;
     let clientGone = false;
     let drainTimer: unknown = null;
     let drainedBytes = 0;
     let finished = false;
+    let wrote = false;
     const finish = (): void => {
       if (finished) return;
       finished = true;
@@ -356,50 +369,43 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
         hold?.release();
       }
     };
-    /** Stops reading the upstream (its answer is no longer wanted) and meters what came. */
+    /** Stops the exchange upstream (its answer is no longer wanted) and meters what came. */
     const cut = (): void => {
-      upReq.destroy();
+      cancelled = true;
+      if (control && !control.aborted) control.abort(new Error('sleds gateway: cut'));
       finish();
     };
 
-    upReq.on('error', (e: NodeJS.ErrnoException) => {
-      if (clientGone || finished) return finish(); // destroyed by us (the client left, the drain ended): already settled or settling here
-      if (res.headersSent) {
-        // Cut mid-stream: the client must see the stream break, not a clean end.
-        res.destroy();
-        finish();
-        return;
-      }
-      finish();
-      opts.log.warn(`gateway: ${r.provider} upstream ${base.host} unreachable (${e.code ?? e.message})`);
-      sendRefusal(res, refusal(r.provider, 'upstream-unreachable', `sleds gateway: the ${r.provider} API at ${base.host} is unreachable (${e.code ?? e.message}) — check the network; the request was not sent`));
-    });
-
-    upReq.on('response', (response) => {
-      upRes = response;
-      const status = response.statusCode ?? 502;
-      requestId = one(response.headers, 'request-id') ?? one(response.headers, 'x-request-id') ?? null;
-      // Only a success bills tokens; errors pass through verbatim, unmetered.
-      if (r.metered && status >= 200 && status < 300) {
-        meter = createUsageMeter(r.provider, one(response.headers, 'content-type') ?? '');
-        decoder = new TextDecoder('utf-8');
-      }
-      if (clientGone && !meter) return cut(); // nobody to answer and nothing to meter
-      let wrote = false;
-      if (!clientGone) {
-        res.writeHead(status, forwardedResponseHeaders(response.headers));
-        // The head goes out with the first chunk (one write, not two); an upstream that sends its head and then
-        // thinks for a while still gets it to the client at once.
-        // (`headersSent` turns true at writeHead, before anything is written: track the first write here.)
-        setImmediate(() => {
-          if (!wrote && !res.destroyed) res.flushHeaders();
-        });
-      }
-      response.on('data', (chunk: Buffer) => {
+    const handler: Dispatcher.DispatchHandler = {
+      onRequestStart(controller) {
+        control = controller;
+        if (cancelled) controller.abort(new Error('sleds gateway: cut'));
+      },
+      onResponseStart(_controller, status, headers) {
+        if (status < 200) return; // an informational head: the real one follows
+        answered = true;
+        requestId = one(headers, 'request-id') ?? one(headers, 'x-request-id') ?? null;
+        // Only a success bills tokens; errors pass through verbatim, unmetered.
+        if (r.metered && status >= 200 && status < 300) {
+          meter = createUsageMeter(r.provider, one(headers, 'content-type') ?? '');
+          decoder = new TextDecoder('utf-8');
+        }
+        if (clientGone && !meter) return cut(); // nobody to answer and nothing to meter
+        if (!clientGone) {
+          res.writeHead(status, forwardedResponseHeaders(headers));
+          // The head goes out with the first chunk (one write, not two); an upstream that sends its head and then
+          // thinks for a while still gets it to the client at once.
+          // (`headersSent` turns true at writeHead, before anything is written: track the first write here.)
+          setImmediate(() => {
+            if (!wrote && !res.destroyed) res.flushHeaders();
+          });
+        }
+      },
+      onResponseData(controller, chunk) {
         if (!clientGone) {
           wrote = true;
           // Each chunk goes to the client as it arrives; the tee reads a copy of it.
-          if (!res.write(chunk)) response.pause();
+          if (!res.write(chunk)) controller.pause();
         }
         if (meter && decoder) meter.push(decoder.decode(chunk, { stream: true }));
         if (clientGone) {
@@ -409,31 +415,36 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
             cut();
           }
         }
-      });
-      res.on('drain', () => response.resume());
-      response.on('end', () => {
+      },
+      onResponseEnd() {
         if (!clientGone) res.end();
         // Metering waits for the next turn of the loop: the client has its last byte first.
         setImmediate(finish);
-      });
-      response.on('aborted', () => {
-        if (!clientGone) res.destroy();
+      },
+      onResponseError(_controller, e: Error & { code?: string }) {
+        if (clientGone || finished) return finish(); // aborted by us (the client left, the drain ended): already settled or settling here
+        if (answered || res.headersSent) {
+          // Cut mid-stream: the client must see the stream break, not a clean end.
+          res.destroy();
+          finish();
+          return;
+        }
         finish();
-      });
-      response.on('error', () => {
-        if (!clientGone) res.destroy();
-        finish();
-      });
-    });
+        const why = upstreamErrorCode(e);
+        opts.log.warn(`gateway: ${r.provider} upstream ${base.host} unreachable (${why})`);
+        sendRefusal(res, refusal(r.provider, 'upstream-unreachable', `sleds gateway: the ${r.provider} API at ${base.host} is unreachable (${why}) — check the network; the request was not sent`));
+      },
+    };
+    res.on('drain', () => control?.resume());
 
     // The client went away before the answer ended. Its final usage is still to come: read on, bounded, to meter it.
     res.on('close', () => {
       if (res.writableFinished || finished || clientGone) return;
       clientGone = true;
       // Unmetered, an error answer, or a request whose body never arrived whole (nothing ran upstream): just stop.
-      if (!r.metered || (upRes !== null && !meter) || !req.complete) return cut();
+      if (!r.metered || (answered && !meter) || !req.complete) return cut();
       opts.log.info(`gateway: ${grant.seat}'s client left before the end of its ${r.provider} response — reading on (at most ${Math.round(drain.maxBytes / 1024)} KiB, ${Math.round(drain.deadlineMs / 1000)} s) to meter it`);
-      upRes?.resume(); // it may have been paused for a client that will never read again
+      control?.resume(); // it may have been paused for a client that will never read again
       drainTimer = timers.setTimeout(() => {
         drainTimer = null;
         if (finished) return;
@@ -442,12 +453,28 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
       }, drain.deadlineMs);
     });
 
-    if (body) {
-      upReq.end(body);
-    } else {
-      req.on('data', (c: Buffer) => (requestBytes += c.length));
-      req.pipe(upReq);
+    // The body's size is kept for the estimate when no final usage comes: a Content-Length is what node's parser
+    // holds the body to, so the client's stream goes upstream as it is; a chunked body is counted as undici reads it
+    // (not before: a listener of its own would let chunks flow past).
+    const declared = Number(one(req.headers, 'content-length'));
+    const sized = !body && req.headers['transfer-encoding'] === undefined && Number.isSafeInteger(declared) && declared >= 0;
+    if (sized) requestBytes = declared;
+    async function* counted(): AsyncGenerator<Buffer> {
+      for await (const c of req as AsyncIterable<Buffer>) {
+        requestBytes += c.length;
+        yield c;
+      }
     }
+
+    poolFor(base).dispatch(
+      {
+        method: 'POST',
+        path: base.pathname.replace(/\/$/, '') + r.upstreamPath,
+        headers: forwardedRequestHeaders(req.headers, r.provider, key, base.host),
+        body: body ?? (sized ? req : Readable.from(counted(), { objectMode: false })),
+      },
+      handler,
+    );
   }
 
   function record(m: MeteredResponse, requestId: string | null, grant: TokenGrant, project: string | null): void {
@@ -498,8 +525,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
       new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
-        agents.http.destroy();
-        agents.https.destroy();
+        for (const pool of pools.values()) void pool.destroy();
       }),
   };
 }

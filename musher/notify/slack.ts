@@ -1,3 +1,4 @@
+import type { ChatPostMessageArguments, Logger, WebAPICallError, WebAPIHTTPError, WebAPIPlatformError, WebAPIRateLimitedError, WebAPIRequestError } from '@slack/web-api';
 import { z } from 'zod';
 import {
   handoffMessage,
@@ -7,15 +8,15 @@ import {
   type SlackMessage,
 } from '../../core/notify/messages.js';
 import { noChannelLine, noTokenLine, slackErrorLine, type SlackFailureContext } from '../../core/notify/slack-errors.js';
-import { retryAfterMs } from '../../core/usage-endpoint.js';
 import type { Log } from '../log.js';
 import type { SecretStore } from '../secrets/store.js';
 import { DEFAULT_UPSTREAMS } from '../config/schema.js';
 
 /**
- * Slack's Web API, `chat.postMessage` only: JSON with the bot token as a Bearer header (never a form field, never
- * logged, never in an error). Slack answers API errors as HTTP 200 `{ok:false,error}`; a 429 carries Retry-After,
- * honoured once (a hand-off notice that waits longer than that is better reported than queued).
+ * Slack's Web API, `chat.postMessage` only, through Slack's own client (`@slack/web-api`'s WebClient): the bot token
+ * as a Bearer header (never a form field, never logged, never in an error). Slack answers API errors as HTTP 200
+ * `{ok:false,error}` (the WebClient throws them as platform errors); a 429 carries Retry-After, honoured once (a
+ * hand-off notice that waits longer than that is better reported than queued).
  */
 
 export const DEFAULT_SLACK_API_URL = DEFAULT_UPSTREAMS.slack;
@@ -31,11 +32,8 @@ export interface SlackDeps {
   secrets: Pick<SecretStore, 'get'>;
   /** config.yml's upstreams.slack; default https://slack.com/api/. */
   baseUrl?: string;
-  fetchImpl?: typeof fetch;
   /** Waits out a 429's Retry-After; tests pass one that records and returns at once. */
   sleep?: (ms: number) => Promise<void>;
-  /** For Retry-After given as an HTTP date. Default Date.now. */
-  now?: () => number;
   log?: Log;
   timeoutMs?: number;
 }
@@ -64,10 +62,8 @@ export interface PickedUpNotice extends PickedUpWords {
   threadTs?: string | null;
 }
 
+/** A good answer (the WebClient has checked `ok`): what the thread reply needs from it. */
 const PostMessageAnswer = z.looseObject({
-  ok: z.boolean(),
-  error: z.string().optional(),
-  needed: z.string().optional(),
   channel: z.string().optional(),
   ts: z.string().optional(),
 });
@@ -76,6 +72,9 @@ export function slackApiUrl(deps: Pick<SlackDeps, 'baseUrl'>): string {
   const base = deps.baseUrl ?? DEFAULT_SLACK_API_URL;
   return base.endsWith('/') ? base : `${base}/`;
 }
+
+const noop = (): void => undefined;
+const QUIET_LOGGER: Logger = { debug: noop, info: noop, warn: noop, error: noop, setLevel: noop, getLevel: () => 'error' as never, setName: noop };
 
 const realSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -103,55 +102,73 @@ export async function postMessage(
   }
   if (!token) return fail(noTokenLine(), 'no_token');
 
-  const url = `${slackApiUrl(deps)}chat.postMessage`;
-  const fetchImpl = deps.fetchImpl ?? fetch;
+  const apiUrl = slackApiUrl(deps);
   const sleep = deps.sleep ?? realSleep;
-  const now = deps.now ?? Date.now;
-  const body = JSON.stringify({ channel, text: message.text, blocks: message.blocks, unfurl_links: false, unfurl_media: false, ...(message.thread_ts ? { thread_ts: message.thread_ts } : {}) });
+  // Loaded on the first notice, not when musher starts (the Web API client and axios cost ~100 ms to load).
+  const { WebClient } = await import('@slack/web-api');
+  const client = new WebClient(token, {
+    slackApiUrl: apiUrl,
+    // A 429 comes back to this loop (its wait is the injected sleep, once); nothing else is retried, as before.
+    rejectRateLimitedCalls: true,
+    retryConfig: { retries: 0 },
+    timeout: deps.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    // Its own lines (debug bodies, "http request failed") stay out of the musher log: each outcome is logged here, in one line.
+    logger: QUIET_LOGGER,
+  });
+  const args = { channel, text: message.text, blocks: message.blocks, unfurl_links: false, unfurl_media: false, ...(message.thread_ts ? { thread_ts: message.thread_ts } : {}) };
 
   for (let attempt = 0; ; attempt++) {
-    let res: Response;
+    let answer: unknown;
     try {
-      res = await fetchImpl(url, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json; charset=utf-8' },
-        body,
-        signal: AbortSignal.timeout(deps.timeoutMs ?? DEFAULT_TIMEOUT_MS),
-      });
+      answer = await client.chat.postMessage(args as ChatPostMessageArguments);
     } catch (e) {
-      const cause = (e as Error).name === 'TimeoutError' ? 'it did not answer in time' : scrub((e as Error).message, token);
-      return fail(`Slack could not be reached at ${new URL(url).host} (${cause}) — check the network or ${API_URL_SETTING}`, 'network');
-    }
-    if (res.status === 429) {
-      await res.body?.cancel();
-      const wait = retryAfterMs(res.headers.get('retry-after'), now()) ?? 1000;
-      if (attempt === 0 && wait <= MAX_RETRY_AFTER_MS) {
-        deps.log?.info(`slack: chat.postMessage rate-limited; retrying once in ${Math.ceil(wait / 1000)}s`);
-        await sleep(wait);
-        continue;
+      const failure = failureOf(e, token, apiUrl, ctx);
+      if (failure.kind === 'ratelimited') {
+        if (attempt === 0 && failure.waitMs <= MAX_RETRY_AFTER_MS) {
+          deps.log?.info(`slack: chat.postMessage rate-limited; retrying once in ${Math.ceil(failure.waitMs / 1000)}s`);
+          await sleep(failure.waitMs);
+          continue;
+        }
+        return fail(slackErrorLine('ratelimited', ctx), 'ratelimited');
       }
-      return fail(slackErrorLine('ratelimited', ctx), 'ratelimited');
+      if (failure.kind === 'platform') deps.log?.warn(`slack: chat.postMessage failed: ${failure.error}`);
+      return fail(failure.error, failure.code);
     }
-    if (res.status !== 200) {
-      await res.body?.cancel();
-      return fail(`Slack answered HTTP ${res.status} to chat.postMessage — try again later, or check ${API_URL_SETTING}`, `http_${res.status}`);
+    const parsed = PostMessageAnswer.safeParse(answer);
+    if (!parsed.success || !parsed.data.ts || !parsed.data.channel) return fail(`Slack's answer to chat.postMessage had no ts or channel — check ${API_URL_SETTING}`, 'bad_answer');
+    return { ok: true, ts: parsed.data.ts, channel: parsed.data.channel };
+  }
+}
+
+type Failure = { kind: 'ratelimited'; waitMs: number } | { kind: 'platform' | 'transport'; error: string; code: string };
+
+/** What a WebClient error means here: its error codes (`@slack/web-api` ErrorCode) mapped to this module's lines. */
+function failureOf(e: unknown, token: string, apiUrl: string, ctx: SlackFailureContext): Failure {
+  const err = e as Partial<WebAPICallError> & Error;
+  switch (err.code) {
+    case 'slack_webapi_rate_limited_error':
+      return { kind: 'ratelimited', waitMs: (err as WebAPIRateLimitedError).retryAfter * 1000 };
+    case 'slack_webapi_platform_error': {
+      const data = (err as WebAPIPlatformError).data;
+      const code = typeof data?.error === 'string' ? data.error : 'unknown_error';
+      // A body that is not JSON arrives as a platform error whose `error` is that body.
+      if (!/^[a-z_]+$/.test(code)) return { kind: 'transport', error: `Slack's answer to chat.postMessage was not its JSON — check ${API_URL_SETTING}`, code: 'bad_answer' };
+      const needed = (data as { needed?: unknown }).needed;
+      return { kind: 'platform', error: slackErrorLine(code, ctx, { needed: typeof needed === 'string' ? needed : undefined }), code };
     }
-    let parsed: z.infer<typeof PostMessageAnswer>;
-    try {
-      const answer = PostMessageAnswer.safeParse(await res.json());
-      if (!answer.success) throw new Error('not a Web API answer');
-      parsed = answer.data;
-    } catch {
-      return fail(`Slack's answer to chat.postMessage was not its JSON — check ${API_URL_SETTING}`, 'bad_answer');
+    case 'slack_webapi_http_error': {
+      const status = (err as WebAPIHTTPError).statusCode;
+      return { kind: 'transport', error: `Slack answered HTTP ${status} to chat.postMessage — try again later, or check ${API_URL_SETTING}`, code: `http_${status}` };
     }
-    if (!parsed.ok) {
-      const code = parsed.error ?? 'unknown_error';
-      const line = slackErrorLine(code, ctx, { needed: parsed.needed });
-      deps.log?.warn(`slack: chat.postMessage failed: ${line}`);
-      return fail(line, code);
+    case 'slack_webapi_request_error': {
+      const original = (err as WebAPIRequestError).original as (Error & { code?: string }) | undefined;
+      const cause = original?.code === 'ECONNABORTED' || original?.code === 'ETIMEDOUT' ? 'it did not answer in time' : scrub(original?.message ?? err.message, token);
+      return { kind: 'transport', error: `Slack could not be reached at ${new URL(apiUrl).host} (${cause}) — check the network or ${API_URL_SETTING}`, code: 'network' };
     }
-    if (!parsed.ts || !parsed.channel) return fail(`Slack's answer to chat.postMessage had no ts or channel — check ${API_URL_SETTING}`, 'bad_answer');
-    return { ok: true, ts: parsed.ts, channel: parsed.channel };
+    default:
+      // A 429 whose Retry-After is not a number of seconds: the WebClient gives up on it; wait a second, as before.
+      if (/^Retry header did not contain a valid timeout/.test(err.message ?? '')) return { kind: 'ratelimited', waitMs: 1000 };
+      return { kind: 'transport', error: `Slack: chat.postMessage failed (${scrub(err.message ?? String(e), token)}) — check ${API_URL_SETTING}`, code: 'network' };
   }
 }
 

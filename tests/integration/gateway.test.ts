@@ -131,6 +131,28 @@ describe('the gateway', () => {
     expect(row).toMatchObject({ request_id: 'req_replayed_1', seat: 'dana', project: 'acme/api', model: 'claude-opus-5-5', input_tokens: 1000, output_tokens: 500, cost_micros: SCRIPTED_COST, output_known: 1, source: 'gateway' });
   });
 
+  it('a body sent in chunks, with no Content-Length, reaches the upstream whole and is metered', async () => {
+    const fake = await startFakeAnthropic({ usage: { input_tokens: 100, output_tokens: 10, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 } });
+    cleanups.push(() => fake.close());
+    const w = await world({ anthropic: fake.url });
+    const raw = JSON.stringify(MESSAGES_BODY);
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = http.request(`${w.gateway.url}/v1/messages?beta=true`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': w.token, ...CLAUDE_HEADERS } }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode!));
+      });
+      req.on('error', reject);
+      req.write(raw.slice(0, 20)); // two writes before end: node sends it chunked
+      req.end(raw.slice(20));
+    });
+    expect(status).toBe(200);
+    const [seen] = fake.messageRequests();
+    expect(seen!.headers['transfer-encoding']).toBe('chunked');
+    expect(seen!.rawBody).toBe(raw);
+    const row = await waitFor('the metered response', () => rows(w.db)[0]);
+    expect(row).toMatchObject({ input_tokens: 100, output_tokens: 10, output_known: 1 });
+  });
+
   it('an upstream that sends its head and then thinks: the client gets the head at once', async () => {
     const up = await scriptedUpstream('', START + REST);
     const w = await world({ anthropic: up.url });

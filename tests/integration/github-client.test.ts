@@ -176,5 +176,12 @@ describe('GitHub REST client', () => {
     expect(elsewhere).toEqual({ ok: false, status: null, error: `GitHub's next page while ${what} points outside ${gh.apiUrl} — not followed` });
     expect(gh.requests).toHaveLength(2);
   });
+  it('GitHub unreachable: one line naming the host and the system error, without the token', async () => {
+    const { gh, client } = await rig();
+    const host = new URL(gh.apiUrl).host;
+    await gh.close();
+    const r = await listPulls(client);
+    expect(r).toEqual({ ok: false, status: null, error: `GitHub could not be reached at ${host} while listing the pull requests of acme/shop (ECONNREFUSED) — check the network or upstreams.github in config.yml` });
+  });
 });
 

@@ -65,7 +65,10 @@ describe('Slack: the hand-off notice through chat.postMessage', () => {
     const req = r.slack.requests[0]!;
     expect(req.path).toBe('/api/chat.postMessage');
     expect(req.headers.authorization).toBe(`Bearer ${TOKEN}`);
-    expect(req.headers['content-type']).toBe('application/json; charset=utf-8');
+    // Slack's own client (WebClient) posts a form, `blocks` as a JSON string, the token only in the header.
+    expect(req.headers['user-agent']).toMatch(/^@slack:web-api\/\d/);
+    expect(req.headers['content-type']).toBe('application/x-www-form-urlencoded');
+    expect(new URLSearchParams(req.raw).get('blocks')).toBe(JSON.stringify(r.slack.messages[0]!.blocks));
     expect(req.body).not.toHaveProperty('token');
     expect(req.body!.channel).toBe(DANA);
 

@@ -2,8 +2,8 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /**
- * A fake of Slack's Web API on 127.0.0.1 (port 0), speaking its wire: `POST /api/chat.postMessage` with a Bearer
- * token; API errors are HTTP 200 `{ok:false,error}` (a missing or unknown token is `not_authed` / `invalid_auth`, an
+ * A fake of Slack's Web API on 127.0.0.1 (port 0), speaking its wire: `POST /api/chat.postMessage` (a JSON or a
+ * form body) with a Bearer token; API errors are HTTP 200 `{ok:false,error}` (a missing or unknown token is `not_authed` / `invalid_auth`, an
  * unknown channel `channel_not_found`); a rate limit is HTTP 429 with Retry-After and `{ok:false,error:"ratelimited"}`.
  * A post to a user id (U…/W…) lands in that user's DM, whose D… id the answer names, as Slack does.
  */
@@ -37,6 +37,31 @@ export interface FakeSlackOptions {
   known: string[];
 }
 
+/**
+ * A Web API body as Slack reads it: JSON, or a form (`application/x-www-form-urlencoded`, what Slack's own client
+ * sends) whose nested values (`blocks`) are JSON strings. Null when it is neither.
+ */
+function parseBody(raw: string, contentType: string): Record<string, unknown> | null {
+  if (/^application\/x-www-form-urlencoded/i.test(contentType)) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of new URLSearchParams(raw)) {
+      if (k === 'blocks' || k === 'attachments' || k === 'metadata') {
+        try {
+          out[k] = JSON.parse(v);
+        } catch {
+          return null; // Slack answers invalid_blocks/invalid_json here; the fake: not a body
+        }
+      } else out[k] = v;
+    }
+    return out;
+  }
+  try {
+    return JSON.parse(raw) as Record<string, unknown>;
+  } catch {
+    return null;
+  }
+}
+
 function dmOf(user: string): string {
   return `D${user.slice(1)}`;
 }
@@ -57,12 +82,7 @@ export async function startFakeSlack(opts: FakeSlackOptions): Promise<FakeSlack>
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const raw = Buffer.concat(chunks).toString('utf8');
-      let body: Record<string, unknown> | null = null;
-      try {
-        body = JSON.parse(raw) as Record<string, unknown>;
-      } catch {
-        body = null;
-      }
+      const body = parseBody(raw, req.headers['content-type'] ?? '');
       const path = req.url ?? '';
       requests.push({ method: req.method ?? '', path, headers: req.headers, raw, body });
       if (req.method !== 'POST' || path !== '/api/chat.postMessage') return send(res, 404, { ok: false, error: 'unknown_method' });
@@ -85,7 +105,9 @@ export async function startFakeSlack(opts: FakeSlackOptions): Promise<FakeSlack>
       const ts = `1760000000.${String(++seq).padStart(6, '0')}`;
       const thread = typeof body.thread_ts === 'string' ? { thread_ts: body.thread_ts } : {};
       messages.push({ channel: at, ts, text, blocks: body.blocks, ...thread });
-      const charset = /charset=utf-8/i.test(req.headers['content-type'] ?? '');
+      // Slack warns about JSON sent without a charset; a form needs none.
+      const type = req.headers['content-type'] ?? '';
+      const charset = /charset=utf-8/i.test(type) || /^application\/x-www-form-urlencoded/i.test(type);
       send(res, 200, {
         ok: true,
         channel: at,

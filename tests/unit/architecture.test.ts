@@ -253,4 +253,23 @@ describe('architecture', () => {
       }
     }
   });
+
+  it("GitHub and Slack are reached through their vendors' clients (@octokit/rest, @slack/web-api), never a hand-written fetch", () => {
+    const clients: Record<string, string> = { 'musher/github/client.ts': '@octokit/rest', 'musher/notify/slack.ts': '@slack/web-api' };
+    for (const [file, pkg] of Object.entries(clients)) expect(importsOf(file).map((i) => i.spec), `${file} does not use ${pkg}`).toContain(pkg);
+    for (const dir of ['musher/github', 'musher/tracker', 'musher/notify']) {
+      for (const file of sources(dir)) {
+        const text = readFileSync(join(ROOT, file), 'utf8');
+        expect(/(?<![\w.])fetch(Impl)?\(|\.fetchImpl\(|from 'node:https?'|from 'undici'/.test(text), `${file} calls the network by hand`).toBe(false);
+      }
+    }
+  });
+
+  it("the gateway reaches the model APIs through undici's pool, never node:http(s) requests of its own", () => {
+    expect(importsOf('musher/gateway/server.ts').map((i) => i.spec)).toContain('undici');
+    for (const file of sources('musher/gateway')) {
+      const text = readFileSync(join(ROOT, file), 'utf8');
+      expect(/\bhttps?\.request\(|\bhttps?\.Agent\(|from 'node:https'|(?<![\w.])fetch\(/.test(text), `${file} sends upstream by hand`).toBe(false);
+    }
+  });
 });
