@@ -4,7 +4,7 @@ import { homedir } from 'node:os';
 import { callMusher, reportRefusal } from './musher-call.js';
 import { findClaude } from './install-claude.js';
 import { findCliBinary } from '../musher/config/cli-settings.js';
-import { resumeArgv, resumeWords } from '../core/resume-plan.js';
+import { resumeArgv, resumeWords } from '../harnesses/resume-plan.js';
 import { cdAndRun } from '../core/shell-quote.js';
 import { seatHandle } from '../musher/handoff/keys.js';
 import { runKeysTrust } from './keys-trust.js';

@@ -1,7 +1,7 @@
 import { lstat, mkdir, rmdir, unlink } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { z } from 'zod';
-import { claudeProjectSlug } from '../../core/claude-project-slug.js';
+import { claudeProjectSlug } from '../../harnesses/claude-code/project-slug.js';
 import { transcriptPathProblem } from '../../core/handoff/confine.js';
 import { pathExists, writeFileAtomic } from '../fs-atomic.js';
 import type { Log } from '../log.js';
