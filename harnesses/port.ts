@@ -1,3 +1,4 @@
+import type { UsageRecord, WallRecord } from '../core/usage.js';
 import type { HookAnswer } from '../core/wire.js';
 import type { HarnessEvent } from './events.js';
 
@@ -70,6 +71,24 @@ export interface HeadlessResult {
   error: string | null;
 }
 
+/**
+ * One line of a session's transcript (or rollout), in the view every harness shares: priced usage, a wall (a
+ * usage-limit rejection), the session it belongs to, plan limits seen without usage. musher's ingest sources read the
+ * harness's own richer records (harnesses/<id>/transcript.ts, rollout.ts); this view is what any caller can rely on.
+ */
+export type TranscriptLine =
+  | { kind: 'usage'; usage: UsageRecord }
+  | { kind: 'wall'; wall: WallRecord }
+  | { kind: 'session'; sessionId: string; cwd: string | null }
+  | { kind: 'limits' }
+  | { kind: 'ignored' }
+  | { kind: 'error'; message: string };
+
+/** Reads one transcript file's lines in order (some harnesses need what earlier lines said). Never throws. */
+export interface TranscriptReader {
+  read(line: string): TranscriptLine;
+}
+
 /** Where musher's gateway is, and the local token a harness sends it. */
 export interface GatewayTarget {
   token: string;
@@ -94,6 +113,11 @@ export interface SessionFiles {
   isTranscriptOf(fileName: string, sessionId: string): boolean;
   /** The session id a transcript path names, or null. */
   sessionIdFromPath(path: string): string | null;
+  /**
+   * Where a transcript handed over from another machine goes (relative to the harness home, as `senderPath` is)
+   * when the session is picked up into `cwd`, so that resuming there finds it.
+   */
+  installedPath(senderPath: string, cwd: string): string;
 }
 
 /**
@@ -124,6 +148,8 @@ export interface HarnessAdapter {
   readonly sessions: SessionFiles;
   /** The usage source name its transcript or rollout records carry ('claude-transcript', 'codex-rollout'). */
   readonly transcriptSource: string;
+  /** A reader for one transcript file's lines, from the first line on. */
+  transcriptReader(filePath: string): TranscriptReader;
   /** Every wall signal source only this harness produces (its transcript, its own hook events, its statusline). */
   readonly signalSources: readonly string[];
   /**

@@ -1,9 +1,9 @@
 import { isSessionId } from '../../core/session-id.js';
 import type { HookAnswer } from '../../core/wire.js';
-import { checkResumable, dottedVersion, ResumePlanError, type Env, type HarnessAdapter, type HeadlessArgs, type ResumeArgs } from '../port.js';
+import { checkResumable, dottedVersion, ResumePlanError, type Env, type HarnessAdapter, type HeadlessArgs, type ResumeArgs, type TranscriptLine } from '../port.js';
 import { parseClaudeHeadlessLine, readClaudeOutput } from './headless.js';
 import { claudeProjectSlug } from './project-slug.js';
-import { CLAUDE_TRANSCRIPT_SOURCE, sessionIdFromTranscriptPath } from './transcript.js';
+import { CLAUDE_TRANSCRIPT_SOURCE, parseClaudeTranscriptLine, sessionIdFromTranscriptPath } from './transcript.js';
 
 /**
  * Claude Code (measured on 2.1.328; /work/shared/facts/claude-code.md). Hooks: JSON on stdout with exit 0
@@ -45,12 +45,19 @@ function headlessArgv(r: HeadlessArgs): { argv: string[]; stdin: string } {
   };
 }
 
+/** A transcript line in the shared view: every record stands alone (no state between lines). */
+function readTranscriptLine(line: string, filePath: string): TranscriptLine {
+  const p = parseClaudeTranscriptLine(line, { filePath });
+  return p.kind === 'session' ? { kind: 'session', sessionId: p.sessionId, cwd: p.cwd } : p;
+}
+
 export const claudeCode = {
   id: 'claude-code',
   displayName: 'Claude Code',
   provider: 'anthropic',
   binary: { name: 'claude', installs: 'Claude Code', readVersion: dottedVersion },
   transcriptSource: CLAUDE_TRANSCRIPT_SOURCE,
+  transcriptReader: (filePath: string) => ({ read: (line: string) => readTranscriptLine(line, filePath) }),
   signalSources: [CLAUDE_TRANSCRIPT_SOURCE, 'hook:StopFailure', 'statusline'],
   hooks: {
     carryOn: { stdout: '', exitCode: 0 },
@@ -68,6 +75,9 @@ export const claudeCode = {
     transcriptDir: (configDir: string, cwd: string) => `${configDir}/projects/${claudeProjectSlug(cwd)}`,
     isTranscriptOf: (fileName: string, sessionId: string) => fileName === `${sessionId}.jsonl`,
     sessionIdFromPath: sessionIdFromTranscriptPath,
+    // Under the project folder of the cwd it resumes in (not the sender's), so both `claude --resume=<id>` and
+    // `claude --continue` run there find it.
+    installedPath: (senderPath: string, cwd: string) => `projects/${claudeProjectSlug(cwd)}/${senderPath.split('/').pop() ?? ''}`,
   },
   resumeArgv,
   resumeWords: (sessionId: string) => ['claude', `--resume=${sessionId}`],

@@ -1,8 +1,8 @@
 import { isSessionId } from '../../core/session-id.js';
-import { checkResumable, dottedVersion, ResumePlanError, type Env, type HarnessAdapter, type HeadlessArgs, type ResumeArgs } from '../port.js';
+import { checkResumable, dottedVersion, ResumePlanError, type Env, type HarnessAdapter, type HeadlessArgs, type ResumeArgs, type TranscriptLine } from '../port.js';
 import { CODEX_GATEWAY_TOKEN_ENV, codexGatewayArgs } from './gateway.js';
 import { parseCodexHeadlessLine, readCodexOutput } from './headless.js';
-import { CODEX_ROLLOUT_SOURCE, isRolloutFileName, threadIdFromRolloutPath } from './rollout.js';
+import { CODEX_ROLLOUT_SOURCE, CodexRolloutReader, isRolloutFileName, threadIdFromRolloutPath, type ParsedRolloutLine } from './rollout.js';
 
 /**
  * Codex CLI (measured on 0.169.0; /work/shared/facts/codex-cli.md). Hooks: Claude-Code-compatible JSON, but
@@ -38,12 +38,32 @@ function headlessArgv(r: HeadlessArgs): { argv: string[]; stdin: string } {
   return { argv: [r.bin, 'exec', 'resume', ...opts, '--', r.resumeSessionId, '-'], stdin: r.prompt };
 }
 
+/** A rollout line in the shared view (the reader keeps what earlier lines said: the thread, a fork's replay). */
+function sharedView(p: ParsedRolloutLine): TranscriptLine {
+  switch (p.kind) {
+    case 'usage':
+      return { kind: 'usage', usage: p.usage };
+    case 'bars':
+      return { kind: 'limits' };
+    case 'wall':
+      return { kind: 'wall', wall: p.wall };
+    case 'session':
+      return { kind: 'session', sessionId: p.sessionId, cwd: p.cwd };
+    default:
+      return p;
+  }
+}
+
 export const codex = {
   id: 'codex',
   displayName: 'Codex',
   provider: 'openai',
   binary: { name: 'codex', installs: 'Codex CLI', readVersion: dottedVersion },
   transcriptSource: CODEX_ROLLOUT_SOURCE,
+  transcriptReader: (filePath: string) => {
+    const reader = new CodexRolloutReader(filePath);
+    return { read: (line: string) => sharedView(reader.read(line)) };
+  },
   signalSources: [CODEX_ROLLOUT_SOURCE],
   hooks: {
     carryOn: { stdout: '', exitCode: 0 },
@@ -57,6 +77,8 @@ export const codex = {
     transcriptDir: (codexHome: string) => `${codexHome}/sessions`,
     isTranscriptOf: (fileName: string, sessionId: string) => isRolloutFileName(fileName) && threadIdFromRolloutPath(fileName) === sessionId,
     sessionIdFromPath: threadIdFromRolloutPath,
+    // `sessions/YYYY/MM/DD/rollout-….jsonl` works under any CODEX_HOME, from any cwd (facts §5, measured).
+    installedPath: (senderPath: string) => senderPath,
   },
   resumeArgv,
   resumeWords: (sessionId: string) => ['codex', 'resume', '--', sessionId],

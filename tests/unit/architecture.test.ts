@@ -100,4 +100,43 @@ describe('architecture', () => {
       }
     }
   });
+
+  it('harnesses/ is pure like core/: it imports only core/, harnesses/ and zod, never node builtins or other folders', () => {
+    for (const file of sources('harnesses')) {
+      for (const { spec } of importsOf(file)) {
+        if (spec === 'zod') continue;
+        expect(spec.startsWith('.'), `${file} imports ${spec}`).toBe(true);
+        const to = target(file, spec);
+        expect(to.startsWith('core/') || to.startsWith('harnesses/'), `${file} reaches out to ${spec}`).toBe(true);
+      }
+    }
+  });
+
+  it('outside harnesses/, a harness folder is reached through the registry; core/ never imports harnesses/', () => {
+    // The port, the event vocabulary, the resume planner and the registry are the harness-neutral front door.
+    const front = new Set(['harnesses/port.ts', 'harnesses/events.ts', 'harnesses/registry.ts', 'harnesses/resume-plan.ts']);
+    // Files that still read a harness's own records directly, and why (each goes behind the UsageSource port of
+    // issue 13 part 2, or behind an adapter method, when its owner moves):
+    const direct = new Map<string, string[]>([
+      // the transcript and rollout followers parse the full records (bars, forks, seat state), not the shared view
+      ['musher/ingest/claude-transcripts.ts', ['harnesses/claude-code/transcript.ts']],
+      ['musher/ingest/codex-rollouts.ts', ['harnesses/codex/rollout.ts']],
+      // the snapshot packs a rollout's events with the rollout parser
+      ['musher/snapshot/transcripts.ts', ['harnesses/codex/rollout.ts']],
+      // the StopFailure hook (Claude Code's) hands over its limit sentence
+      ['musher/app.ts', ['harnesses/claude-code/limit-text.ts']],
+      // the composition root watches $CODEX_HOME/sessions
+      ['musher/main.ts', ['harnesses/codex/rollout.ts']],
+    ]);
+    for (const dir of ['core', 'hooks', 'statusline', 'mcp-server', 'musher', 'cli', 'bench']) {
+      for (const file of sources(dir)) {
+        for (const { spec } of importsOf(file)) {
+          const to = target(file, spec).replace(/\.js$/, '.ts');
+          if (!to.startsWith('harnesses/')) continue;
+          expect(dir === 'core', `${file} (core/) imports ${to}`).toBe(false);
+          expect(front.has(to) || (direct.get(file) ?? []).includes(to), `${file} reaches into ${to}: go through harnesses/registry.ts`).toBe(true);
+        }
+      }
+    }
+  });
 });
