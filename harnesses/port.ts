@@ -174,6 +174,8 @@ export interface HarnessAdapter {
    * it (Claude Code's `<config>/sessions/<pid>.json`); Codex keeps none, so its user resumes it where they like.
    */
   readonly resumesInPane: boolean;
+  /** The harness continues the session by itself once a limit resets (Claude Code's autoContinueAtUsageLimit, facts §3). */
+  readonly continuesItselfAtReset: boolean;
   readonly install?: HarnessInstaller;
 }
 

@@ -28,7 +28,10 @@ export function harnessById(id: string | null | undefined): HarnessLookup {
 
 /** The adapter of an id already checked to be one of sleds' own (a HarnessId). */
 export function builtInHarness(id: HarnessId): HarnessAdapter {
-  return registered.get(id)!;
+  const found = harnessById(id);
+  // Only a stored row cast to HarnessId without a check gets here with another id: say so, not a TypeError later.
+  if (!found.ok) throw new Error(found.error);
+  return found.adapter;
 }
 
 /** The id as a HarnessId, or null when sleds does not know it (stored data from a newer or foreign sleds). */

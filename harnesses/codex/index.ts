@@ -94,5 +94,6 @@ export const codex = {
     return { ok: true, env: { [CODEX_GATEWAY_TOKEN_ENV]: t.token }, args };
   },
   gatewayNeedsSessionProvider: true,
+  continuesItselfAtReset: false,
   resumesInPane: false,
 } as const satisfies HarnessAdapter;

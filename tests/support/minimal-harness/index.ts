@@ -103,5 +103,6 @@ export const plainHarness: HarnessAdapter = {
   },
   gatewayLaunch: (t) => ({ ok: true, env: { PLAIN_API_URL: t.anthropicBaseUrl, PLAIN_API_TOKEN: t.token }, args: [] }),
   gatewayNeedsSessionProvider: false,
+  continuesItselfAtReset: false,
   resumesInPane: false,
 };
