@@ -144,6 +144,8 @@ export interface HarnessAdapter {
     readonly installs: string;
     readVersion(stdout: string): string | null;
   };
+  /** Whether it is logged in, by its own word: the argv after the binary, and whether what it printed says "logged out". */
+  readonly login: { readonly statusArgs: readonly string[]; loggedOut(output: string): boolean };
   readonly hooks: HookDialect;
   readonly sessions: SessionFiles;
   /** The usage source name its transcript or rollout records carry ('claude-transcript', 'codex-rollout'). */

@@ -59,6 +59,18 @@ export const claudeCode = {
   transcriptSource: CLAUDE_TRANSCRIPT_SOURCE,
   transcriptReader: (filePath: string) => ({ read: (line: string) => readTranscriptLine(line, filePath) }),
   signalSources: [CLAUDE_TRANSCRIPT_SOURCE, 'hook:StopFailure', 'statusline'],
+  // `claude auth status` prints JSON with `loggedIn` and exits 1 when false (measured).
+  login: {
+    statusArgs: ['auth', 'status'],
+    loggedOut: (output: string) => {
+      try {
+        return (JSON.parse(output) as { loggedIn?: unknown }).loggedIn === false;
+      } catch {
+        // Not the JSON answer (an older version without the command): not a clear "logged out".
+        return false;
+      }
+    },
+  },
   hooks: {
     carryOn: { stdout: '', exitCode: 0 },
     // suppressOriginalPrompt: the typed `/sled …` is not echoed under the block (facts §1.5).

@@ -65,6 +65,8 @@ export const codex = {
     return { read: (line: string) => sharedView(reader.read(line)) };
   },
   signalSources: [CODEX_ROLLOUT_SOURCE],
+  // `codex login status` prints "Not logged in" and exits 1 (measured).
+  login: { statusArgs: ['login', 'status'], loggedOut: (output: string) => /^Not logged in\b/m.test(output) },
   hooks: {
     carryOn: { stdout: '', exitCode: 0 },
     block: (reason: string) => json({ decision: 'block', reason }),

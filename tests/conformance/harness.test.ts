@@ -25,6 +25,8 @@ interface Fixtures {
   transcript: string;
   /** What `--version` prints. */
   version: [stdout: string, version: string];
+  /** What its login status command prints when logged out. */
+  loggedOut: string;
   /** Headless streams: a turn with one tool call, and a run refused at a plan limit. */
   turn: string;
   limited: string;
@@ -36,6 +38,7 @@ const FIXTURES: Record<string, Fixtures> = {
   'claude-code': {
     transcript: at('tests/fixtures/claude/projects/-home-u-my-proj/4e7d2c1b-8a9f-4b3c-9d2e-1f0a9b8c7d6e.jsonl'),
     version: ['2.1.328 (Claude Code)\n', '2.1.328'],
+    loggedOut: '{"loggedIn":false,"authMethod":"none"}',
     // Recorded from the pinned claude 2.1.328 against the fake API (tests/fixtures/headless/capture.ts).
     turn: at('tests/fixtures/headless/claude-code.turn.jsonl'),
     limited: at('tests/fixtures/headless/claude-code.limited.jsonl'),
@@ -44,6 +47,7 @@ const FIXTURES: Record<string, Fixtures> = {
   codex: {
     transcript: at('tests/fixtures/codex/sessions/2026/11/29/rollout-2026-11-29T19-40-00-019ad0f1-5f7f-7c3e-9a1b-4c5d6e7f8091.jsonl'),
     version: ['codex-cli 0.169.0\n', '0.169.0'],
+    loggedOut: 'Not logged in',
     // Recorded from the pinned codex 0.169.0 against the fake API (tests/fixtures/headless/capture.ts).
     turn: at('tests/fixtures/headless/codex.turn.jsonl'),
     limited: at('tests/fixtures/headless/codex.limited.jsonl'),
@@ -52,6 +56,7 @@ const FIXTURES: Record<string, Fixtures> = {
   plain: {
     transcript: at('tests/support/minimal-harness/logs/5f0c1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b.jsonl'),
     version: ['plain 1.0.2\n', '1.0.2'],
+    loggedOut: 'anonymous',
     turn: at('tests/support/minimal-harness/headless.turn.jsonl'),
     limited: at('tests/support/minimal-harness/headless.limited.jsonl'),
     limit: { resetsAtMs: 1_795_985_705_000, window: 'five_hour' },
@@ -90,6 +95,12 @@ describe.each(table)('harness %s', (_id, adapter) => {
   it('reads its version from --version', () => {
     expect(adapter.binary.readVersion(f.version[0])).toBe(f.version[1]);
     expect(adapter.binary.readVersion('command not found')).toBeNull();
+  });
+
+  it('reads a clear "logged out" from its login status, and nothing else as one', () => {
+    expect(adapter.login.statusArgs.length).toBeGreaterThan(0);
+    expect(adapter.login.loggedOut(f.loggedOut)).toBe(true);
+    expect(adapter.login.loggedOut('error: unknown command')).toBe(false);
   });
 
   it('parses its own transcript: usage under its source, of the session the path names, and nothing it cannot read', () => {

@@ -74,6 +74,7 @@ export const plainHarness: HarnessAdapter = {
   transcriptSource: 'plain-log',
   transcriptReader: () => ({ read: readTranscriptLine }),
   signalSources: ['plain-log'],
+  login: { statusArgs: ['whoami'], loggedOut: (output) => /^anonymous$/m.test(output) },
   hooks: COMMON_HOOK_DIALECT,
   sessions: {
     home: (env, homeDir) => env.PLAIN_HOME || `${homeDir}/.plain`,
