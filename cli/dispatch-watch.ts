@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { HarnessCommand } from '../core/picker/row.js';
-import { tmuxArg } from '../core/resume-plan.js';
+import { tmuxArg } from '../core/tmux-arg.js';
 import { cdAndRun, shellLine } from '../core/shell-quote.js';
 
 /**

@@ -4,7 +4,7 @@ import { constants as osConstants } from 'node:os';
 import { decodeEnvFile } from '../core/exec-env-file.js';
 
 /**
- * `sleds exec-env <file> -- <program> [args…]`: what a pane that musher restarts runs (core/resume-plan.ts,
+ * `sleds exec-env <file> -- <program> [args…]`: what a pane that musher restarts runs (harnesses/resume-plan.ts,
  * PaneLauncher). It reads the environment musher wrote to `file` (0600, ours, not a symlink), removes the file, and
  * starts `program` with the variables added — so the gateway's token is in no argv any local user can read with
  * `ps` or /proc/<pid>/cmdline, and at rest only until the pane starts. Node 20 has no execve: the wrapper stays as

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { askMusher, reportRefusal } from './musher-call.js';
 import { findClaude, findCliBinary } from '../musher/config/cli-settings.js';
-import { resumeArgv, resumeWords } from '../core/resume-plan.js';
+import { resumeArgv, resumeWords } from '../harnesses/resume-plan.js';
 import { cdAndRun } from '../core/shell-quote.js';
 import { seatHandle } from '../musher/handoff/keys.js';
 import { runKeysTrust } from './keys-trust.js';

@@ -1,7 +1,7 @@
 /**
  * The file through which musher hands a restarted pane its environment (the gateway's URL and local token) without
  * the variables ever standing in an argv: musher writes it 0600 in its 0700 runtime dir, `sleds exec-env` reads it
- * once, removes it, and starts the harness with the variables added (core/resume-plan.ts, PaneLauncher).
+ * once, removes it, and starts the harness with the variables added (harnesses/resume-plan.ts, PaneLauncher).
  * Pure and package-free: the wrapper loads nothing but node builtins and this.
  */
 

@@ -1,5 +1,6 @@
 import { isHandoffError } from '../core/handoff/errors.js';
-import { harnessOf, resumeArgv } from '../core/resume-plan.js';
+import { resumeArgv, resumeWords } from '../harnesses/resume-plan.js';
+import { storedHarness } from '../harnesses/registry.js';
 import { shellLine } from '../core/shell-quote.js';
 import { startOfZonedDay } from '../core/zoned-time.js';
 import { cliMainPath } from './package-root.js';
@@ -9,7 +10,7 @@ import { barStatus, liveBars, renderStatusCard, type BarStatus, type StatusSnaps
 import { renderStatusline, type BarView, type StatuslineView } from '../core/statusline-render.js';
 import { barsFromStatuslineJson, looksLikeApiKeySession } from '../core/statusline-local.js';
 import { trustedBars } from '../core/statusline-trust.js';
-import { parseLimitText } from '../core/limit-text.js';
+import { parseLimitText } from '../harnesses/claude-code/limit-text.js';
 import type { PriceTable } from '../core/price-table.js';
 import type { SledsPaths } from '../core/paths.js';
 import type { Clock } from './clock.js';
@@ -75,7 +76,7 @@ import { Scheduler, type Precheck } from './scheduler/scheduler.js';
 import type { Timers } from './timers.js';
 import { RESUME_KINDS } from './scheduler/api.js';
 import { ResumeRunner } from './resume/runner.js';
-import { resumeJobHandler, type Binaries, type ResumeJobDeps } from './resume/resume-job.js';
+import { harnessBinary, resumeJobHandler, type Binaries, type ResumeJobDeps } from './resume/resume-job.js';
 import { findBinaries } from './resume/binaries.js';
 import type { GatewayService } from './gateway/service.js';
 import type { GithubParts } from './github/wiring.js';
@@ -384,20 +385,23 @@ export class Musher {
   /** `/sled pickup <id>` typed in a session: pick it up into a worktree of this repository and say how to go on. */
   private async pickup(id: string | null, sessionId: string, harness: string): Promise<string> {
     if (!id) return 'sled: which hand-off? e.g. /sled pickup jd7k2m9qa45p (the id is in the message you got)';
+    // The harness the pickup was typed in decides how the work resumes: one sleds does not know is reported first.
+    const typedIn = storedHarness(harness);
+    if (!typedIn.ok) return `sled: ${typedIn.error} — run \`${shellLine(['sleds', 'pickup', id])}\` in a terminal instead`;
     const cwd = this.sessions.get(sessionId)?.cwd;
     if (!cwd) return `sled: this session's folder is not known yet — run \`${shellLine(['sleds', 'pickup', id])}\` in a checkout of the repository`;
     const r = await this.pickupHandoff(id, cwd);
     if ('error' in r) return `sled: ${r.error}`;
-    const here = harnessOf(harness);
+    const here = typedIn.id;
     // A second pickup opens no second window: two harnesses on one transcript would interleave it.
-    return pickedUpAnswer(r.picked, here, r.picked.harness === here && !r.picked.again ? await this.resumeBeside(r.picked, sessionId) : null);
+    return pickedUpAnswer(r.picked, here, r.picked.harness === here && !r.picked.again ? await this.resumeBeside(r.picked, sessionId) : null, resumeWords);
   }
 
   /** In tmux, the picked-up session resumes in a new window beside the session the pickup was typed in; its name, or null. */
   private async resumeBeside(picked: PickedUpSession, typedIn: string): Promise<string | null> {
     const pane = this.sessions.pane(typedIn);
     const bins = this.binaries();
-    const harness = picked.harness === 'codex' ? bins.codex : bins.claude;
+    const harness = harnessBinary(bins, picked.harness);
     if (!pane || !bins.tmux || !harness) return null;
     let argv: string[];
     try {
@@ -427,11 +431,13 @@ export class Musher {
           return { ok: true, line: `sled: ${taken.outcome ?? taken.line}`, after: taken.after, ...(settled ? { settled: () => `sled: ${settled()}` } : {}), ...(sealed ? { id: sealed.id } : {}) };
         },
         snapshot: async (s) => {
+          const harness = storedHarness(s.harness);
+          if (!harness.ok) return { id: null, note: harness.error };
           const account = this.accountOfSession(s.sessionId).key;
           const bars = this.barsNow().bars.filter((b) => b.account === account).map((b) => ({ provider: b.provider, window: b.window, usedPct: b.usedPct, resetsAtMs: b.resetsAt, observedAtMs: b.observedAt, source: b.source }));
           const taken = await this.takeSnapshot({
             sessionId: s.sessionId,
-            harness: harnessOf(s.harness),
+            harness: harness.id,
             harnessVersion: null,
             model: s.model,
             cwd: s.cwd!,

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, unlinkSync, writeFileSync 
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { claudeConfigDir, resolvePaths, type SledsPaths } from '../core/paths.js';
-import { codexSessionsDir } from '../core/codex-rollout.js';
+import { codexSessionsDir } from '../harnesses/codex/rollout.js';
 import { Musher } from './app.js';
 import { daemonWallWiring } from './walls/daemon-wiring.js';
 import { PolicyLoader } from './policy/loader.js';

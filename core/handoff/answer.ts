@@ -1,4 +1,3 @@
-import { resumeWords } from '../resume-plan.js';
 import { cdAndRun, shellLine } from '../shell-quote.js';
 
 /** The facts of a pickup the answer needs (musher's PickedUpSession has them). */
@@ -18,7 +17,10 @@ export interface PickedUp {
  * window it resumed in). The command is for pasting into a shell: every part is shell-quoted (the folder and the id
  * come from a bundle made on another machine).
  */
-export function pickedUpAnswer(p: PickedUp, here: 'claude-code' | 'codex', tmuxWindow: string | null = null): string {
+/** How a person resumes a session in a harness, as words to paste (the harness adapter's resumeWords). */
+export type ResumeWords = (harness: PickedUp['harness'], sessionId: string) => string[];
+
+export function pickedUpAnswer(p: PickedUp, here: 'claude-code' | 'codex', tmuxWindow: string | null, resumeWords: ResumeWords): string {
   const where = p.again
     ? `You picked up ${p.id} from ${p.sender} before: the work is in ${p.dir} (branch ${p.branch}); nothing was installed again.`
     : `Picked up ${p.id} from ${p.sender}: the work is in ${p.dir} (branch ${p.branch}).`;

@@ -1,3 +1,4 @@
+import { builtInHarness } from '../../harnesses/registry.js';
 import type { ExitTaker } from '../walls/ports.js';
 import type { ExitDeps } from './deps.js';
 import { cancelScheduled, runTime, scheduleResume, when } from './later.js';
@@ -13,12 +14,13 @@ export function holdExit(d: ExitDeps): ExitTaker {
     take: async (wall, arg) => {
       const t = runTime(d, wall, arg);
       if ('error' in t) return { ok: false, line: t.error };
-      if (!arg && wall.harness === 'claude-code') {
+      const harness = builtInHarness(wall.harness);
+      if (!arg && harness.continuesItselfAtReset) {
         d.scheduler.cancelForWall(wall.wallId, 'replaced by a hold');
-        return { ok: true, line: `Holding: Claude Code continues by itself at ${when(d, t.atMs)}. Nothing is spent until then.` };
+        return { ok: true, line: `Holding: ${harness.displayName} continues by itself at ${when(d, t.atMs)}. Nothing is spent until then.` };
       }
       scheduleResume(d, wall, 'hold', t.atMs, 'pane-else-headless');
-      const blocked = wall.harness === 'claude-code' ? " Claude Code's own continue at the reset is held back." : '';
+      const blocked = harness.continuesItselfAtReset ? ` ${harness.displayName}'s own continue at the reset is held back.` : '';
       return { ok: true, line: `Holding until ${when(d, t.atMs)}; sleds resumes this session then.${blocked} /sled cancel undoes it.` };
     },
     // A plain hold schedules nothing: cancelling it just reopens the wall.

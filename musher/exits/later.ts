@@ -1,6 +1,6 @@
 import { formatWhen } from '../../core/exits/words.js';
 import { parseWhen } from '../../core/when.js';
-import { CONTINUE_PROMPT, type ResumeJob } from '../../core/resume-plan.js';
+import { CONTINUE_PROMPT, type ResumeJob } from '../../harnesses/resume-plan.js';
 import type { WallRow } from '../store/wall-book.js';
 import type { ExitDeps } from './deps.js';
 

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { builtInHarness } from '../../harnesses/registry.js';
 import { writeFileAtomic } from '../fs-atomic.js';
 import type { Allowance, UtcOffset } from '../../core/gateway/allowance.js';
 import type { TokenGrant } from './tokens.js';
@@ -192,11 +193,12 @@ export class GatewayService {
     const req = parsed.data;
     const expiresAtMs = this.opts.clock.now() + (req.ttlMs ?? DEFAULT_TOKEN_TTL_MS);
     const token = this.tokens.mint({ seat: req.seat ?? this.seat, project: req.project ?? null, sessionId: req.sessionId, wallId: req.wallId ?? null, expiresAtMs });
-    // Claude Code takes the token as ANTHROPIC_AUTH_TOKEN (sent as Bearer) without a question; as ANTHROPIC_API_KEY
-    // an interactive session first asks "Detected a custom API key … use it?" (default No) unless ~/.claude.json
-    // approves its last 20 characters (measured on 2.1.328).
-    const claudeEnv = { ANTHROPIC_BASE_URL: gateway.url, ANTHROPIC_AUTH_TOKEN: token };
-    return { status: 200, body: { token, baseUrl: gateway.url, openaiBaseUrl: `${gateway.url}/v1`, expiresAtMs, claudeEnv } };
+    const openaiBaseUrl = `${gateway.url}/v1`;
+    // The reply's claudeEnv: the environment the Claude Code adapter points a session at the gateway with
+    // (harnesses/claude-code/index.ts: ANTHROPIC_AUTH_TOKEN, which asks no "use this API key?" question).
+    const claude = builtInHarness('claude-code').gatewayLaunch({ token, anthropicBaseUrl: gateway.url, openaiBaseUrl, sessionProvider: null });
+    const claudeEnv = claude.ok ? claude.env : {};
+    return { status: 200, body: { token, baseUrl: gateway.url, openaiBaseUrl, expiresAtMs, claudeEnv } };
   }
 
   async close(): Promise<void> {

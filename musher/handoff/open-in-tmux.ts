@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { tmuxArg } from '../../core/resume-plan.js';
+import { tmuxArg } from '../../core/tmux-arg.js';
 
 export interface TmuxPane {
   /** The server's socket (`tmux -S`), from the hook's $TMUX. */

@@ -1,7 +1,7 @@
 import { lstat, mkdir, rmdir, unlink } from 'node:fs/promises';
-import { basename, dirname } from 'node:path';
+import { dirname } from 'node:path';
 import { z } from 'zod';
-import { claudeProjectSlug } from '../../core/claude-project-slug.js';
+import { builtInHarness } from '../../harnesses/registry.js';
 import { transcriptPathProblem } from '../../core/handoff/confine.js';
 import { pathExists, writeFileAtomic } from '../fs-atomic.js';
 import type { Log } from '../log.js';
@@ -61,13 +61,6 @@ export async function undoPickup(j: PickupJournal | null, log: Log): Promise<voi
   if (await pathExists(j.top)) await removePickupWorktree(j.top, j.id, j.dir);
 }
 
-/**
- * Where a Claude Code transcript goes on the teammate's machine: under the project folder of the worktree the pickup
- * makes (not the sender's), so both `claude --resume=<id>` and `claude --continue` run in the worktree find it.
- */
-export function claudePathInWorktree(senderPath: string, worktreeDir: string): string {
-  return `projects/${claudeProjectSlug(worktreeDir)}/${basename(senderPath)}`;
-}
 
 export interface PickupInput {
   id: string;
@@ -118,7 +111,8 @@ export async function installPickup(p: PickupInput, d: PickupDeps): Promise<{ di
   for (const t of m.transcript) {
     const bytes = p.content.blobs.get(t.hash)!;
     try {
-      const rel = m.harness === 'claude-code' ? claudePathInWorktree(t.path, dir) : t.path;
+      // Where the harness resumes it from in the worktree (Claude Code: the worktree's project folder).
+      const rel = builtInHarness(m.harness).sessions.installedPath(t.path, dir);
       const problem = transcriptPathProblem(m.harness, { ...t, path: rel }, m.sessionId);
       if (problem !== null) throw new Error(problem);
       targets.push({ rel, path: await confinedTarget(p.harnessHome, rel), bytes });

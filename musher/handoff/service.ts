@@ -1,3 +1,4 @@
+import { storedHarness } from '../../harnesses/registry.js';
 import { deliveredLine, deliveryPendingLine, handedOffLine, NO_SLACK_TOKEN, noSlackIdWords, pickupCommand, type PickedUp } from '../../core/handoff/answer.js';
 import { mkdir, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -367,11 +368,14 @@ export class HandoffService {
 
   private async pickedUpFrom(row: HandoffRow, again: boolean): Promise<PickedUpSession> {
     const note = JSON.parse(row.note ?? '{}') as ReceivedNote;
+    const harness = storedHarness(row.harness);
+    // A row naming a harness this sleds does not know is reported, never resumed as another harness's session.
+    if (!harness.ok) throw new Error(`hand-off ${row.id}: ${harness.error}`);
     const brief = note.briefFile ? await readFile(note.briefFile, 'utf8').catch(() => '') : '';
     return {
       id: row.id,
       sender: row.peer,
-      harness: row.harness === 'codex' ? 'codex' : 'claude-code',
+      harness: harness.id,
       sessionId: row.sessionId ?? '',
       dir: note.dir ?? '',
       branch: row.branch ?? '',

@@ -1,4 +1,4 @@
-import { harnessOf } from '../../core/resume-plan.js';
+import { storedHarness } from '../../harnesses/registry.js';
 import type { Log } from '../log.js';
 import type { AreaOwner } from '../roster/reader.js';
 import type { SessionRow } from '../store/sessions.js';
@@ -40,11 +40,14 @@ export async function handOffSession(d: SessionHandoffDeps, sessionId: string, t
   const session = d.session(sessionId);
   if (!session) return { ok: false, line: `sled: session ${sessionId} is not known to musher yet — type a prompt in it first, then hand it off` };
   if (!session.cwd) return { ok: false, line: "sled: the session's folder is not known yet — type a prompt in it first, then hand it off" };
+  // A session stored under a harness this sleds does not know is reported, never sent as some other harness's.
+  const harness = storedHarness(session.harness);
+  if (!harness.ok) return { ok: false, line: `sled: hand-off not sent: ${harness.error}` };
   const shot = await d.snapshot(session);
   if (!shot.id) return { ok: false, line: `sled: hand-off not sent: the session could not be snapshotted (${shot.note ?? 'the musher log says why'})` };
   const owner = to ? null : await d.ownerFor(session.cwd).catch(() => null);
   try {
-    const sent = await d.handoff.send({ sessionId, harness: harnessOf(session.harness), wallId: null, snapshotId: shot.id }, session.cwd, to, owner?.handle ?? null);
+    const sent = await d.handoff.send({ sessionId, harness: harness.id, wallId: null, snapshotId: shot.id }, session.cwd, to, owner?.handle ?? null);
     d.log.info(`session ${sessionId} handed off mid-work as ${sent.id}`);
     return { ok: true, id: sent.id, line: `sled: ${sent.line}`, after: sent.after, settled: () => `sled: ${sent.settled()}` };
   } catch (e) {

@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync } from 'node:fs';
-import { parseClaudeTranscriptLine } from '../../core/claude-transcript.js';
+import { parseClaudeTranscriptLine } from '../../harnesses/claude-code/transcript.js';
 import { priceUsage } from '../../core/pricing.js';
 import type { PriceTable } from '../../core/price-table.js';
 import type { Clock } from '../clock.js';
@@ -13,7 +13,7 @@ import { JsonlSource } from './jsonl-source.js';
 
 /**
  * The Claude Code transcript adapter: detect (the projects folder) → load (follow each *.jsonl for new bytes)
- * → parse (core/claude-transcript) → record (usage priced, sessions, wall signals). The bytes a pickup installed are
+ * → parse (harnesses/claude-code/transcript) → record (usage priced, sessions, wall signals). The bytes a pickup installed are
  * the sender's history: their usage is recorded as the sender's seat's, their limit records are no wall here, and the
  * session learns no cwd from them (the sender's folder is on the sender's machine).
  */

@@ -11,7 +11,7 @@ import {
   threadIdFromRolloutPath,
   type CodexCredits,
   type CodexLimits,
-} from '../../core/codex-rollout.js';
+} from '../../harnesses/codex/rollout.js';
 import { priceUsage } from '../../core/pricing.js';
 import type { PriceTable } from '../../core/price-table.js';
 import type { Clock } from '../clock.js';
@@ -26,12 +26,12 @@ import { JsonlSource } from './jsonl-source.js';
 
 /**
  * The Codex CLI rollout adapter: detect (`$CODEX_HOME/sessions`) → load (follow each `rollout-*.jsonl` for new
- * bytes) → parse (core/codex-rollout) → record (usage priced, plan bars, seat state, sessions, walls). The bytes a
+ * bytes) → parse (harnesses/codex/rollout) → record (usage priced, plan bars, seat state, sessions, walls). The bytes a
  * pickup installed are the sender's history: read for what they tell the reader (thread, model), their usage
  * recorded as the sender's seat's, and their bars, seat state and limits — the sender's plan — not recorded here.
  */
 export interface CodexRolloutDeps {
-  /** `$CODEX_HOME/sessions` (core/codex-rollout `codexSessionsDir`). */
+  /** `$CODEX_HOME/sessions` (harnesses/codex/rollout `codexSessionsDir`). */
   sessionsDir: string;
   follower: FileFollower;
   sessions: SessionStore;

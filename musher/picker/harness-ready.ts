@@ -2,7 +2,8 @@ import { execFile } from 'node:child_process';
 import { notInstalledWords, notLoggedInWords } from '../../core/picker/words.js';
 import type { PickerHarness } from '../../core/picker/row.js';
 import type { Clock } from '../clock.js';
-import type { Binaries } from '../resume/resume-job.js';
+import { builtInHarness } from '../../harnesses/registry.js';
+import { harnessBinary, type Binaries } from '../resume/resume-job.js';
 
 /** How long an answer of `claude auth status` / `codex login status` is reused (each costs a process start). */
 const READY_TTL_MS = 60_000;
@@ -27,7 +28,7 @@ export class HarnessReadiness {
 
   async why(harness: PickerHarness): Promise<string | null> {
     const bins = this.d.binaries();
-    const bin = harness === 'codex' ? bins.codex : bins.claude;
+    const bin = harnessBinary(bins, harness);
     if (!bin) return notInstalledWords(harness);
     const now = this.d.clock.now();
     const hit = this.cache.get(bin);
@@ -39,15 +40,10 @@ export class HarnessReadiness {
 
   private async loggedOut(harness: PickerHarness, bin: string): Promise<boolean> {
     const run = this.d.run ?? runProgram;
-    const r = await run(bin, harness === 'codex' ? ['login', 'status'] : ['auth', 'status']).catch(() => null);
+    const { login } = builtInHarness(harness);
+    const r = await run(bin, [...login.statusArgs]).catch(() => null);
     if (!r || r.code === 0) return false;
-    if (harness === 'codex') return /^Not logged in\b/m.test(r.out);
-    try {
-      return (JSON.parse(r.out) as { loggedIn?: unknown }).loggedIn === false;
-    } catch {
-      // An answer that is not JSON does not say "logged out": treated as ready.
-      return false;
-    }
+    return login.loggedOut(r.out);
   }
 }
 

@@ -1,4 +1,5 @@
-import { planResume, ResumeJob, ResumePlanError, type ResumeRequest } from '../../core/resume-plan.js';
+import { planResume, ResumeJob, ResumePlanError, type ResumeRequest } from '../../harnesses/resume-plan.js';
+import { builtInHarness, type HarnessId } from '../../harnesses/registry.js';
 import type { Log } from '../log.js';
 import type { Job, JobResult } from '../scheduler/job.js';
 import type { JobHandler } from '../scheduler/scheduler.js';
@@ -16,6 +17,12 @@ export interface Binaries {
   claude: string | null;
   codex: string | null;
   tmux: string | null;
+}
+
+/** The binary found for a harness (by the adapter's binary name), or null. */
+export function harnessBinary(bins: Binaries, harness: HarnessId): string | null {
+  const name = builtInHarness(harness).binary.name;
+  return name === 'claude' || name === 'codex' ? bins[name] : null;
 }
 
 export interface ResumeJobDeps {
@@ -36,11 +43,11 @@ export function resumeJobHandler(deps: ResumeJobDeps): JobHandler {
       const target = parsed.data;
       const bins = deps.binaries();
       const live =
-        target.where === 'pane-else-headless' && target.harness === 'claude-code'
+        target.where === 'pane-else-headless' && builtInHarness(target.harness).resumesInPane
           ? (findLiveSessions(deps.claudeConfigDir, target.sessionId).find((s) => s.pane !== null) ?? null)
           : null;
       const mode = live ? 'tmux' : 'headless';
-      const needed = [target.harness === 'claude-code' ? (['claude', bins.claude] as const) : (['codex', bins.codex] as const), ...(live ? [['tmux', bins.tmux] as const] : [])];
+      const needed = [[builtInHarness(target.harness).binary.name, harnessBinary(bins, target.harness)] as const, ...(live ? [['tmux', bins.tmux] as const] : [])];
       const missing = needed.find(([, bin]) => !bin);
       if (missing) return { ok: false, summary: `no ${missing[0]} binary found — install it or set binaries.${missing[0]} in config.yml` };
       const req: ResumeRequest = {

@@ -4,13 +4,14 @@ import { randomBytes } from 'node:crypto';
 import { accessSync, chmodSync, closeSync, constants as fsConstants, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { encodeEnvFile, ENV_FILE_MAX_AGE_MS, ENV_FILE_PATTERN } from '../../core/exec-env-file.js';
-import { readClaudeOutput, readCodexOutput, type Harness, type PaneLauncher, type ResumeMode, type ResumePlan } from '../../core/resume-plan.js';
+import { builtInHarness } from '../../harnesses/registry.js';
+import type { Harness, PaneLauncher, ResumeMode, ResumePlan } from '../../harnesses/resume-plan.js';
 import type { Clock } from '../clock.js';
 import type { Log } from '../log.js';
 import { isSameProcess, procStartOf } from './find-pane.js';
 
 /**
- * Runs a resume plan (core/resume-plan.ts).
+ * Runs a resume plan (harnesses/resume-plan.ts).
  *
  * - tmux: runs tmux's respawn-pane and reports its exit; the harness then lives in the user's pane, not under musher.
  *   The pane's environment (the gateway's token) is written first to a 0600 file in musher's 0700 runtime dir, which
@@ -84,7 +85,7 @@ const MAX_OUTPUT_BYTES = 8 * 1024 * 1024;
 export class ResumeRunner {
   constructor(private readonly deps: ResumeRunnerDeps) {}
 
-  /** For a tmux plan with an environment: the wrapper and a fresh file name for it (core/resume-plan.ts). */
+  /** For a tmux plan with an environment: the wrapper and a fresh file name for it (harnesses/resume-plan.ts). */
   paneLauncher(): PaneLauncher {
     return { command: [...this.deps.execEnv.command], envFile: join(this.deps.execEnv.dir, `env-${randomBytes(12).toString('hex')}.json`) };
   }
@@ -236,7 +237,7 @@ export class ResumeRunner {
 
   private readOutcome(h: HeadlessHandle, exitCode: number | null): ResumeOutcome {
     const stdout = readCapped(h.logFile);
-    const parsed = h.harness === 'claude-code' ? readClaudeOutput(stdout) : readCodexOutput(stdout);
+    const parsed = builtInHarness(h.harness).readHeadlessResult(stdout);
     const finishedAt = this.deps.clock.now();
     const base = { mode: 'headless' as const, harness: h.harness, sessionId: h.sessionId, startedAt: h.startedAt, finishedAt, exitCode, pid: h.pid, logFile: h.logFile, errFile: h.errFile };
     const exitedBadly = exitCode !== null && exitCode !== 0;

@@ -1,6 +1,6 @@
 import { NewJobRequest } from '../../protocol/requests.js';
 import { parseWhen } from '../../core/when.js';
-import { ResumeJob } from '../../core/resume-plan.js';
+import { ResumeJob } from '../../harnesses/resume-plan.js';
 import type { Clock } from '../clock.js';
 import type { Job } from './job.js';
 import type { Scheduler } from './scheduler.js';

@@ -27,7 +27,7 @@ export interface Job {
   sessionId: string | null;
   runAt: number;
   state: JobState;
-  /** What to do (for resumes, core/resume-plan.ts ResumeJob). Never secrets. */
+  /** What to do (for resumes, harnesses/resume-plan.ts ResumeJob). Never secrets. */
   payload: Record<string, unknown>;
   result: JobResult | null;
   /** What finds a running job again after a restart (a headless run's pid and files). */

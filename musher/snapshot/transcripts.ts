@@ -1,6 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { parseCodexRolloutLine } from '../../core/codex-rollout.js';
+import { parseCodexRolloutLine } from '../../harnesses/codex/rollout.js';
 
 /** One transcript/rollout file as of the wall: its bytes up to the last complete line. */
 export interface CapturedFile {

@@ -1,4 +1,4 @@
-import { harnessOf } from '../../core/resume-plan.js';
+import { builtInHarness, harnessOfSource, knownHarnessId, storedHarness, type HarnessId } from '../../harnesses/registry.js';
 import { priceExits } from '../../core/exits/offers.js';
 import { priceNamed } from '../../core/exits/handoff.js';
 import { burnPerHourMicros } from '../../core/exits/burn.js';
@@ -147,7 +147,7 @@ export class WallKeeper {
   private async open(signal: WallRecord): Promise<WallRow> {
     const now = this.d.clock.now();
     const session = this.d.sessions.get(signal.sessionId);
-    const harness = harnessOf(session?.harness);
+    const harness = this.harnessOf(signal, session?.harness);
     const policy = this.d.policy.forDirectory(session?.cwd ?? null);
     const context = await this.context(signal, harness, session?.model ?? null, policy, session?.cwd ?? null);
     const offers = priceExits(context);
@@ -197,11 +197,26 @@ export class WallKeeper {
     }
   }
 
-  private async context(signal: WallRecord, harness: 'claude-code' | 'codex', model: string | null, policy: ReturnType<PolicyPort['forDirectory']>, cwd: string | null): Promise<ExitContext> {
+  /**
+   * The harness a wall's exits are priced for: the session's as stored; else the one harness that produces the
+   * signal's source (a rollout is Codex's). A stored name sleds does not know is logged, not taken for another
+   * harness's. Left: a preview for a session musher has no row of (its source, 'preview', names no harness) is
+   * priced as Claude Code's, as before — only the statusline (Claude Code's) asks for one without a session row.
+   */
+  private harnessOf(signal: WallRecord, stored: string | null | undefined): HarnessId {
+    if (stored) {
+      const found = storedHarness(stored);
+      if (found.ok) return found.id;
+      this.d.log.warn(`session ${signal.sessionId}: ${found.error}; its exits are priced for the harness of its ${signal.source} signal`);
+    }
+    return knownHarnessId(harnessOfSource(signal.source)?.id) ?? 'claude-code';
+  }
+
+  private async context(signal: WallRecord, harness: HarnessId, model: string | null, policy: ReturnType<PolicyPort['forDirectory']>, cwd: string | null): Promise<ExitContext> {
     const now = this.d.clock.now();
     const series = this.d.usage.sessionSeries(signal.sessionId, now - 24 * 3_600_000);
     const sessionModel = model ?? series.at(-1)?.model ?? null;
-    const provider = harness === 'codex' ? 'openai' : 'anthropic';
+    const provider = builtInHarness(harness).provider;
     const keyed = await this.d.key.configured(provider);
     const cheaper = sessionModel ? policy.cheaperModel(sessionModel) : null;
     return {
@@ -393,9 +408,9 @@ export class WallKeeper {
     if (last && now - last.at < PREVIEW_MS) return;
     this.previews.set(sessionId, { at: now, amberAt: last?.amberAt ?? 90, hint: last?.hint ?? '' });
     const session = this.d.sessions.get(sessionId);
-    const harness = harnessOf(session?.harness);
     const policy = this.d.policy.forDirectory(session?.cwd ?? null);
     const signal: WallRecord = { source: 'preview', dedupKey: '', sessionId, timestampMs: now, window: bar.window, resetsAtMs: bar.resetsAtMs, message: '' };
+    const harness = this.harnessOf(signal, session?.harness);
     const offers = priceExits(await this.context(signal, harness, session?.model ?? null, policy, session?.cwd ?? null));
     this.previews.set(sessionId, { at: now, amberAt: policy.amberAt, hint: renderExitsHint(offers) });
   }

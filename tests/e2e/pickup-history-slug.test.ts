@@ -1,12 +1,12 @@
 /**
  * Where a pickup installs a Claude Code transcript so that `claude --continue` in the worktree finds it: the project
  * folder the REAL claude makes for that cwd. Measured on the pinned binary for a short path and for one over 200
- * characters (cut, and given a hash of the whole path), against core/claude-project-slug.
+ * characters (cut, and given a hash of the whole path), against harnesses/claude-code/project-slug.
  */
 import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { claudeProjectSlug } from '../../core/claude-project-slug.js';
+import { claudeProjectSlug } from '../../harnesses/claude-code/project-slug.js';
 import { runClaudePrint } from './harness/claude-env.js';
 import { useE2eFixture } from './harness/fixture.js';
 

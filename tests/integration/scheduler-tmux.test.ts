@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { planResume, type ResumeRequest } from '../../core/resume-plan.js';
+import { planResume, type ResumeRequest } from '../../harnesses/resume-plan.js';
 import { findLivePane, findLiveSessions, procStartOf } from '../../musher/resume/find-pane.js';
 import { ResumeRunner } from '../../musher/resume/runner.js';
 import { resumeJobHandler } from '../../musher/resume/resume-job.js';

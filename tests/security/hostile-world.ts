@@ -5,7 +5,7 @@
  * manifest a sender could make up, then sealed and signed with sam's real roster key (pinned on dana's seat), so each
  * refusal comes from the content, not from a signature.
  */
-import { claudeProjectSlug } from '../../core/claude-project-slug.js';
+import { claudeProjectSlug } from '../../harnesses/claude-code/project-slug.js';
 import { pickupWorktreeDir } from '../../musher/handoff/work-in-progress.js';
 import { createHash } from 'node:crypto';
 import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseClaudeTranscriptLine, sessionIdFromTranscriptPath, type ParsedTranscriptLine } from '../../core/claude-transcript.js';
+import { parseClaudeTranscriptLine, sessionIdFromTranscriptPath, type ParsedTranscriptLine } from '../../harnesses/claude-code/transcript.js';
 import type { UsageRecord, WallRecord } from '../../core/usage.js';
 import { ZERO_TOKEN_COUNTS } from '../support/usage-tokens.js';
 

@@ -12,7 +12,7 @@ import {
   type CodexLimits,
   type CodexRolloutState,
   type ParsedRolloutLine,
-} from '../../core/codex-rollout.js';
+} from '../../harnesses/codex/rollout.js';
 import type { UsageRecord } from '../../core/usage.js';
 import { C, FIVE_H_RESET, G, L, LC, LP, LS, P } from '../support/codex-fixture-threads.js';
 import { ZERO_TOKEN_COUNTS } from '../support/usage-tokens.js';

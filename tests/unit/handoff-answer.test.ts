@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { deliveredLine, deliveryPendingLine, handedOffLine, NO_SLACK_TOKEN, pickedUpAnswer, pickupCommand, type PickedUp } from '../../core/handoff/answer.js';
+import { resumeWords } from '../../harnesses/resume-plan.js';
 
 const SID = '0b9c2f4a-6a5e-4a8e-9a57-1f3c9d7e2b10';
 
@@ -19,7 +20,7 @@ describe('what the teammate is told after a pickup', () => {
     ['claude-code', 'codex', /It came from Claude Code: `sleds pickup jd7k2m9qa41p --harness codex` in a terminal starts it there with the brief as the first prompt\./],
     ['codex', 'claude-code', /It came from Codex: `sleds pickup jd7k2m9qa41p --harness claude` in a terminal starts it there/],
   ])('sent from %s, picked up in %s', (from, here, line) => {
-    const answer = pickedUpAnswer(picked(from), here);
+    const answer = pickedUpAnswer(picked(from), here, null, resumeWords);
     expect(answer.split('\n')[0]).toBe('Picked up jd7k2m9qa41p from sam: the work is in /home/dana/shop-handoff-jd7k2m9qa41p (branch sleds/handoff/jd7k2m9qa41p).');
     expect(answer).toMatch(line);
   });
@@ -27,20 +28,20 @@ describe('what the teammate is told after a pickup', () => {
 
 describe('a pickup that resumed in tmux', () => {
   it('names the window, keeps the command for elsewhere, and ignores the window for the other harness', () => {
-    expect(pickedUpAnswer(picked('claude-code'), 'claude-code', 'sled-jd7k2m9qa41p (work:1)').split('\n')[1]).toBe(
+    expect(pickedUpAnswer(picked('claude-code'), 'claude-code', 'sled-jd7k2m9qa41p (work:1)', resumeWords).split('\n')[1]).toBe(
       `sam's session resumed in a new tmux window, sled-jd7k2m9qa41p (work:1), next to this one (this session stays as it was). Elsewhere: cd /home/dana/shop-handoff-jd7k2m9qa41p && claude --resume=${SID}`,
     );
-    expect(pickedUpAnswer(picked('codex'), 'claude-code', 'sled-x (work:1)')).toMatch(/It came from Codex/);
+    expect(pickedUpAnswer(picked('codex'), 'claude-code', 'sled-x (work:1)', resumeWords)).toMatch(/It came from Codex/);
   });
 });
 
 describe('a pickup from a hostile bundle', () => {
   it('the pasted command runs nothing but the resume: folder and id are shell-quoted, the id glued to --resume=', () => {
     const hostile: PickedUp = { ...picked('claude-code'), dir: '/home/dana/x $(touch /tmp/pwned) `id`', sessionId: '--settings={"hooks":{}}' };
-    expect(pickedUpAnswer(hostile, 'claude-code').split('\n')[1]).toBe(
+    expect(pickedUpAnswer(hostile, 'claude-code', null, resumeWords).split('\n')[1]).toBe(
       `The session resumes there: cd '/home/dana/x $(touch /tmp/pwned) \`id\`' && claude '--resume=--settings={"hooks":{}}'   (or \`sleds pickup jd7k2m9qa41p\` in a terminal)`,
     );
-    const codex = pickedUpAnswer({ ...hostile, harness: 'codex', dir: "/w/Bob's" }, 'codex').split('\n')[1];
+    const codex = pickedUpAnswer({ ...hostile, harness: 'codex', dir: "/w/Bob's" }, 'codex', null, resumeWords).split('\n')[1];
     expect(codex).toBe(`The session resumes there: cd '/w/Bob'\\''s' && codex resume -- '--settings={"hooks":{}}'   (or \`sleds pickup jd7k2m9qa41p\` in a terminal)`);
   });
 });

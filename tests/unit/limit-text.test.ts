@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseLimitText } from '../../core/limit-text.js';
+import { parseLimitText } from '../../harnesses/claude-code/limit-text.js';
 
 const NOW = Date.UTC(2026, 10, 29, 19, 0);
 

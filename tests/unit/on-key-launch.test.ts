@@ -2,7 +2,7 @@ import { mkdtempSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { ResumePlan } from '../../core/resume-plan.js';
+import type { ResumePlan } from '../../harnesses/resume-plan.js';
 import type { ExitDeps } from '../../musher/exits/deps.js';
 import { continueOnKey, foregroundOnKey } from '../../musher/exits/on-key.js';
 import type { WallRow } from '../../musher/store/wall-book.js';

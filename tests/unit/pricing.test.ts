@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { eachCase } from '../support/each-case.js';
-import { parseClaudeTranscriptLine } from '../../core/claude-transcript.js';
+import { parseClaudeTranscriptLine } from '../../harnesses/claude-code/transcript.js';
 import { buildPriceTable, PriceTableError, type PriceFile } from '../../core/price-table.js';
 import { priceUsage } from '../../core/pricing.js';
 import type { PricedCost, UsageRecord } from '../../core/usage.js';

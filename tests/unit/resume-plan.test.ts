@@ -1,17 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import {
   CONTINUE_PROMPT,
-  codexGatewayArgs,
-  harnessOf,
   planResume,
-  readClaudeOutput,
   resumeArgv,
-  readCodexOutput,
   ResumeJob,
   tmuxArg,
   type ResumePlan,
   type ResumeRequest,
-} from '../../core/resume-plan.js';
+} from '../../harnesses/resume-plan.js';
+import { readClaudeOutput } from '../../harnesses/claude-code/headless.js';
+import { codexGatewayArgs } from '../../harnesses/codex/gateway.js';
+import { readCodexOutput } from '../../harnesses/codex/headless.js';
+import { storedHarness } from '../../harnesses/registry.js';
 
 const BINS = { claudeBin: '/opt/claude/bin/claude', codexBin: '/opt/codex/bin/codex', tmuxBin: '/usr/bin/tmux' };
 const SID = '1098c2f4-6a5e-4a8e-9a57-1f3c9d7e2b10';
@@ -209,9 +209,15 @@ describe("a stored session's harness", () => {
   it.each([
     ['codex', 'codex'],
     ['claude-code', 'claude-code'],
-    [null, 'claude-code'],
-    ['something-new', 'claude-code'],
   ] as const)('%s is %s', (stored, harness) => {
-    expect(harnessOf(stored)).toBe(harness);
+    expect(storedHarness(stored)).toMatchObject({ ok: true, id: harness });
+  });
+
+  // Issue 13: an unknown harness is an error to report, never "Claude Code".
+  it.each([
+    [null, "no harness named — sleds knows claude-code, codex"],
+    ['something-new', "unknown harness 'something-new' — sleds knows claude-code, codex"],
+  ] as const)('%s is reported', (stored, error) => {
+    expect(storedHarness(stored)).toEqual({ ok: false, error });
   });
 });

@@ -6,8 +6,8 @@
  * `usage`: every one of them comes back as a `usage` line with the same dedupKey, and the store keeps one.
  */
 import { z } from 'zod';
-import { parseTimestamp, zodProblem } from './record-parse.js';
-import type { UsageRecord, WallRecord } from './usage.js';
+import { parseTimestamp, zodProblem } from '../../core/record-parse.js';
+import type { UsageRecord, WallRecord } from '../../core/usage.js';
 
 export const CLAUDE_TRANSCRIPT_SOURCE = 'claude-transcript';
 

@@ -28,8 +28,8 @@
  *   copy's limits and walls (old news with a new time) are flagged `replayed`.
  */
 import { z } from 'zod';
-import { parseTimestamp, zodProblem } from './record-parse.js';
-import type { UsageRecord, WallRecord } from './usage.js';
+import { parseTimestamp, zodProblem } from '../../core/record-parse.js';
+import type { UsageRecord, WallRecord } from '../../core/usage.js';
 
 export const CODEX_ROLLOUT_SOURCE = 'codex-rollout';
 /** The provider Codex plan bars are recorded under. */

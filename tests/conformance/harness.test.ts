@@ -1,0 +1,214 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { HarnessEvent, type HarnessEventKind } from '../../harnesses/events.js';
+import { readHeadlessStream, ResumePlanError, type HarnessAdapter } from '../../harnesses/port.js';
+import { allHarnesses, harnessById, registerHarness } from '../../harnesses/registry.js';
+import { plainHarness } from '../support/minimal-harness/index.js';
+
+/**
+ * Every harness adapter through the same table (issue 13, part 1): the two shipped ones from the registry, plus a
+ * third, minimal one that lives only in tests (tests/support/minimal-harness/) — adding a harness is that one folder
+ * plus the one registry line below.
+ */
+registerHarness(plainHarness);
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const at = (...p: string[]) => join(ROOT, ...p);
+const SID = '1098c2f4-6a5e-4a8e-9a57-1f3c9d7e2b10';
+const HOSTILE_ID = '--settings={"hooks":{}}';
+const PROMPT = `fix "the bug" in Bob's code; then -x $HOME \`ls\` SECRET-PROMPT-7f3a`;
+const GATEWAY = { token: 'sleds-gw-token-9d2e', anthropicBaseUrl: 'http://127.0.0.1:47011', openaiBaseUrl: 'http://127.0.0.1:47011/v1', sessionProvider: 'fake' };
+
+interface Fixtures {
+  /** A transcript (or rollout) of a real shape, from tests/fixtures. */
+  transcript: string;
+  /** What `--version` prints. */
+  version: [stdout: string, version: string];
+  /** What its login status command prints when logged out. */
+  loggedOut: string;
+  /** Headless streams: a turn with one tool call, and a run refused at a plan limit. */
+  turn: string;
+  limited: string;
+  /** rate_limited as the limited stream says it (the Codex stream carries no reset time). */
+  limit: { resetsAtMs: number | null; window: string | null };
+}
+
+const FIXTURES: Record<string, Fixtures> = {
+  'claude-code': {
+    transcript: at('tests/fixtures/claude/projects/-home-u-my-proj/4e7d2c1b-8a9f-4b3c-9d2e-1f0a9b8c7d6e.jsonl'),
+    version: ['2.1.328 (Claude Code)\n', '2.1.328'],
+    loggedOut: '{"loggedIn":false,"authMethod":"none"}',
+    // Recorded from the pinned claude 2.1.328 against the fake API (tests/fixtures/headless/capture.ts).
+    turn: at('tests/fixtures/headless/claude-code.turn.jsonl'),
+    limited: at('tests/fixtures/headless/claude-code.limited.jsonl'),
+    limit: { resetsAtMs: 1_795_985_705_000, window: 'five_hour' },
+  },
+  codex: {
+    transcript: at('tests/fixtures/codex/sessions/2026/11/29/rollout-2026-11-29T19-40-00-019ad0f1-5f7f-7c3e-9a1b-4c5d6e7f8091.jsonl'),
+    version: ['codex-cli 0.169.0\n', '0.169.0'],
+    loggedOut: 'Not logged in',
+    // Recorded from the pinned codex 0.169.0 against the fake API (tests/fixtures/headless/capture.ts).
+    turn: at('tests/fixtures/headless/codex.turn.jsonl'),
+    limited: at('tests/fixtures/headless/codex.limited.jsonl'),
+    limit: { resetsAtMs: null, window: null },
+  },
+  plain: {
+    transcript: at('tests/support/minimal-harness/logs/5f0c1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b.jsonl'),
+    version: ['plain 1.0.2\n', '1.0.2'],
+    loggedOut: 'anonymous',
+    turn: at('tests/support/minimal-harness/headless.turn.jsonl'),
+    limited: at('tests/support/minimal-harness/headless.limited.jsonl'),
+    limit: { resetsAtMs: 1_795_985_705_000, window: 'five_hour' },
+  },
+};
+
+const adapters = allHarnesses();
+const table = adapters.map((a) => [a.id, a] as const);
+
+function kinds(events: HarnessEvent[]): HarnessEventKind[] {
+  return events.map((e) => e.kind).filter((k) => k !== 'ignored');
+}
+
+function fixturesOf(a: HarnessAdapter): Fixtures {
+  const f = FIXTURES[a.id];
+  if (!f) throw new Error(`no conformance fixtures for harness '${a.id}': add them to FIXTURES`);
+  return f;
+}
+
+describe('the harness registry', () => {
+  it('holds the shipped harnesses and the registered test harness, each once', () => {
+    expect(adapters.map((a) => a.id)).toEqual(['claude-code', 'codex', 'plain']);
+    expect(() => registerHarness(plainHarness)).toThrow(/registered already/);
+  });
+
+  it('an unknown harness is an error that names the known ones, never Claude Code', () => {
+    expect(harnessById('gemini-cli')).toEqual({ ok: false, error: "unknown harness 'gemini-cli' — sleds knows claude-code, codex, plain" });
+    expect(harnessById(undefined).ok).toBe(false);
+    expect(harnessById('plain')).toMatchObject({ ok: true, adapter: { displayName: 'Plain' } });
+  });
+});
+
+describe.each(table)('harness %s', (_id, adapter) => {
+  const f = fixturesOf(adapter);
+
+  it('reads its version from --version', () => {
+    expect(adapter.binary.readVersion(f.version[0])).toBe(f.version[1]);
+    expect(adapter.binary.readVersion('command not found')).toBeNull();
+  });
+
+  it('reads a clear "logged out" from its login status, and nothing else as one', () => {
+    expect(adapter.login.statusArgs.length).toBeGreaterThan(0);
+    expect(adapter.login.loggedOut(f.loggedOut)).toBe(true);
+    expect(adapter.login.loggedOut('error: unknown command')).toBe(false);
+  });
+
+  it('parses its own transcript: usage under its source, of the session the path names, and nothing it cannot read', () => {
+    const reader = adapter.transcriptReader(f.transcript);
+    const lines = readFileSync(f.transcript, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => reader.read(l));
+    const usage = lines.flatMap((l) => (l.kind === 'usage' ? [l.usage] : []));
+    expect(usage.length).toBeGreaterThan(0);
+    expect(new Set(usage.map((u) => u.sessionId))).toEqual(new Set([adapter.sessions.sessionIdFromPath(f.transcript)]));
+    expect(usage.every((u) => u.source === adapter.transcriptSource && u.inputTokens + u.outputTokens > 0)).toBe(true);
+    expect(lines.filter((l) => l.kind === 'error')).toEqual([]);
+  });
+
+  it('finds the session a transcript path names, under its home', () => {
+    const id = adapter.sessions.sessionIdFromPath(f.transcript);
+    expect(id).not.toBeNull();
+    expect(adapter.sessions.isTranscriptOf(basename(f.transcript), id!)).toBe(true);
+    expect(adapter.sessions.isTranscriptOf(basename(f.transcript), SID)).toBe(false);
+    const home = adapter.sessions.home({}, '/home/u');
+    expect(home.startsWith('/home/u/')).toBe(true);
+    expect(adapter.sessions.transcriptDir(home, '/home/u/proj').startsWith(`${home}/`)).toBe(true);
+  });
+
+  it('maps a headless turn to the shared events in order: started, the tool call, usage, completed with the session id', () => {
+    const events = readHeadlessStream(adapter, readFileSync(f.turn, 'utf8'));
+    for (const e of events) expect(HarnessEvent.parse(e)).toEqual(e);
+    expect(kinds(events)).toEqual(['turn_started', 'tool_call', 'usage', 'turn_completed']);
+    const started = events.find((e) => e.kind === 'turn_started')!;
+    const done = events.at(-1)!;
+    expect(started.kind === 'turn_started' && started.sessionId).toBeTruthy();
+    expect(done).toMatchObject({ kind: 'turn_completed', ok: true, sessionId: started.kind === 'turn_started' ? started.sessionId : null });
+  });
+
+  it('maps a run refused at a plan limit to rate_limited, then a failed turn', () => {
+    const events = readHeadlessStream(adapter, readFileSync(f.limited, 'utf8'));
+    expect(kinds(events)).toEqual(['turn_started', 'rate_limited', 'turn_completed']);
+    expect(events.find((e) => e.kind === 'rate_limited')).toEqual({ kind: 'rate_limited', ...f.limit });
+    expect(events.at(-1)).toMatchObject({ kind: 'turn_completed', ok: false });
+    expect(adapter.readHeadlessResult(readFileSync(f.limited, 'utf8'))).toMatchObject({ isError: true });
+  });
+
+  it.each([
+    ['not json at all', 'error'],
+    ['{"type":"brand-new-record","x":1}', 'ignored'],
+    ['{"e":"brand-new-record"}', 'ignored'],
+    ['[1,2,3]', 'error'],
+    ['{"type":"result","usage":"garbage","is_error":"yes"}', null],
+    ['{"type":"turn.completed","usage":{"input_tokens":-5}}', null],
+  ] as const)('reads a stray line %s as one of the vocabulary, never a throw', (line, kind) => {
+    const events = adapter.parseHeadlessLine(line);
+    expect(events.length).toBeGreaterThan(0);
+    for (const e of events) expect(HarnessEvent.safeParse(e).success).toBe(true);
+    if (kind) expect(events.map((e) => e.kind)).toEqual([kind]);
+  });
+
+  it('runs headless with the prompt on stdin, never in argv', () => {
+    const run = adapter.headlessArgv({ bin: '/opt/bin/h', prompt: PROMPT, model: 'm-1' });
+    expect(run.argv[0]).toBe('/opt/bin/h');
+    expect(run.stdin).toBe(PROMPT);
+    expect(run.argv.some((a) => a.includes('SECRET-PROMPT'))).toBe(false);
+    const resumed = adapter.headlessArgv({ bin: '/opt/bin/h', prompt: PROMPT, resumeSessionId: SID });
+    expect(resumed.argv.some((a) => a.includes(SID))).toBe(true);
+    expect(resumed.argv.some((a) => a.includes('SECRET-PROMPT'))).toBe(false);
+    expect(() => adapter.headlessArgv({ bin: '/opt/bin/h', prompt: PROMPT, resumeSessionId: HOSTILE_ID })).toThrow();
+  });
+
+  it('resumes interactively with the id where no option can be read from it, and refuses an id that is not one', () => {
+    const argv = adapter.resumeArgv({ bin: '/opt/bin/h', sessionId: SID, headless: false, prompt: null });
+    expect(argv[0]).toBe('/opt/bin/h');
+    const at = argv.findIndex((a) => a.includes(SID));
+    expect(at).toBeGreaterThan(0);
+    // Glued to its option (`--resume=<id>`) or after the `--` that ends the options.
+    expect(argv[at] !== SID || argv.slice(0, at).includes('--')).toBe(true);
+    expect(() => adapter.resumeArgv({ bin: '/opt/bin/h', sessionId: HOSTILE_ID, headless: false, prompt: null })).toThrow(ResumePlanError);
+    expect(adapter.resumeWords(SID).join(' ')).toContain(SID);
+  });
+
+  it('points the harness at the gateway: its URL in the environment or options, the token in the environment only', () => {
+    const launch = adapter.gatewayLaunch(GATEWAY);
+    expect(launch.ok).toBe(true);
+    if (!launch.ok) return;
+    const said = [...Object.values(launch.env), ...launch.args].join('\n');
+    expect(said).toContain('http://127.0.0.1:47011');
+    expect(Object.values(launch.env)).toContain(GATEWAY.token);
+    expect(launch.args.some((a) => a.includes(GATEWAY.token))).toBe(false);
+    for (const name of Object.keys(launch.env)) expect(name).toMatch(/^[A-Z_][A-Z0-9_]*$/);
+  });
+
+  it('answers a hook "carry on" in its dialect, and blocks a prompt with the reason', () => {
+    expect(adapter.hooks.carryOn).toEqual({ stdout: '', exitCode: 0 });
+    const blocked = adapter.hooks.block('sled: handled 5');
+    expect(blocked.exitCode).toBe(0);
+    expect(JSON.parse(blocked.stdout)).toMatchObject({ decision: 'block', reason: 'sled: handled 5' });
+    const context = JSON.parse(adapter.hooks.carryOnWithContext('the answer is 42', null).stdout);
+    expect(context.hookSpecificOutput).toEqual({ hookEventName: 'UserPromptSubmit', additionalContext: 'the answer is 42' });
+  });
+
+  it('claims its transcript source as a wall signal of its own, and no other harness claims it', () => {
+    expect(adapter.signalSources).toContain(adapter.transcriptSource);
+    const others = adapters.filter((o) => o.id !== adapter.id).flatMap((o) => o.signalSources);
+    expect(adapter.signalSources.filter((s) => others.includes(s))).toEqual([]);
+  });
+});
+
+describe('the fixtures', () => {
+  it('every registered harness has conformance fixtures, and every fixture file exists', () => {
+    expect(Object.keys(FIXTURES).sort()).toEqual(adapters.map((a) => a.id).sort());
+    for (const f of Object.values(FIXTURES)) {
+      for (const p of [f.transcript, f.turn, f.limited]) expect(readdirSync(join(p, '..'))).toContain(basename(p));
+    }
+  });
+});
