@@ -164,9 +164,9 @@ export class Musher {
   readonly resumeRunner: ResumeRunner;
   readonly scheduler: Scheduler;
   /** Asked before a scheduled job runs (the lead's: has the bar really dropped?); null: always go. */
-  jobPrecheck: Precheck | null = null;
+  private jobPrecheck: Precheck | null = null;
   /** The environment a resumed harness gets (the lead's: the gateway URL and a local token); null: none. */
-  resumeEnvFor: ResumeJobDeps['envFor'] | null = null;
+  private resumeEnvFor: ResumeJobDeps['envFor'] | null = null;
   readonly startedAt: number;
   /** The user's time zone: "9am" in `/sled 2 9am` is read in it. */
   readonly timeZone: string;
@@ -302,7 +302,10 @@ export class Musher {
       bandOf: (taskId) => this.estimates.bandOf(taskId),
     });
     this.questions = new QuestionService({ store: new QuestionStore(this.db), tasks: this.tasks, clock: opts.clock, log: opts.log });
-    this.wallKeeper = buildWallKeeper(this, wiring, opts);
+    const wall = buildWallKeeper(this, wiring, opts);
+    this.wallKeeper = wall.keeper;
+    this.resumeEnvFor = wall.resumeEnvFor;
+    this.jobPrecheck = wall.jobPrecheck;
     const readiness = new HarnessReadiness({ clock: opts.clock, binaries: () => this.binaries() });
     this.picker = new PickerService({
       clock: opts.clock,

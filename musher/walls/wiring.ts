@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { PriceTable } from '../../core/price-table.js';
-import type { Musher } from '../app.js';
+import type { WallHost } from './wall-host.js';
+import type { ResumeJobDeps } from '../resume/resume-job.js';
+import type { Precheck } from '../scheduler/scheduler.js';
 import type { Clock } from '../clock.js';
 import { makeExits } from '../exits/index.js';
 import { foregroundOnKey } from '../exits/on-key.js';
@@ -34,7 +36,16 @@ export function seatName(): string {
 /** How long after a "not yet" the scheduler asks again whether the bar has dropped. */
 const RECHECK_MS = 5 * 60_000;
 
-export function buildWallKeeper(m: Musher, w: WallWiring, o: { clock: Clock; log: Log; prices: PriceTable; claudeConfigDir: string }): WallKeeper {
+/** The wall keeper, and the two hooks the scheduler's resumes take from the wall (musher keeps them). */
+export interface WallParts {
+  keeper: WallKeeper;
+  /** A resumed session's environment: which wall it is the exit of. */
+  resumeEnvFor: ResumeJobDeps['envFor'];
+  /** Before a held or deferred session resumes: has its bar really dropped? */
+  jobPrecheck: Precheck;
+}
+
+export function buildWallKeeper(m: WallHost, w: WallWiring, o: { clock: Clock; log: Log; prices: PriceTable; claudeConfigDir: string }): WallParts {
   const timeZone = m.timeZone;
   const exitDeps: ExitDeps = {
     clock: o.clock,
@@ -74,14 +85,16 @@ export function buildWallKeeper(m: Musher, w: WallWiring, o: { clock: Clock; log
     handoffReady: w.handoff ? () => w.handoff!.ready() : undefined,
     barBackUnderFull: (wall) => barBackUnderFull(m, wall),
   });
-  // A resumed session's hooks say which wall they are the exit of, so its prompts are not blocked by it.
-  m.resumeEnvFor = (job: Job): Record<string, string> => (job.wallId ? { SLEDS_WALL: job.wallId } : {});
-  m.jobPrecheck = (job: Job) => barDropped(m, o.clock, job);
-  return keeper;
+  return {
+    keeper,
+    // A resumed session's hooks say which wall they are the exit of, so its prompts are not blocked by it.
+    resumeEnvFor: (job: Job): Record<string, string> => (job.wallId ? { SLEDS_WALL: job.wallId } : {}),
+    jobPrecheck: (job: Job) => barDropped(m, o.clock, job),
+  };
 }
 
 /** A hold or defer set for "the reset" follows the reset when it becomes known more exactly. */
-function moveJobsToReset(m: Musher, wallId: string, resetsAtMs: number): void {
+function moveJobsToReset(m: WallHost, wallId: string, resetsAtMs: number): void {
   const wall = m.wallBook.get(wallId);
   if (!wall || wall.choiceArg) return; // a time the user gave stays
   for (const job of m.scheduler.cancelForWall(wallId, 'moved to the exact reset')) {
@@ -93,7 +106,7 @@ function moveJobsToReset(m: Musher, wallId: string, resetsAtMs: number): void {
  * A live pane of the session: Claude Code's own record of its live processes (pid checked), with the tmux server's
  * socket from there or, failing that, from the session's hooks (which forward $TMUX).
  */
-function livePane(m: Musher, claudeConfigDir: string, sessionId: string): LivePane | null {
+function livePane(m: WallHost, claudeConfigDir: string, sessionId: string): LivePane | null {
   const live = findLiveSessions(claudeConfigDir, sessionId).find((s) => s.pane !== null);
   if (!live) return null;
   const fromHooks = m.sessions.pane(sessionId);
@@ -105,7 +118,7 @@ function livePane(m: Musher, claudeConfigDir: string, sessionId: string): LivePa
  * The wall's bar has moved since the wall and now reads under 100%. Its value must have changed after the hit (a
  * figure held from before it, re-sent unchanged, is no news). A wall whose window no signal named is left to its reset.
  */
-function barBackUnderFull(m: Musher, wall: WallRow): boolean {
+function barBackUnderFull(m: WallHost, wall: WallRow): boolean {
   if (wall.window === null) return false;
   const provider = wall.harness === 'codex' ? 'openai' : 'anthropic';
   // The wall's own account's bar: another account's reading under 100% says nothing of this one.
@@ -115,7 +128,7 @@ function barBackUnderFull(m: Musher, wall: WallRow): boolean {
 }
 
 /** Before a held or deferred session resumes: has its bar really dropped? The reset passing is enough. */
-function barDropped(m: Musher, clock: Clock, job: Job): PrecheckAnswer {
+function barDropped(m: WallHost, clock: Clock, job: Job): PrecheckAnswer {
   if (!job.wallId) return { go: true };
   const wall = m.wallBook.get(job.wallId);
   if (!wall || wall.resetsAtMs === null) return { go: true };
@@ -128,7 +141,7 @@ function barDropped(m: Musher, clock: Clock, job: Job): PrecheckAnswer {
 }
 
 /** The wall's snapshot: the session's transcript, git state and brief, with the bars as they stood. */
-export function snapshotPort(m: Musher): SnapshotPort {
+export function snapshotPort(m: WallHost): SnapshotPort {
   return {
     take: async (wall, s) => {
       if (!s.cwd) return { id: null, note: "the session's folder is not known" };

@@ -312,4 +312,30 @@ describe('architecture', () => {
       }
     }
   });
+
+  it('no import cycles anywhere in the product (type imports count: a circle of types is still a circle of modules)', () => {
+    const dirs = ['core', 'hooks', 'statusline', 'mcp-server', 'musher', 'cli', 'harnesses', 'protocol', 'bench'].filter(isDir);
+    const files = dirs.flatMap((d) => sources(d));
+    const views = readdirSync(join(ROOT, 'cli'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.tsx')).map((f) => join('cli', f));
+    const known = new Set([...files, ...views]);
+    const resolveTs = (file: string, spec: string): string | null => {
+      if (!spec.startsWith('.')) return null;
+      const to = target(file, spec).replace(/\.js$/, '');
+      return [`${to}.ts`, `${to}.tsx`, `${to}/index.ts`].find((c) => known.has(c)) ?? null;
+    };
+    const edges = new Map([...known].map((f) => [f, importsOf(f).map((i) => resolveTs(f, i.spec)).filter((t): t is string => t !== null)]));
+    // Depth-first, colouring each module: meeting a module still on the path closes a circle.
+    const state = new Map<string, 'open' | 'done'>();
+    const cycles: string[] = [];
+    const visit = (f: string, path: string[]): void => {
+      state.set(f, 'open');
+      for (const to of edges.get(f) ?? []) {
+        if (state.get(to) === 'open') cycles.push([...path.slice(path.indexOf(to)), to].join(' → '));
+        else if (!state.has(to)) visit(to, [...path, to]);
+      }
+      state.set(f, 'done');
+    };
+    for (const f of [...known].sort()) if (!state.has(f)) visit(f, [f]);
+    expect(cycles, 'a circle of imports: pass a port instead (e.g. musher/walls/wall-host.ts)').toEqual([]);
+  });
 });
