@@ -196,7 +196,9 @@ describe('the wall in the real Claude Code', { timeout: 180_000 }, () => {
     const { fake, home, world, sessionId, resetsAt } = await hitWallSoon('HERON');
     const wall = await waitFor('the wall', async () => (await status(world)).wallBook.find((w) => w.sessionId === sessionId), 30_000);
 
-    const movedTo = new Date((resetsAt + 10) * 1000).toISOString();
+    // Far enough past the reset that Claude Code's own continue (a fresh claude -p, slow on a loaded machine) arrives
+    // before the moved time, not after the held session has already resumed.
+    const movedTo = new Date((resetsAt + 25) * 1000).toISOString();
     const held = await runClaudePrint(fx.claudeBin, ['-p', '--resume', sessionId, `/sled 2 ${movedTo}`, '--plugin-dir', PLUGIN_DIR], { env: home.env, cwd: home.cwd, timeoutMs: 60_000 });
     expect(held.stdout).toMatch(/Holding until .*; sleds resumes this session then\. Claude Code's own continue at the reset is held back\./);
     fake.setBehaviour({ usageLimitRejection: null });
