@@ -13,7 +13,7 @@ import { fileLog } from './log.js';
 import { packageRoot } from './package-root.js';
 import { loadPriceTable } from './prices.js';
 import { startServer } from './server.js';
-import { requestMusher } from '../hooks/musher-client.js';
+import { musherClient } from '../protocol/client/client.js';
 import { UsagePoller } from './quota/usage-poller.js';
 import { readClaudeCredentials } from './quota/credentials.js';
 import { GatewayService } from './gateway/service.js';
@@ -47,15 +47,14 @@ export async function runMusher(opts: { background: boolean }): Promise<number> 
   // The lock is ours, so a socket file left here is a dead musher's; one that still answers belongs to a musher of
   // an older sleds (which locked with a pid file): leave it be.
   if (existsSync(paths.socketFile)) {
-    try {
-      await requestMusher(paths.socketFile, 'GET', '/v1/health', null, {}, 500);
+    const answer = await musherClient({ socketPath: paths.socketFile, timeoutMs: 500 }).call('health', {});
+    if (answer.ok || answer.kind !== 'unreachable') {
       lock.release();
       if (!opts.background) process.stderr.write('sleds: another musher answers on the socket — not starting a second one\n');
       return opts.background ? 0 : 1;
-    } catch {
-      // Nobody answers: a socket a crashed musher left behind, removed before listening.
-      unlinkSync(paths.socketFile);
     }
+    // Nobody answers: a socket a crashed musher left behind, removed before listening.
+    unlinkSync(paths.socketFile);
   }
   // Likewise the usage poller's pid lock: whoever wrote it was a musher of this runtime folder, so it is dead, though
   // its pid may still answer kill(0) as a zombie that nobody reaped (after a kill -9 in a container).
@@ -220,13 +219,9 @@ export async function runMusher(opts: { background: boolean }): Promise<number> 
 
 /** The pid of the musher holding the lock: the one answering on the socket, else the one its pid file names. */
 async function holderPid(paths: SledsPaths): Promise<string> {
-  try {
-    const res = await requestMusher(paths.socketFile, 'GET', '/v1/health', null, {}, 1000);
-    const pid = (JSON.parse(res.body) as { pid?: unknown }).pid;
-    if (typeof pid === 'number') return String(pid);
-  } catch {
-    // starting, not listening yet
-  }
+  const answer = await musherClient({ socketPath: paths.socketFile, timeoutMs: 1000 }).call('health', {});
+  if (answer.ok) return String(answer.body.pid);
+  // Not answering (starting, not listening yet): the pid file says.
   try {
     const pid = readFileSync(paths.pidFile, 'utf8').trim();
     return /^\d+$/.test(pid) ? pid : '?';

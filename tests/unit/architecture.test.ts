@@ -338,4 +338,14 @@ describe('architecture', () => {
     for (const f of [...known].sort()) if (!state.has(f)) visit(f, [f]);
     expect(cycles, 'a circle of imports: pass a port instead (e.g. musher/walls/wall-host.ts)').toEqual([]);
   });
+
+  it('musher/ never imports hooks/ or cli/: the clients depend on the daemon, never the other way round', () => {
+    for (const file of sources('musher')) {
+      for (const { spec } of importsOf(file)) {
+        if (!spec.startsWith('.')) continue;
+        const to = target(file, spec);
+        expect(to.startsWith('hooks/') || to.startsWith('cli/'), `${file} imports ${to}: ask through protocol/ or move the code down`).toBe(false);
+      }
+    }
+  });
 });
