@@ -4,6 +4,7 @@ import type { AreaOwner } from '../roster/reader.js';
 import type { SessionRow } from '../store/sessions.js';
 import type { WallRow } from '../store/wall-book.js';
 import type { HandoffService } from './service.js';
+import type { ExitOutcome } from '../../core/exits/outcome.js';
 
 export interface HandedOff {
   ok: boolean;
@@ -14,6 +15,8 @@ export interface HandedOff {
   after?: () => Promise<void>;
   /** The line once `after` has run: where it went and what Slack said (a caller that waits shows this one). */
   settled?: () => string;
+  /** At a wall, what exit 5 did as a typed outcome (settled once `after` has run); absent for a hand-off mid-work. */
+  outcome?: () => ExitOutcome;
 }
 
 export interface SessionHandoffDeps {
