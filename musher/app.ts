@@ -429,7 +429,7 @@ export class Musher {
           // The exit's outcome in the prompt's words, without the card's "5 Hand off to Dana." (who chose it).
           const settled = taken.settled;
           const id = taken.outcome.exit === 'handoff' ? taken.outcome.handoffId : undefined;
-          return { ok: true, line: `sled: ${renderOutcomeForPrompt(taken.outcome)}`, after: taken.after, ...(settled ? { settled: () => `sled: ${renderOutcomeForPrompt(settled())}` } : {}), outcome: () => settled?.() ?? taken.outcome, ...(id ? { id } : {}) };
+          return { ok: true, line: `sled: ${renderOutcomeForPrompt(taken.outcome)}`, after: taken.after, ...(settled ? { settled: () => `sled: ${renderOutcomeForPrompt(settled())}` } : {}), said: () => renderOutcomeForPrompt(settled?.() ?? taken.outcome), outcome: () => settled?.() ?? taken.outcome, ...(id ? { id } : {}) };
         },
         snapshot: async (s) => {
           const harness = storedHarness(s.harness);

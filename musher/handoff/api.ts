@@ -21,5 +21,5 @@ export async function handOffRoute(raw: string, handOff: (sessionId: string, to:
     return { status: 409, body: { error: `hand-off ${sent.id} was sealed but not sent: ${why} — sleds handoffs shows it` } };
   }
   const outcome = r.outcome?.();
-  return { status: 200, body: { id: r.id ?? null, line: (r.settled?.() ?? r.line).replace(/^sled: /, ''), handoff: sent, ...(outcome ? { outcome } : {}) } };
+  return { status: 200, body: { id: r.id ?? null, line: r.said?.() ?? r.line, handoff: sent, ...(outcome ? { outcome } : {}) } };
 }
