@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { fail } from './fail.js';
 import { askMusher, reportRefusal } from './musher-call.js';
+import { renderWallCardForTerminal } from './wall-view.js';
 
 /** `sleds wall show <id>`, `sleds go <wall>` and `sleds policy explain <wall>`: a wall, as musher keeps it. */
 
@@ -15,7 +16,8 @@ export async function runWallShow(id: string | undefined, json: boolean): Promis
   const r = await askMusher('wall', { params: { id } }, 10_000);
   if (!r) return 1;
   if (!r.ok) return reportRefusal(r, json);
-  process.stdout.write(json ? `${JSON.stringify(r.body, null, 2)}\n` : `${r.body.card}\n`);
+  // --json carries the reply as it is: the wall's row, the prompt's card, and the wallCard model itself.
+  process.stdout.write(json ? `${JSON.stringify(r.body, null, 2)}\n` : `${renderWallCardForTerminal(r.body.wallCard)}\n`);
   return 0;
 }
 

@@ -5,6 +5,7 @@ import type { RouteInput, RouteName, RouteReply } from '../protocol/routes.js';
 import { CHOICES, parseChoice } from '../core/question/question.js';
 import { shellLine } from '../core/shell-quote.js';
 import { MusherAway, type ApiReply, type MusherApi } from './musher-api.js';
+import { renderHandOffForTool } from './exit-view.js';
 
 /**
  * The sleds MCP tools: each is a zod input schema and a handler that calls musher's socket API and answers in a
@@ -201,7 +202,7 @@ const HANDLERS: Handlers = {
     if (args.to || args.now) {
       if (!ctx.sessionId) throw new Refusal('sleds handoff: the client did not say which session calls — in a terminal, type /sled handoff <teammate> in the session instead');
       const r = await ask(ctx.api, 'handOff', { body: { sessionId: ctx.sessionId, ...(args.to ? { to: args.to } : {}) } }, 'the hand-off');
-      return `${r.line} This session's work is theirs now: stop here and tell the person.`;
+      return renderHandOffForTool(r);
     }
     const rows = (await ask(ctx.api, 'handoffs', {}, 'hand-offs')).handoffs.slice(0, args.limit ?? 5);
     const how = "To hand this session to a teammate, call this tool with `to` (or the person types /sled handoff <teammate>); it seals the work and the conversation for them, and they run /sled pickup <id> or this server's pickup tool.";

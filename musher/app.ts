@@ -67,6 +67,7 @@ import { ReceiptService } from './receipts/service.js';
 import type { SeatKeyPair } from './handoff/keys.js';
 import { randomBytes } from 'node:crypto';
 import { wallIdFrom, WALL_ID_LENGTH } from '../core/wall/wall-id.js';
+import { renderOutcomeForPrompt } from '../core/exits/outcome.js';
 import { estimatesPort, PickerService } from './picker/service.js';
 import { HarnessReadiness } from './picker/harness-ready.js';
 import { takeSnapshot, type SnapshotInput, type TakenSnapshot } from './snapshot/take.js';
@@ -428,10 +429,10 @@ export class Musher {
         takeAtWall: async (wall, handle) => {
           const taken = await this.wallKeeper.take(wall, 'handoff', handle, 'user', null);
           if (!taken.ok) return taken;
-          const sealed = this.handoffs.list(20).find((h) => h.direction === 'sent' && h.wallId === wall.wallId);
-          // The hand-off's own sentence: the wall's "5 Hand off to Dana." prefix is for the card's reader.
+          // The exit's outcome in the prompt's words, without the card's "5 Hand off to Dana." (who chose it).
           const settled = taken.settled;
-          return { ok: true, line: `sled: ${taken.outcome ?? taken.line}`, after: taken.after, ...(settled ? { settled: () => `sled: ${settled()}` } : {}), ...(sealed ? { id: sealed.id } : {}) };
+          const id = taken.outcome.exit === 'handoff' ? taken.outcome.handoffId : undefined;
+          return { ok: true, line: `sled: ${renderOutcomeForPrompt(taken.outcome)}`, after: taken.after, ...(settled ? { settled: () => `sled: ${renderOutcomeForPrompt(settled())}` } : {}), said: () => renderOutcomeForPrompt(settled?.() ?? taken.outcome), outcome: () => settled?.() ?? taken.outcome, ...(id ? { id } : {}) };
         },
         snapshot: async (s) => {
           const harness = storedHarness(s.harness);

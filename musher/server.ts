@@ -2,6 +2,7 @@ import { handOffRoute } from './handoff/api.js';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { chmodSync, statSync, unlinkSync } from 'node:fs';
 import { CARRY_ON, type Musher } from './app.js';
+import { renderCardForPrompt } from '../core/wall/card.js';
 import type { Log } from './log.js';
 import { cancelJob, createJob, listJobs, type ApiAnswer } from './scheduler/api.js';
 import { createTask, listTasks, showTask, updateTask } from './tasks/api.js';
@@ -206,7 +207,9 @@ export function startServer(musher: Musher, socketPath: string, log: Log, onShut
         const wall = musher.wallBook.get(id!);
         if (!wall) return send(res, 404, JSON.stringify({ error: `no wall ${id} — sleds status lists the walls` }));
         if (req.method === 'GET' && !action) {
-          return send(res, 200, JSON.stringify({ wall, card: musher.wallKeeper.card(wall), events: musher.wallBook.events(wall.wallId) }));
+          // The card as the prompt words it (kept for old clients), and the view model every surface renders.
+          const view = musher.wallKeeper.view(wall);
+          return send(res, 200, JSON.stringify({ wall, card: renderCardForPrompt(view), wallCard: view, events: musher.wallBook.events(wall.wallId) }));
         }
         if (req.method === 'GET' && action === 'explain') return send(res, 200, JSON.stringify({ text: musher.wallKeeper.explain(wall.wallId) }));
         if (req.method === 'POST' && action === 'go') {

@@ -7,6 +7,9 @@ import type { BindingWall, Forecast, WallHint } from '../core/forecast/forecast.
 import type { Calibration } from '../core/forecast/calibration.js';
 import type { Task } from '../core/task/task.js';
 import type { Question } from '../core/question/question.js';
+import { EXIT_ORDER } from '../core/exits/types.js';
+import type { WallCard } from '../core/wall/view.js';
+import type { ExitOutcome } from '../core/exits/outcome.js';
 
 /**
  * The shapes musher answers with, as zod schemas: what a client may rely on. Replies are objects that may carry
@@ -124,9 +127,80 @@ export const UsagePollerReply = z.looseObject({
   state: z.looseObject({ role: z.string(), lastError: z.string().nullable() }).nullable(),
 });
 
+const ExitKindSchema = z.enum(EXIT_ORDER);
+const MoneyBandSchema = z.looseObject({ loMicros: z.number(), hiMicros: z.number() });
+
+/** The wall as a view model (core/wall/view.ts): what `sleds wall show` and `--json` render. Every field is checked. */
+export const WallCardSchema = z.looseObject({
+  wallId: z.string(),
+  window: z.string().nullable(),
+  windowTitle: z.string(),
+  resetAtMs: nullableMs,
+  nowMs: epochMs,
+  timeZone: z.string(),
+  snapshot: z.looseObject({ id: z.string().nullable(), note: z.string().nullable() }),
+  remaining: z.looseObject({
+    usd: MoneyBandSchema.nullable(),
+    minutes: z.looseObject({ lo: z.number(), hi: z.number() }).nullable(),
+    fit: z.number().nullable(),
+    burnPerHourMicros: z.number().nullable(),
+  }),
+  exits: z.array(
+    z.looseObject({
+      number: z.number().int().min(1).max(6),
+      kind: ExitKindSchema,
+      title: z.string(),
+      available: z.boolean(),
+      detail: z.string().nullable(),
+      whyNot: z.string().nullable(),
+      short: z.string(),
+      cost: MoneyBandSchema.nullable(),
+    }),
+  ),
+  pick: z
+    .looseObject({
+      exit: ExitKindSchema,
+      number: z.number().int(),
+      title: z.string(),
+      by: z.enum(['policy', 'user']),
+      rule: z.string().nullable(),
+      outcome: z.string().nullable(),
+    })
+    .nullable(),
+}) satisfies z.ZodType<WallCard>;
+
+const decided = { wallId: z.string(), atMs: epochMs, timeZone: z.string() };
+
+/** What taking an exit did (core/exits/outcome.ts), one variant per exit. */
+export const ExitOutcomeSchema = z.discriminatedUnion('exit', [
+  z.looseObject({
+    ...decided,
+    exit: z.enum(['continue', 'switch']),
+    result: z.literal('continuing'),
+    where: z.enum(['pane', 'terminal']),
+    harnessName: z.string().nullable(),
+    model: z.string().nullable(),
+    allowanceLeftMicros: z.number().nullable(),
+  }),
+  z.looseObject({
+    ...decided,
+    exit: z.literal('hold'),
+    result: z.enum(['held', 'scheduled']),
+    resumesAtMs: epochMs,
+    resumedBy: z.enum(['harness', 'sleds']),
+    harnessName: z.string(),
+    ownContinueHeldBack: z.boolean(),
+  }),
+  z.looseObject({ ...decided, exit: z.literal('overnight'), result: z.literal('scheduled'), startMs: epochMs, endMs: epochMs }),
+  z.looseObject({ ...decided, exit: z.literal('defer'), result: z.literal('scheduled'), runsAtMs: epochMs }),
+  z.looseObject({ ...decided, exit: z.literal('handoff'), result: z.literal('handed-off'), handoffId: z.string(), words: z.string() }),
+]) satisfies z.ZodType<ExitOutcome>;
+
 export const WallReply = z.looseObject({
   wall: z.looseObject({ wallId: z.string(), sessionId: z.string(), state: z.string(), hitAtMs: epochMs }),
+  /** The card in the prompt's words. */
   card: z.string(),
+  wallCard: WallCardSchema,
   events: z.array(z.looseObject({ wallId: z.string(), at: epochMs, kind: z.string() })),
 });
 
@@ -244,7 +318,8 @@ export const HandoffRow = z.looseObject({
 export type HandoffRow = z.infer<typeof HandoffRow>;
 export const HandoffListReply = z.looseObject({ now: epochMs, handoffs: z.array(HandoffRow) });
 export type HandoffListReply = z.infer<typeof HandoffListReply>;
-export const HandOffReply = z.looseObject({ id: z.string().nullable(), line: z.string(), handoff: HandoffRow.nullable() });
+/** A hand-off made now; at a wall it is exit 5, and `outcome` is what that exit did (absent mid-work). */
+export const HandOffReply = z.looseObject({ id: z.string().nullable(), line: z.string(), handoff: HandoffRow.nullable(), outcome: ExitOutcomeSchema.optional() });
 export const PruneReply = z.looseObject({ pruned: z.array(z.string()) });
 export const PickupReply = z.looseObject({ received: HandoffRow.nullable(), again: z.boolean() });
 

@@ -1,84 +1,45 @@
-import { EXIT_ORDER, exitNumber, type ExitKind, type Offer, type RemainingWork } from '../exits/types.js';
+import type { Offer } from '../exits/types.js';
 import { formatRemaining, formatWhen } from '../exits/words.js';
+import { wallCardOf, type WallCard, type WallFacts } from './view.js';
 
 /**
- * What the user sees at the wall: the card that answers the next prompt, and the statusline's second line.
- * Pure; the times are rendered in the zone passed in.
+ * What the user sees at the wall, at the prompt: the card that answers the next prompt (rendered from the WallCard
+ * view model), and the statusline's second line. Pure; the times are rendered in the card's zone.
  */
 
-/** "5-hour", "Weekly", "Opus weekly" — how the provider names the window in its own message. */
-export function windowTitle(window: string | null): string {
-  switch (window) {
-    case 'five_hour':
-    case 'codex_primary':
-      return '5-hour';
-    case 'seven_day':
-    case 'codex_secondary':
-      return 'Weekly';
-    case 'seven_day_opus':
-      return 'Opus weekly';
-    case 'seven_day_sonnet':
-      return 'Sonnet weekly';
-    case 'overage':
-      return 'Usage credit';
-    case null:
-      return 'Usage';
-    default:
-      return window.replace(/_/g, ' ');
-  }
-}
-
-export interface WallChoiceView {
-  exit: ExitKind;
-  by: 'policy' | 'user';
-  /** The policy rule that chose it, when the policy did. */
-  rule: string | null;
-  /** What happened when it was taken, one line. */
-  outcome: string | null;
-}
-
-export interface WallCardView {
-  wallId: string;
-  window: string | null;
-  resetAtMs: number | null;
-  nowMs: number;
-  timeZone: string;
-  /** Null when the snapshot failed; the reason is then in snapshotNote. */
-  snapshotId: string | null;
-  snapshotNote: string | null;
-  remaining: RemainingWork;
-  offers: Offer[];
-  choice: WallChoiceView | null;
-}
+export { windowTitle } from './view.js';
 
 const TITLE_WIDTH = 19;
 
-export function renderWallCard(v: WallCardView): string {
+/** The card as the hook's answer shows it at the prompt (the e2e and integration tests hold these words). */
+export function renderCardForPrompt(card: WallCard): string {
   const lines: string[] = [];
-  lines.push(v.snapshotId ? 'Wall: usage limit reached. Session snapshotted.' : `Wall: usage limit reached. No snapshot: ${v.snapshotNote ?? 'unknown reason'}.`);
-  const reset = v.resetAtMs !== null ? ` Resets ${formatWhen(v.resetAtMs, v.nowMs, v.timeZone)}.` : '';
-  lines.push(`Provider: ${windowTitle(v.window)} limit reached.${reset}`);
-  lines.push(`Remaining work: ${formatRemaining(v.remaining)}`);
-  for (const kind of EXIT_ORDER) {
-    const o = v.offers.find((x) => x.exit === kind);
-    if (!o) continue;
-    const detail = o.ok ? o.detail : `— ${o.detail}`;
-    lines.push(`${o.number} ${o.title.padEnd(TITLE_WIDTH - 1)}${detail}`);
+  lines.push(card.snapshot.id ? 'Wall: usage limit reached. Session snapshotted.' : `Wall: usage limit reached. No snapshot: ${card.snapshot.note ?? 'unknown reason'}.`);
+  const reset = card.resetAtMs !== null ? ` Resets ${formatWhen(card.resetAtMs, card.nowMs, card.timeZone)}.` : '';
+  lines.push(`Provider: ${card.windowTitle} limit reached.${reset}`);
+  lines.push(`Remaining work: ${formatRemaining(card.remaining)}`);
+  for (const e of card.exits) {
+    const detail = e.available ? (e.detail ?? '') : `— ${e.whyNot ?? 'not offered'}`;
+    lines.push(`${e.number} ${e.title.padEnd(TITLE_WIDTH - 1)}${detail}`);
   }
-  if (v.choice) {
-    const chosen = v.offers.find((o) => o.exit === v.choice!.exit);
-    const name = `${exitNumber(v.choice.exit)} ${chosen?.title ?? v.choice.exit}`;
+  if (card.pick) {
+    const name = `${card.pick.number} ${card.pick.title}`;
     lines.push(
-      v.choice.by === 'policy'
-        ? `The policy chose ${name}${v.choice.rule ? ` (rule: ${v.choice.rule})` : ''}; the audit log says so.`
+      card.pick.by === 'policy'
+        ? `The policy chose ${name}${card.pick.rule ? ` (rule: ${card.pick.rule})` : ''}; the audit log says so.`
         : `You chose ${name}.`,
     );
-    if (v.choice.outcome) lines.push(v.choice.outcome);
-    lines.push(`Reply /sled 1 … /sled 6 to choose otherwise.  wall ${v.wallId}`);
+    if (card.pick.outcome) lines.push(card.pick.outcome);
+    lines.push(`Reply /sled 1 … /sled 6 to choose otherwise.  wall ${card.wallId}`);
   } else {
-    lines.push(`Reply /sled 1 … /sled 6.  wall ${v.wallId}`);
+    lines.push(`Reply /sled 1 … /sled 6.  wall ${card.wallId}`);
   }
   return lines.join('\n');
+}
+
+/** The prompt's card straight from a wall's facts. */
+export function renderWallCard(f: WallFacts): string {
+  return renderCardForPrompt(wallCardOf(f));
 }
 
 /** The statusline's second line at the wall: `⛔ wall jd7k2m9qa41p · 1 key $38 left · 2 hold → 9:00am · …`. */

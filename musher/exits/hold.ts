@@ -1,7 +1,7 @@
 import { builtInHarness } from '../../harnesses/registry.js';
 import type { ExitTaker } from '../walls/ports.js';
 import type { ExitDeps } from './deps.js';
-import { cancelScheduled, runTime, scheduleResume, when } from './later.js';
+import { cancelScheduled, decided, runTime, scheduleResume } from './later.js';
 
 /**
  * 2 — hold until the reset. Claude Code continues by itself at the reset (autoContinueAtUsageLimit, on by default),
@@ -17,11 +17,13 @@ export function holdExit(d: ExitDeps): ExitTaker {
       const harness = builtInHarness(wall.harness);
       if (!arg && harness.continuesItselfAtReset) {
         d.scheduler.cancelForWall(wall.wallId, 'replaced by a hold');
-        return { ok: true, line: `Holding: ${harness.displayName} continues by itself at ${when(d, t.atMs)}. Nothing is spent until then.` };
+        return { ok: true, outcome: { ...decided(d, wall), exit: 'hold', result: 'held', resumesAtMs: t.atMs, resumedBy: 'harness', harnessName: harness.displayName, ownContinueHeldBack: false } };
       }
       scheduleResume(d, wall, 'hold', t.atMs, 'pane-else-headless');
-      const blocked = harness.continuesItselfAtReset ? ` ${harness.displayName}'s own continue at the reset is held back.` : '';
-      return { ok: true, line: `Holding until ${when(d, t.atMs)}; sleds resumes this session then.${blocked} /sled cancel undoes it.` };
+      return {
+        ok: true,
+        outcome: { ...decided(d, wall), exit: 'hold', result: 'scheduled', resumesAtMs: t.atMs, resumedBy: 'sleds', harnessName: harness.displayName, ownContinueHeldBack: harness.continuesItselfAtReset },
+      };
     },
     // A plain hold schedules nothing: cancelling it just reopens the wall.
     cancel: (wall) => cancelScheduled(d, wall) || wall.choice === 'hold',

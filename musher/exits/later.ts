@@ -1,4 +1,3 @@
-import { formatWhen } from '../../core/exits/words.js';
 import { parseWhen } from '../../core/when.js';
 import { CONTINUE_PROMPT, type ResumeJob } from '../../harnesses/resume-plan.js';
 import type { WallRow } from '../store/wall-book.js';
@@ -24,8 +23,9 @@ export function scheduleResume(d: ExitDeps, wall: WallRow, kind: 'hold' | 'defer
   d.scheduler.schedule({ kind, wallId: wall.wallId, sessionId: wall.sessionId, runAt: atMs, payload });
 }
 
-export function when(d: ExitDeps, atMs: number): string {
-  return formatWhen(atMs, d.clock.now(), d.timeZone);
+/** The facts every outcome carries: which wall, when it was taken, the zone its times are told in. */
+export function decided(d: ExitDeps, wall: WallRow): { wallId: string; atMs: number; timeZone: string } {
+  return { wallId: wall.wallId, atMs: d.clock.now(), timeZone: d.timeZone };
 }
 
 export function cancelScheduled(d: ExitDeps, wall: WallRow): boolean {

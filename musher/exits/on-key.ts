@@ -1,4 +1,3 @@
-import { formatUsd } from '../../core/format.js';
 import { allowanceLeftMicros } from '../../core/exits/continue.js';
 import { CONTINUE_PROMPT, planResume, type ResumePlan } from '../../harnesses/resume-plan.js';
 import { builtInHarness } from '../../harnesses/registry.js';
@@ -6,6 +5,7 @@ import type { GatewayLaunch } from '../../harnesses/port.js';
 import { harnessBinary } from '../resume/resume-job.js';
 import { isSessionId } from '../../core/session-id.js';
 import { codexThreadProvider } from './codex-provider.js';
+import { decided } from './later.js';
 import type { WallRow } from '../store/wall-book.js';
 import type { TakeResult } from '../walls/ports.js';
 import type { ExitDeps } from './deps.js';
@@ -47,13 +47,14 @@ export async function continueOnKey(d: ExitDeps, wall: WallRow, model: string | 
   const adapter = builtInHarness(wall.harness);
   if (!d.gateway) return { ok: false, line: `the gateway is not running: set a platform key with \`sleds key set ${adapter.provider}\`, then /sled 1 again` };
   const left = wall.context.key ? allowanceLeftMicros(wall.context.key.allowanceLeft) : null;
-  const allowance = left === null ? '' : ` Allowance left ${formatUsd(left)}.`;
-  const via = model ? ` on ${model}` : '';
+  const exit = model ? ('switch' as const) : ('continue' as const);
+  const onKey = (where: 'pane' | 'terminal', harnessName: string | null) =>
+    ({ ...decided(d, wall), exit, result: 'continuing', where, harnessName, model, allowanceLeftMicros: left }) as const;
   if (!adapter.resumesInPane) {
     const why = launchProblem(d, wall);
     if (why) return { ok: false, line: why };
     // Codex keeps no record of its terminal: the user resumes it where they like.
-    return { ok: true, line: `Run \`sleds go ${wall.wallId}\` in a terminal: it resumes this ${adapter.displayName} session${via} on the platform key.${allowance}` };
+    return { ok: true, outcome: onKey('terminal', adapter.displayName) };
   }
   const live = d.resume.livePane(wall.sessionId);
   const bins = d.resume.binaries();
@@ -79,14 +80,14 @@ export async function continueOnKey(d: ExitDeps, wall: WallRow, model: string | 
     });
     return {
       ok: true,
-      line: `Continuing this session${via} on the platform key, here in this pane.${allowance}`,
+      outcome: onKey('pane', null),
       after: async () => {
         const r = await d.resume.runner.run(plan, { name: `wall-${wall.wallId}` });
         if (!r.ok) d.log.error(`wall ${wall.wallId}: restarting the pane failed (tmux exit ${r.exitCode ?? "unknown"})`);
       },
     };
   }
-  return { ok: true, line: `Run \`sleds go ${wall.wallId}\` in a terminal: it resumes this session${via} on the platform key.${allowance}` };
+  return { ok: true, outcome: onKey('terminal', null) };
 }
 
 /** Why a session cannot go on the gateway (Codex: its thread's provider), or null when it can: asked before a token is minted. */

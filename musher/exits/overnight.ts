@@ -1,7 +1,6 @@
-import { formatShortTime } from '../../core/exits/words.js';
 import type { ExitTaker } from '../walls/ports.js';
 import type { ExitDeps } from './deps.js';
-import { cancelScheduled } from './later.js';
+import { cancelScheduled, decided } from './later.js';
 
 /** The job kind the overnight runner (its own issue) will take; until it exists such a job says so at its time. */
 export const OVERNIGHT_KIND = 'overnight';
@@ -14,10 +13,7 @@ export function overnightExit(d: ExitDeps): ExitTaker {
       if (!window) return { ok: false, line: 'the policy has no overnight window' };
       d.scheduler.cancelForWall(wall.wallId, 'replaced by an overnight run');
       d.scheduler.schedule({ kind: OVERNIGHT_KIND, wallId: wall.wallId, sessionId: wall.sessionId, runAt: window.startMs, payload: { endMs: window.endMs, harness: wall.harness } });
-      return {
-        ok: true,
-        line: `Queued for tonight's window (${formatShortTime(window.startMs, d.timeZone)}–${formatShortTime(window.endMs, d.timeZone)}) on the batch tier at ½ price; \`sleds jobs\` shows it. /sled cancel undoes it.`,
-      };
+      return { ok: true, outcome: { ...decided(d, wall), exit: 'overnight', result: 'scheduled', startMs: window.startMs, endMs: window.endMs } };
     },
     cancel: (wall) => cancelScheduled(d, wall),
   };

@@ -20,5 +20,6 @@ export async function handOffRoute(raw: string, handOff: (sessionId: string, to:
     const why = (JSON.parse(sent.note ?? '{}') as { error?: string }).error ?? 'the push failed';
     return { status: 409, body: { error: `hand-off ${sent.id} was sealed but not sent: ${why} — sleds handoffs shows it` } };
   }
-  return { status: 200, body: { id: r.id ?? null, line: (r.settled?.() ?? r.line).replace(/^sled: /, ''), handoff: sent } };
+  const outcome = r.outcome?.();
+  return { status: 200, body: { id: r.id ?? null, line: r.said?.() ?? r.line, handoff: sent, ...(outcome ? { outcome } : {}) } };
 }

@@ -4,6 +4,7 @@ import type { AreaOwner } from '../roster/reader.js';
 import type { SessionRow } from '../store/sessions.js';
 import type { WallRow } from '../store/wall-book.js';
 import type { HandoffService } from './service.js';
+import type { ExitOutcome } from '../../core/exits/outcome.js';
 
 export interface HandedOff {
   ok: boolean;
@@ -14,6 +15,10 @@ export interface HandedOff {
   after?: () => Promise<void>;
   /** The line once `after` has run: where it went and what Slack said (a caller that waits shows this one). */
   settled?: () => string;
+  /** The hand-off's own words, settled once `after` has run: no "sled: " (the prompt's), for a caller that waits. */
+  said?: () => string;
+  /** At a wall, what exit 5 did as a typed outcome (settled once `after` has run); absent for a hand-off mid-work. */
+  outcome?: () => ExitOutcome;
 }
 
 export interface SessionHandoffDeps {
@@ -49,7 +54,7 @@ export async function handOffSession(d: SessionHandoffDeps, sessionId: string, t
   try {
     const sent = await d.handoff.send({ sessionId, harness: harness.id, wallId: null, snapshotId: shot.id }, session.cwd, to, owner?.handle ?? null);
     d.log.info(`session ${sessionId} handed off mid-work as ${sent.id}`);
-    return { ok: true, id: sent.id, line: `sled: ${sent.line}`, after: sent.after, settled: () => `sled: ${sent.settled()}` };
+    return { ok: true, id: sent.id, line: `sled: ${sent.line}`, after: sent.after, settled: () => `sled: ${sent.settled()}`, said: () => sent.settled() };
   } catch (e) {
     return { ok: false, line: `sled: hand-off not sent: ${(e as Error).message}` };
   }

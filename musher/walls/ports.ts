@@ -1,4 +1,5 @@
 import type { ExitKind } from '../../core/exits/types.js';
+import type { ExitOutcome } from '../../core/exits/outcome.js';
 import type { PolicyContext } from '../../core/policy/evaluate.js';
 import type { TrackerPolicy } from '../../core/policy/schema.js';
 import type { WallRow } from '../store/wall-book.js';
@@ -50,14 +51,19 @@ export interface SnapshotPort {
   take(wall: WallRow, session: { cwd: string | null; transcriptPath: string | null; model: string | null; version: string | null }): Promise<{ id: string | null; note: string | null }>;
 }
 
-/** What taking an exit did, in one line; `after` runs once the hook has answered (a pane restart kills the asker). */
-export interface TakeResult {
-  ok: boolean;
-  line: string;
-  after?: () => Promise<void>;
-  /** The line once `after` has run (a hand-off: where it went, what Slack said). */
-  settled?: () => string;
-}
+/**
+ * What taking an exit did: the typed outcome when it was taken, else why not (one line). `after` runs once the hook
+ * has answered (a pane restart kills the asker).
+ */
+export type TakeResult =
+  | {
+      ok: true;
+      outcome: ExitOutcome;
+      after?: () => Promise<void>;
+      /** The outcome once `after` has run (a hand-off: where it went, what Slack said). */
+      settled?: () => ExitOutcome;
+    }
+  | { ok: false; line: string; after?: undefined; settled?: undefined };
 
 export interface ExitTaker {
   take(wall: WallRow, arg: string | null): Promise<TakeResult>;

@@ -3,7 +3,9 @@ import { priceExits } from '../../core/exits/offers.js';
 import { priceNamed } from '../../core/exits/handoff.js';
 import { burnPerHourMicros } from '../../core/exits/burn.js';
 import { exitByNumber, exitNumber, type ExitContext, type ExitKind } from '../../core/exits/types.js';
-import { renderExitsHint, renderWallCard, renderWallLine } from '../../core/wall/card.js';
+import { renderCardForPrompt, renderExitsHint, renderWallLine } from '../../core/wall/card.js';
+import { wallCardOf, type WallCard } from '../../core/wall/view.js';
+import { renderOutcomeForPrompt, renderTakenForPrompt, type ExitOutcome, type TakenBy } from '../../core/exits/outcome.js';
 import { wallIdFrom, WALL_ID_LENGTH } from '../../core/wall/wall-id.js';
 import { refinedBy, sameLimit } from '../../core/wall/fold.js';
 import { formatWhen } from '../../core/exits/words.js';
@@ -17,7 +19,7 @@ import type { SessionStore } from '../store/sessions.js';
 import type { UsageStore } from '../store/usage.js';
 import type { WallBook, WallRow } from '../store/wall-book.js';
 import { blockWith, carryOnWithNote } from '../hook-answers.js';
-import type { ExitTakers, KeyPort, PolicyPort, SnapshotPort } from './ports.js';
+import type { ExitTakers, KeyPort, PolicyPort, SnapshotPort, TakeResult } from './ports.js';
 
 /** A limit signal further than this from now is history being read back (a backfill), or a skewed clock: not a wall happening now. */
 const LIVE_SIGNAL_MS = 15 * 60_000;
@@ -33,6 +35,16 @@ const PREVIEW_MS = 30_000;
 const AUTO_CONTINUE = /^Your claude\.ai usage limit has reset\./;
 /** The exits whose work runs later, by a scheduled job: the wall stays until it has run. */
 const SCHEDULED_EXITS: ReadonlySet<ExitKind> = new Set(['defer', 'overnight']);
+
+/** An exit taken at a wall: the prompt's answer (`line`), who took which exit, and its typed outcome; or why not. */
+export type TakenAtWall =
+  | { ok: true; line: string; taken: TakenBy; outcome: ExitOutcome; after?: () => Promise<void>; settled?: () => ExitOutcome }
+  | { ok: false; line: string; after?: undefined };
+
+/** " <what the exit said>", or nothing when it said nothing: the sentence after a wall's own words at the prompt. */
+function thenSaid(outcome: string | null): string {
+  return outcome ? ` ${outcome}` : '';
+}
 
 export interface WallKeeperDeps {
   clock: Clock;
@@ -276,14 +288,13 @@ export class WallKeeper {
     return b.base.output / a.base.output;
   }
 
-  /** The card, as the user sees it at the prompt. */
-  card(wall: WallRow): string {
-    const now = this.d.clock.now();
-    return renderWallCard({
+  /** The wall as a view model: what every surface renders (the prompt's card, `sleds wall show`, `--json`). */
+  view(wall: WallRow): WallCard {
+    return wallCardOf({
       wallId: wall.wallId,
       window: wall.window,
       resetAtMs: wall.resetsAtMs,
-      nowMs: now,
+      nowMs: this.d.clock.now(),
       timeZone: this.d.timeZone,
       snapshotId: wall.snapshotId,
       snapshotNote: wall.snapshotNote ?? (wall.snapshotId ? null : 'still being written'),
@@ -293,6 +304,11 @@ export class WallKeeper {
         ? { exit: wall.choice, by: wall.chosenBy ?? 'user', rule: this.ruleOf(wall), outcome: wall.outcome }
         : null,
     });
+  }
+
+  /** The card, as the user sees it at the prompt. */
+  card(wall: WallRow): string {
+    return renderCardForPrompt(this.view(wall));
   }
 
   private ruleOf(wall: WallRow): string | null {
@@ -338,17 +354,19 @@ export class WallKeeper {
     if (wall.choice === 'hold' && !wall.choiceArg) {
       if (!beforeReset) return null; // Claude Code's own continue: the hold doing its job
       const at = reset !== null ? formatWhen(reset, now, this.d.timeZone) : 'the reset';
-      return { answer: blockWith(`sled: holding until ${at}; Claude Code continues by itself then. ${wall.outcome ?? ''}\nReply /sled 1 … /sled 6 to choose otherwise.  wall ${wall.wallId}`.replace(/ \n/, '\n'), harness) };
+      const lines = [`sled: holding until ${at}; Claude Code continues by itself then.${thenSaid(wall.outcome)}`, `Reply /sled 1 … /sled 6 to choose otherwise.  wall ${wall.wallId}`];
+      return { answer: blockWith(lines.join('\n'), harness) };
     }
     if (autoContinue) {
-      return { answer: blockWith(`sled: not continuing here — this session's work went to ${chosen} at the wall (wall ${wall.wallId}). ${wall.outcome ?? ''}`.trim(), harness) };
+      return { answer: blockWith(`sled: not continuing here — this session's work went to ${chosen} at the wall (wall ${wall.wallId}).${thenSaid(wall.outcome)}`, harness) };
     }
     if (!beforeReset) return null;
-    return { answer: blockWith(`sled: this session is past its wall by ${chosen}. ${wall.outcome ?? ''}\nReply /sled exits for the card, /sled cancel to undo.  wall ${wall.wallId}`.replace(/ \n/, '\n'), harness) };
+    const lines = [`sled: this session is past its wall by ${chosen}.${thenSaid(wall.outcome)}`, `Reply /sled exits for the card, /sled cancel to undo.  wall ${wall.wallId}`];
+    return { answer: blockWith(lines.join('\n'), harness) };
   }
 
   /** Takes an exit, by the user's `/sled N` or the policy's choice. Unavailable exits say why and change nothing. */
-  async take(wall: WallRow, kind: ExitKind, arg: string | null, by: 'policy' | 'user', rule: string | null): Promise<{ ok: boolean; line: string; outcome?: string; after?: () => Promise<void>; settled?: () => string }> {
+  async take(wall: WallRow, kind: ExitKind, arg: string | null, by: 'policy' | 'user', rule: string | null): Promise<TakenAtWall> {
     // A teammate named at the wall is priced on their own: anyone in the roster can be handed the session.
     const offer = (kind === 'handoff' && arg ? priceNamed(wall.context, arg) : null) ?? wall.offers.find((o) => o.exit === kind);
     if (!offer || !offer.ok) {
@@ -360,7 +378,7 @@ export class WallKeeper {
     const moved = this.d.book.choose(wall.wallId, { exit: kind, arg, by, rule, at: now });
     if (!moved.ok) return { ok: false, line: `sled: ${moved.error}. /sled status shows the bars.` };
     const chosen = this.d.book.get(wall.wallId)!;
-    let result;
+    let result: TakeResult;
     try {
       result = await this.d.exits[kind].take(chosen, arg);
     } catch (e) {
@@ -370,9 +388,10 @@ export class WallKeeper {
       this.d.book.reopen(wall.wallId, this.d.clock.now(), result.line);
       return { ok: false, line: `sled: ${result.line}\nThe wall is still open: /sled exits shows the others.  wall ${wall.wallId}` };
     }
-    this.d.book.outcome(wall.wallId, this.d.clock.now(), result.line);
-    const who = by === 'policy' ? `The policy chose ${offer.number} ${offer.title}${rule ? ` (rule: ${rule})` : ''}.` : `${offer.number} ${offer.title}.`;
-    return { ok: true, line: `${who} ${result.line}`, outcome: result.line, after: result.after, settled: result.settled };
+    const said = renderOutcomeForPrompt(result.outcome);
+    this.d.book.outcome(wall.wallId, this.d.clock.now(), said, { outcome: result.outcome });
+    const taken: TakenBy = { exit: kind, number: offer.number, title: offer.title, by, rule };
+    return { ok: true, line: renderTakenForPrompt(taken, result.outcome), taken, outcome: result.outcome, after: result.after, settled: result.settled };
   }
 
   private cancel(wall: WallRow): string {

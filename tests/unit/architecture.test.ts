@@ -348,4 +348,19 @@ describe('architecture', () => {
       }
     }
   });
+
+  it('walls and exits answer with view models: an exit taken returns an ExitOutcome, no sentence is patched with .replace', () => {
+    // The surfaces render WallCard and ExitOutcome (core/wall/view.ts, core/exits/outcome.ts); the prompt's words are
+    // core/wall/card.ts and core/exits/outcome.ts, the terminal's cli/wall-view.ts, the MCP tools' mcp-server/exit-view.ts.
+    for (const dir of ['musher/walls', 'musher/exits']) {
+      for (const file of sources(dir)) {
+        const text = readFileSync(join(ROOT, file), 'utf8');
+        expect(/\.replace\(/.test(text), `${file} patches a sentence with .replace: render the view model instead`).toBe(false);
+        // The wall keeper answers the prompt with its rendering; an exit itself answers with facts.
+        if (dir === 'musher/exits') expect(/ok: true,\s*line:/.test(text), `${file} answers a taken exit with a sentence: return its ExitOutcome`).toBe(false);
+      }
+    }
+    // musher takes the hand-off's words from exit 5's outcome, never by stripping the card's "5 Hand off to Dana." prefix.
+    expect(readFileSync(join(ROOT, 'musher/app.ts'), 'utf8')).not.toMatch(/taken\.outcome \?\? taken\.line/);
+  });
 });
