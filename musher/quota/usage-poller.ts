@@ -226,7 +226,9 @@ export class UsagePoller {
     this.emitState();
   }
 
-  private kick(): void {
+  /** Looks now (the login, then the endpoint if its floor and backoff allow); after start only. A poll in flight runs again after. */
+  kick(): void {
+    if (this.role === 'idle') return;
     if (this.cycle) {
       this.rerun = true;
       return;
