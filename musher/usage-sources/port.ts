@@ -1,5 +1,5 @@
 /**
- * One port for every source of usage musher reads (ARCHITECTURE.md, "Every source of usage is an adapter with the
+ * One port for every source of usage musher reads (shared/ARCHITECTURE.md, "Every source of usage is an adapter with the
  * same life cycle"): the Claude transcript follower, the Codex rollout follower, the statusline feed, Claude's
  * usage endpoint and the gateway's metering of the platform key. musher holds them in one list (sources.ts) and
  * asks each the same questions: status's ingest progress is their sum, stopping musher stops them all, and the
