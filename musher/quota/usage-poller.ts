@@ -98,14 +98,14 @@ const Persisted = z.object({
 });
 type Persisted = z.infer<typeof Persisted>;
 
-type Outcome =
+export type Outcome =
   | { kind: 'ok'; readings: UsageReadings }
   | { kind: 'rate-limited'; retryAfter: number | null }
   | { kind: 'auth'; status: number }
   | { kind: 'failed'; line: string; retryAfter: number | null };
 
 /** The poller's reading of the endpoint: everything state() reports but the role, in one record. */
-interface PollRecord {
+export interface PollRecord {
   fp: string | null;
   credentials: UsagePollerState['credentials'];
   lastAttemptAt: number | null;
@@ -151,7 +151,7 @@ function when(ms: number, now: number): string {
  * What one answer of the endpoint does to the record, pure: the record after it, when to look next, and the trouble
  * to report (null for a good answer). The backoff doubles from its base; a Retry-After is honoured up to a day.
  */
-function settleRecord(rec: PollRecord, outcome: Outcome, now: number, limits: { minIntervalMs: number; maxBackoffMs: number }): { rec: PollRecord; nextAt: number; problem: string | null } {
+export function settleRecord(rec: PollRecord, outcome: Outcome, now: number, limits: { minIntervalMs: number; maxBackoffMs: number }): { rec: PollRecord; nextAt: number; problem: string | null } {
   const { minIntervalMs, maxBackoffMs } = limits;
   switch (outcome.kind) {
     case 'ok':
