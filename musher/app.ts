@@ -4,12 +4,9 @@ import { storedHarness } from '../harnesses/registry.js';
 import { shellLine } from '../core/shell-quote.js';
 import { startOfZonedDay } from '../core/zoned-time.js';
 import { cliMainPath } from './package-root.js';
-import { HookPayload, StatuslinePayload, type HookAnswer } from '../core/wire.js';
+import { HookPayload, type HookAnswer } from '../core/wire.js';
 import { parseSledPrompt, sledUsage, SLED_HELP } from '../core/sled-command.js';
 import { barStatus, liveBars, renderStatusCard, type BarStatus, type StatusSnapshot } from '../core/status.js';
-import { renderStatusline, type BarView, type StatuslineView } from '../core/statusline-render.js';
-import { barsFromStatuslineJson, looksLikeApiKeySession } from '../core/statusline-local.js';
-import { trustedBars } from '../core/statusline-trust.js';
 import { parseLimitText } from '../harnesses/claude-code/limit-text.js';
 import type { PriceTable } from '../core/price-table.js';
 import type { SledsPaths } from '../core/paths.js';
@@ -31,10 +28,10 @@ import { HistoryStore } from './store/histories.js';
 import { CreditStore } from './store/credits.js';
 import { PlatformKeyStore } from './store/platform-key.js';
 import type { UsageReadings } from '../core/usage-endpoint.js';
-import { describeUsagePoller, type UsagePollerState } from './quota/usage-poller.js';
-import { FileFollower } from './ingest/file-follower.js';
-import { ClaudeTranscriptSource } from './ingest/claude-transcripts.js';
-import { CodexRolloutSource, type CodexSeatReading } from './ingest/codex-rollouts.js';
+import { buildFollowers, type FollowerSource } from './usage-sources/followers.js';
+import { StatuslineFeed } from './usage-sources/statusline-feed.js';
+import { recordUsageEndpoint, UsageEndpointSource } from './usage-sources/usage-endpoint.js';
+import { UsageSources } from './usage-sources/sources.js';
 import { Forecaster, type ForecastSnapshot } from './forecast/forecaster.js';
 import { SpoolDrain, type SpooledEvent } from './ingest/spool-drain.js';
 import { WallBook } from './store/wall-book.js';
@@ -116,9 +113,6 @@ export interface HookDelivery extends SpooledEvent {
 const TASK_END_KIND = 'task-end';
 const TASK_QUIET_MS = 30 * 60_000;
 
-/** How stale the cached forecast may be when the statusline reads it. */
-const FORECAST_REFRESH_MS = 10_000;
-
 export { CARRY_ON } from './hook-answers.js';
 /** The hook events whose answer the harness acts on; the others are answered "carry on" before they are recorded. */
 const ANSWERED_EVENTS = new Set(['UserPromptSubmit']);
@@ -138,8 +132,14 @@ export class Musher {
   readonly credits: CreditStore;
   readonly platformKey: PlatformKeyStore;
   readonly snapshots: SnapshotStore;
-  readonly transcripts: ClaudeTranscriptSource;
-  readonly codex: CodexRolloutSource;
+  /** Every source of usage, through one port (musher/usage-sources/): the followers, the statusline, and the daemon's usage endpoint and gateway. */
+  readonly sources: UsageSources;
+  readonly transcripts: FollowerSource;
+  readonly codex: FollowerSource;
+  /** The statusline's render and its bookkeeping. */
+  readonly statuslineFeed: StatuslineFeed;
+  /** Routes a session file a hook named to the follower that reads it. */
+  private readonly kickFollower: (path: string, harness: string) => void;
   readonly forecaster: Forecaster;
   readonly spool: SpoolDrain;
   readonly wallBook: WallBook;
@@ -171,8 +171,6 @@ export class Musher {
   readonly startedAt: number;
   /** The user's time zone: "9am" in `/sled 2 9am` is read in it. */
   readonly timeZone: string;
-  /** Set by the daemon (main.ts): its state is shown by doctor. */
-  usagePoller: { state(): UsagePollerState } | null = null;
   /** Set by the daemon (main.ts): the platform-key gateway and its tokens. */
   gateway: GatewayService | null = null;
   /** Set by the daemon (main.ts): the GitHub client, the PR receipts and watcher, tracker intake. */
@@ -197,34 +195,27 @@ export class Musher {
     this.snapshots = new SnapshotStore(this.db);
     this.startedAt = opts.clock.now();
     this.timeZone = opts.timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
-    // One follower for both adapters: they share the byte offsets, keyed by path.
-    const follower = new FileFollower(this.db, this.offsets, opts.clock, opts.log);
-    this.transcripts = new ClaudeTranscriptSource({
-      projectsDir: `${opts.claudeConfigDir}/projects`,
-      follower,
-      sessions: this.sessions,
-      usage: this.usage,
-      walls: this.walls,
-      histories: this.histories,
-      prices: opts.prices,
-      clock: opts.clock,
-      log: opts.log,
-      onProgress: opts.onBackfillProgress,
-    });
-    this.codex = new CodexRolloutSource({
-      sessionsDir: opts.codexSessionsDir,
-      follower,
+    const followers = buildFollowers({
+      db: this.db,
+      offsets: this.offsets,
       sessions: this.sessions,
       usage: this.usage,
       walls: this.walls,
       bars: this.bars,
-      accountOf: (path) => this.accounts.forRollout(path),
+      credits: this.credits,
       histories: this.histories,
+      accounts: this.accounts,
       prices: opts.prices,
       clock: opts.clock,
       log: opts.log,
-      onSeat: (seat) => this.recordCodexCredits(seat),
+      claudeConfigDir: opts.claudeConfigDir,
+      codexSessionsDir: opts.codexSessionsDir,
+      onBackfillProgress: opts.onBackfillProgress,
     });
+    this.transcripts = followers.claude;
+    this.codex = followers.codex;
+    this.kickFollower = followers.kick;
+    this.sources = new UsageSources([followers.claude, followers.codex]);
     this.forecaster = new Forecaster(this.bars, this.usage, opts.clock, this.timeZone, () => [this.accounts.defaultClaude().key, this.accounts.defaultCodex().key]);
     this.spool = new SpoolDrain(opts.paths.spoolDir, (e) => this.handleHook({ ...e, viaSpool: true }), opts.log);
     this.jobs = new JobStore(this.db);
@@ -337,6 +328,20 @@ export class Musher {
       handOff: (wall, handle) => this.wallKeeper.take(wall, 'handoff', handle, 'user', null),
       harnessMissing: (harness) => readiness.why(harness),
     });
+    this.statuslineFeed = new StatuslineFeed({
+      clock: opts.clock,
+      log: opts.log,
+      timeZone: this.timeZone,
+      accounts: this.accounts,
+      bars: this.bars,
+      walls: this.walls,
+      sessions: this.sessions,
+      usage: this.usage,
+      forecaster: this.forecaster,
+      wall: this.wallKeeper,
+      kickTranscript: (path, harness) => this.kickTranscript(path, harness),
+    });
+    this.sources.add(this.statuslineFeed);
     this.walls.onRecorded((signal) => {
       this.wallKeeper.onSignal(signal).catch((e: Error) => opts.log.error(`wall for ${signal.sessionId}: ${e.message}`));
     });
@@ -352,7 +357,7 @@ export class Musher {
   async start(): Promise<void> {
     const drained = await this.spool.start();
     if (drained > 0) this.opts.log.info(`drained ${drained} spooled hook event(s)`);
-    await Promise.all([this.transcripts.start(), this.codex.start()]);
+    await this.sources.start();
     this.scheduler.start();
     // Hand-offs a stopped musher left half-sent or half-picked-up: sent again or undone, in the background.
     this.handoff?.recover().catch((e: Error) => this.opts.log.error(`hand-off recovery: ${e.message}`));
@@ -382,7 +387,7 @@ export class Musher {
   async close(): Promise<void> {
     this.scheduler.stop();
     this.spool.stop();
-    await Promise.all([this.transcripts.stop(), this.codex.stop()]);
+    await this.sources.stop();
     this.db.close();
   }
 
@@ -544,8 +549,7 @@ export class Musher {
 
   /** Reads a session file's new lines now, with the adapter that owns it (both share the offsets, keyed by path). */
   private kickTranscript(path: string, harness: string): void {
-    if (harness === 'codex' || this.codex.owns(path)) this.codex.kick(path);
-    else this.transcripts.kick(path);
+    this.kickFollower(path, harness);
   }
 
   private async answerPrompt(prompt: string, sessionId: string, harness: string, resumedFor: string | null): Promise<{ answer: HookAnswer; after?: () => Promise<void> }> {
@@ -629,177 +633,20 @@ export class Musher {
     this.opts.log.warn(`wall: session ${p.session_id} hit ${limit.window ?? 'a usage limit'} (StopFailure)`);
   }
 
-  /**
-   * Renders the statusline. The line is built from reads alone and returned with the bookkeeping (session,
-   * bar samples, reading the transcript's new lines) to run once it has been sent: the harness waits for the line.
-   */
+  /** Renders the statusline (musher/usage-sources/statusline-feed.ts): the line, and the bookkeeping to run once it is sent. */
   statusline(raw: string, color: boolean): { line: string; record: () => void } {
-    const now = this.opts.clock.now();
-    let json: Record<string, unknown> = {};
-    try {
-      const parsed = StatuslinePayload.safeParse(JSON.parse(raw));
-      if (parsed.success) json = parsed.data;
-      else this.opts.log.error(`statusline: ${parsed.error.issues[0]?.message ?? 'invalid payload'} — rendered what was there`);
-    } catch {
-      this.opts.log.error(`statusline: malformed JSON (${raw.length} bytes) — rendered without it`);
-    }
-    const sessionId = typeof json.session_id === 'string' ? json.session_id : null;
-    const model = json.model as { id?: string; display_name?: string } | undefined;
-    // The session's own account's bars: another config dir's (or another login's) are not this line's.
-    const account = this.accounts.forTranscript(typeof json.transcript_path === 'string' ? json.transcript_path : null);
-    // A new reading (the bars moved since musher last saw them) is recorded and forecast before the render, so the
-    // line shows the wall it implies; an unchanged one is recorded after the answer, off the render's path.
-    const moved = this.statuslineBarsMoved(json, account.key);
-    if (moved) {
-      this.recordStatuslineBars(json, sessionId, account, now);
-      this.forecaster.refresh();
-    }
-    const fromStdin = barsFromStatuslineJson(json);
-    const stored = liveBars(this.bars.forAccount(PROVIDER, account.key).map((b) => barStatus(b, now)), now);
-    const asView = (b: BarStatus): BarView => ({ label: b.label, usedPct: b.usedPct, resetsAtMs: b.resetsAt, ageMs: b.ageMs });
-    // Claude Code hands the statusline the 5-hour and weekly bars only: the per-model weekly ones come from the usage
-    // endpoint. A fresh Claude Code process has no rate_limits until its first reply: show what musher last saw, aged.
-    const bars: BarView[] | null = fromStdin
-      ? [...trustedBars(fromStdin, stored.map((b) => ({ ...asView(b), ageMs: b.ageMs, source: b.source }))), ...stored.filter((b) => b.window.startsWith('seven_day_')).map(asView)]
-      : stored.length > 0
-        ? stored.map(asView)
-        : null;
-    const today = this.usage.spendByModel(startOfZonedDay(now, this.timeZone), now + 86_400_000);
-    const preview = this.wallKeeper.preview(sessionId);
-    const view: StatuslineView = {
-      modelName: model?.display_name ?? model?.id ?? null,
-      bars,
-      noBarsReason: looksLikeApiKeySession(json) ? 'api-key' : 'not-yet',
-      session: sessionId ? this.usage.sessionSpend(sessionId) : null,
-      today: {
-        costMicros: today.reduce((a, m) => a + m.costMicros, 0),
-        unpricedRecords: today.reduce((a, m) => a + m.unpricedRecords, 0),
-      },
-      musherAway: false,
-      wall: this.wallHint(now, account.key),
-      nowMs: now,
-      timeZone: this.timeZone,
-      color,
-      wallLine: this.wallKeeper.statusLine(sessionId),
-      amberAtPct: preview?.amberAt,
-      exitsHint: preview?.hint || null,
-    };
-    const record = (): void => {
-      if (sessionId) {
-        this.sessions.touch({
-          sessionId,
-          harness: 'claude-code',
-          at: now,
-          cwd: typeof json.cwd === 'string' ? json.cwd : null,
-          transcriptPath: typeof json.transcript_path === 'string' ? json.transcript_path : null,
-          model: model?.id ?? null,
-        });
-        if (typeof json.transcript_path === 'string') this.kickTranscript(json.transcript_path, 'claude-code');
-      }
-      if (!moved) this.recordStatuslineBars(json, sessionId, account, now);
-      // The exits a wall would offer, priced ahead for the amber line (the fullest bar is the one that binds).
-      const top = bars?.reduce<BarView | null>((a, b) => (a === null || b.usedPct > a.usedPct ? b : a), null);
-      const topBar = top ? stored.find((b) => b.label === top.label) : undefined;
-      if (sessionId && topBar) {
-        this.wallKeeper.refreshPreview(sessionId, { window: topBar.window, resetsAtMs: topBar.resetsAt }).catch((e: Error) => this.opts.log.error(`exits preview: ${e.message}`));
-      }
-      // Keep the forecast fresh for the next render, off the render's own path.
-      if (now - this.forecaster.snapshot().at >= FORECAST_REFRESH_MS) this.forecaster.refresh();
-    };
-    return { line: renderStatusline(view), record };
-  }
-
-  private statuslineBarsMoved(json: Record<string, unknown>, account: string): boolean {
-    const limits = json.rate_limits as Record<string, { used_percentage: number; resets_at?: number | null }> | undefined;
-    if (!limits) return false;
-    const known = new Map(this.bars.forAccount(PROVIDER, account).map((b) => [b.window, b]));
-    return Object.entries(limits).some(([window, w]) => {
-      const bar = known.get(window);
-      return !bar || bar.usedPct !== w.used_percentage || bar.resetsAt !== (typeof w.resets_at === 'number' ? w.resets_at * 1000 : null);
-    });
-  }
-
-  private recordStatuslineBars(json: Record<string, unknown>, sessionId: string | null, account: Account, now: number): void {
-    const limits = json.rate_limits as Record<string, { used_percentage: number; resets_at?: number | null }> | undefined;
-    if (!limits) return;
-    for (const [window, w] of Object.entries(limits)) {
-      const resetsAt = typeof w.resets_at === 'number' ? w.resets_at * 1000 : null;
-      this.bars.record({ provider: PROVIDER, account: account.key, accountLabel: account.label, window, usedPct: w.used_percentage, resetsAt, observedAt: now, source: 'statusline', sessionId });
-      // A bar at 100% in a session is a wall there, whichever signal arrives first.
-      if (w.used_percentage >= 100 && sessionId) {
-        this.walls.record({
-          source: 'statusline',
-          dedupKey: `statusline:${sessionId}:${window}:${resetsAt ?? 'unknown'}`,
-          sessionId,
-          timestampMs: now,
-          window,
-          resetsAtMs: resetsAt,
-          message: `${window} at ${w.used_percentage}%`,
-        });
-      }
-    }
-  }
-
-  private lastCodexCredits = '';
-
-  /** Codex's credit balance, from a rollout's rate-limit snapshot, when it changes. */
-  private recordCodexCredits(seat: CodexSeatReading): void {
-    const c = seat.credits;
-    if (!c) return;
-    const key = JSON.stringify(c);
-    if (key === this.lastCodexCredits) return;
-    this.lastCodexCredits = key;
-    // "12.34" is kept exactly: integer minor units and the digits after the point.
-    const m = c.balance !== null ? /^(-?\d+)(?:\.(\d+))?$/.exec(c.balance.trim()) : null;
-    const exponent = m?.[2]?.length ?? 0;
-    this.credits.record({
-      provider: 'openai',
-      observedAt: seat.observedAt,
-      enabled: c.hasCredits,
-      unlimited: c.unlimited,
-      currency: null,
-      exponent,
-      usedMinor: null,
-      limitMinor: null,
-      balanceMinor: m ? Number(`${m[1]}${m[2] ?? ''}`) : null,
-      utilizationPct: null,
-      disabledReason: null,
-      source: seat.source,
-    });
+    return this.statuslineFeed.render(raw, color);
   }
 
   /** A good answer of Claude's usage endpoint: its bars (per-model weekly ones too) and the seat's credits. */
   recordUsageEndpoint(r: UsageReadings): void {
-    // The endpoint is asked with the credentials of musher's own config dir: its bars are that account's.
-    const account = this.accounts.defaultClaude();
-    this.db.transaction(() => {
-      for (const b of r.bars) {
-        this.bars.record({ provider: PROVIDER, account: account.key, accountLabel: account.label, window: b.window, usedPct: b.usedPct, resetsAt: b.resetsAtMs, observedAt: r.observedAt, source: 'usage-endpoint' });
-      }
-      if (r.credits) {
-        this.credits.record({
-          provider: PROVIDER,
-          observedAt: r.observedAt,
-          enabled: r.credits.enabled,
-          unlimited: null,
-          currency: r.credits.currency,
-          exponent: r.credits.exponent,
-          usedMinor: r.credits.usedMinor,
-          limitMinor: r.credits.monthlyLimitMinor,
-          balanceMinor: r.credits.remainingMinor,
-          utilizationPct: r.credits.utilizationPct,
-          disabledReason: r.credits.disabledReason,
-          source: 'usage-endpoint',
-        });
-      }
-    })();
+    recordUsageEndpoint({ db: this.db, bars: this.bars, credits: this.credits, account: () => this.accounts.defaultClaude() }, r);
   }
 
-  /** The binding wall for the statusline, from the cached forecast: only a wall forecast before its reset. */
-  private wallHint(now: number, account: string): { atMs: number; soon: boolean } | null {
-    const hint = this.forecaster.forAccount(account).hint;
-    if (!hint || hint.wallAtMs < now - 60_000) return null;
-    return { atMs: hint.wallAtMs, soon: hint.amber };
+  /** The usage-endpoint source, when the daemon added one: doctor shows its poller's state. */
+  get usagePoller(): UsageEndpointSource | null {
+    const s = this.sources.get('usage-endpoint');
+    return s instanceof UsageEndpointSource ? s : null;
   }
 
   /** Every bar's forecast, fresh: `sleds walls`. */
@@ -809,7 +656,7 @@ export class Musher {
 
   /** One line on the usage endpoint for doctor and status: polling, backing off, or why not. */
   usagePollerLine(): string {
-    return this.usagePoller ? describeUsagePoller(this.usagePoller.state(), this.opts.clock.now()) : 'usage endpoint: not polled by this musher';
+    return this.usagePoller?.describe() ?? 'usage endpoint: not polled by this musher';
   }
 
   /** The account whose bars a session reads (musher's own when the session is not known or names no file). */
@@ -845,9 +692,7 @@ export class Musher {
     const since = startOfZonedDay(now, this.timeZone);
     const byModel = this.usage.spendByModel(since, now + 86_400_000);
     const offsets = this.offsets.summary();
-    const claude = this.transcripts.progress();
-    const codex = this.codex.progress();
-    const progress = { pendingBytes: claude.pendingBytes + codex.pendingBytes, backfilling: claude.backfilling || codex.backfilling };
+    const progress = this.sources.progress();
     return {
       now,
       musher: { pid: process.pid, version: this.opts.version, startedAt: this.startedAt },

@@ -14,7 +14,8 @@ import { packageRoot } from './package-root.js';
 import { loadPriceTable } from './prices.js';
 import { startServer } from './server.js';
 import { musherClient } from '../protocol/client/client.js';
-import { UsagePoller } from './quota/usage-poller.js';
+import { UsageEndpointSource } from './usage-sources/usage-endpoint.js';
+import { GatewayMeteringSource } from './usage-sources/gateway-metering.js';
 import { readClaudeCredentials } from './quota/credentials.js';
 import { GatewayService } from './gateway/service.js';
 import { zoneUtcOffset } from './gateway/allowance.js';
@@ -107,22 +108,25 @@ export async function runMusher(opts: { background: boolean }): Promise<number> 
   });
   // Claude's usage endpoint: per-model weekly bars and credits. Sends nothing until there is a login to use.
   const env = process.env;
-  const poller = new UsagePoller({
-    clock: systemClock,
-    log,
-    readCredentials: () =>
-      readClaudeCredentials({
-        claudeConfigDir: claudeConfigDir(env, homedir()),
-        configDirFromEnv: Boolean(env.CLAUDE_CONFIG_DIR),
-        now: () => systemClock.now(),
-      }),
-    onReadings: (r) => musher.recordUsageEndpoint(r),
-    baseUrl: config.upstreams.claudeUsage,
-    lockFile: join(paths.runtimeDir, 'usage-poller.lock'),
-    stateFile: join(paths.runtimeDir, 'usage-poller.json'),
-    userAgent: `sleds/${version} (usage poller)`,
-  });
-  musher.usagePoller = poller;
+  musher.sources.add(
+    new UsageEndpointSource(
+      {
+        log,
+        readCredentials: () =>
+          readClaudeCredentials({
+            claudeConfigDir: claudeConfigDir(env, homedir()),
+            configDirFromEnv: Boolean(env.CLAUDE_CONFIG_DIR),
+            now: () => systemClock.now(),
+          }),
+        baseUrl: config.upstreams.claudeUsage,
+        lockFile: join(paths.runtimeDir, 'usage-poller.lock'),
+        stateFile: join(paths.runtimeDir, 'usage-poller.json'),
+        userAgent: `sleds/${version} (usage poller)`,
+      },
+      { db: musher.db, bars: musher.bars, credits: musher.credits, account: () => musher.accounts.defaultClaude() },
+      systemClock,
+    ),
+  );
   // The platform-key gateway: listens (127.0.0.1 only) once a key is configured, now or at the first token minted.
   const gateway = new GatewayService({
     db: musher.db,
@@ -140,6 +144,8 @@ export async function runMusher(opts: { background: boolean }): Promise<number> 
     upstreams: { anthropic: config.upstreams.anthropic, openai: config.upstreams.openai },
   });
   musher.gateway = gateway;
+  // Its metering is a usage source: started (listening once a key is configured) and stopped with the others.
+  musher.sources.add(new GatewayMeteringSource(gateway, log));
   // GitHub: the receipt in the PR body, the PR watcher (a PR opened ends its task), tracker intake (the comment
   // carries the task's estimate and the picker's suggestion).
   const github = buildGithub({
@@ -177,9 +183,8 @@ export async function runMusher(opts: { background: boolean }): Promise<number> 
     if (pickupWatch) clearInterval(pickupWatch);
     retention.stop();
     await server.close();
-    await gateway.close();
     await github.stop();
-    await poller.stop();
+    // Stops every usage source too: the followers, the usage endpoint's poller, the gateway.
     await musher.close();
     try {
       if (readFileSync(paths.pidFile, 'utf8') === String(process.pid)) unlinkSync(paths.pidFile);
@@ -202,9 +207,7 @@ export async function runMusher(opts: { background: boolean }): Promise<number> 
   log.info(`musher ${version} listening on ${paths.socketFile} (pid ${process.pid})`);
   await musher.start();
   retention.start();
-  poller.start();
   github.start();
-  gateway.startIfConfigured().catch((e: Error) => log.error(`gateway did not start: ${e.message}`));
   // A sent hand-off's pickup is learnt from its remote: asked once a minute while any is outstanding (cheap when none).
   pickupWatch = setInterval(() => {
     musher.handoff?.refreshSent((sid) => musher.sessions.get(sid)?.cwd ?? null, 55_000).catch((e: Error) => log.warn(`hand-off pickups: ${e.message}`));

@@ -98,14 +98,98 @@ const Persisted = z.object({
 });
 type Persisted = z.infer<typeof Persisted>;
 
-type Outcome =
+export type Outcome =
   | { kind: 'ok'; readings: UsageReadings }
   | { kind: 'rate-limited'; retryAfter: number | null }
   | { kind: 'auth'; status: number }
   | { kind: 'failed'; line: string; retryAfter: number | null };
 
+/** The poller's reading of the endpoint: everything state() reports but the role, in one record. */
+export interface PollRecord {
+  fp: string | null;
+  credentials: UsagePollerState['credentials'];
+  lastAttemptAt: number | null;
+  lastOkAt: number | null;
+  lastError: string | null;
+  lastErrorAt: number | null;
+  backoffUntil: number | null;
+  backoffSteps: number;
+  authBlocked: boolean;
+  consecutiveFailures: number;
+  lastReadings: UsageReadings | null;
+}
+
+/** A login's record before anything was read with it (the fingerprint, the credentials and the floor are kept by callers). */
+const FRESH_RECORD: Omit<PollRecord, 'credentials' | 'lastAttemptAt'> = Object.freeze({
+  fp: null,
+  lastOkAt: null,
+  lastError: null,
+  lastErrorAt: null,
+  backoffUntil: null,
+  backoffSteps: 0,
+  authBlocked: false,
+  consecutiveFailures: 0,
+  lastReadings: null,
+});
+
+interface RunState {
+  role: PollerRole;
+  /** The lock holder when this poller follows. */
+  ownerPid: number | null;
+  releaseLock: (() => void) | null;
+  timer: unknown;
+  cycle: Promise<void> | null;
+  /** A kick came while a cycle ran: run again after it. */
+  rerun: boolean;
+}
+
 function when(ms: number, now: number): string {
   return `${new Date(ms).toISOString()} (in ${formatAge(ms - now)})`;
+}
+
+/**
+ * What one answer of the endpoint does to the record, pure: the record after it, when to look next, and the trouble
+ * to report (null for a good answer). The backoff doubles from its base; a Retry-After is honoured up to a day.
+ */
+export function settleRecord(rec: PollRecord, outcome: Outcome, now: number, limits: { minIntervalMs: number; maxBackoffMs: number }): { rec: PollRecord; nextAt: number; problem: string | null } {
+  const { minIntervalMs, maxBackoffMs } = limits;
+  switch (outcome.kind) {
+    case 'ok':
+      return {
+        rec: { ...rec, lastOkAt: now, lastError: null, lastErrorAt: null, backoffUntil: null, backoffSteps: 0, consecutiveFailures: 0, lastReadings: outcome.readings },
+        nextAt: now + minIntervalMs,
+        problem: null,
+      };
+    case 'rate-limited': {
+      const backoffSteps = rec.backoffSteps + 1;
+      const fallback = Math.min(maxBackoffMs, RATE_LIMIT_BACKOFF_MS * 2 ** (backoffSteps - 1));
+      const wait = Math.max(minIntervalMs, Math.min(RETRY_AFTER_SANITY_MS, outcome.retryAfter ?? fallback));
+      const backoffUntil = now + wait;
+      const said = outcome.retryAfter !== null ? `Retry-After ${Math.round(outcome.retryAfter / 1000)} s` : 'no Retry-After';
+      const keeping = rec.lastReadings ? '; keeping the last readings' : '';
+      return {
+        rec: { ...rec, backoffSteps, consecutiveFailures: rec.consecutiveFailures + 1, backoffUntil },
+        nextAt: backoffUntil,
+        problem: `claude usage endpoint rate-limited (429, ${said})${keeping}; next try at ${when(backoffUntil, now)}`,
+      };
+    }
+    case 'auth':
+      return {
+        rec: { ...rec, authBlocked: true, consecutiveFailures: rec.consecutiveFailures + 1 },
+        nextAt: now + minIntervalMs,
+        problem: `claude usage endpoint refused the OAuth token ${rec.fp ?? ''} (${outcome.status}); not polling until the login changes — run \`claude\` to refresh it`,
+      };
+    case 'failed': {
+      const backoffSteps = rec.backoffSteps + 1;
+      const backoff = Math.min(maxBackoffMs, minIntervalMs * 2 ** (backoffSteps - 1));
+      const wait = Math.max(backoff, Math.min(RETRY_AFTER_SANITY_MS, outcome.retryAfter ?? 0));
+      return {
+        rec: { ...rec, backoffSteps, consecutiveFailures: rec.consecutiveFailures + 1, backoffUntil: wait > minIntervalMs ? now + wait : null },
+        nextAt: now + wait,
+        problem: `${outcome.line}; next try at ${when(now + wait, now)}`,
+      };
+    }
+  }
 }
 
 export class UsagePoller {
@@ -119,27 +203,12 @@ export class UsagePoller {
   private readonly timeoutMs: number;
   private readonly userAgent: string;
 
-  private role: PollerRole = 'idle';
-  private ownerPid: number | null = null;
-  private releaseLock: (() => void) | null = null;
-  private timer: unknown = null;
-  private cycle: Promise<void> | null = null;
-  private rerun = false;
-  private lastLogged: string | null = null;
-  private lastEmittedAt: number | null = null;
-  private lastNotes = '';
-
-  private fp: string | null = null;
-  private credentials: UsagePollerState['credentials'] = 'unknown';
-  private lastAttemptAt: number | null = null;
-  private lastOkAt: number | null = null;
-  private lastError: string | null = null;
-  private lastErrorAt: number | null = null;
-  private backoffUntil: number | null = null;
-  private backoffSteps = 0;
-  private authBlocked = false;
-  private consecutiveFailures = 0;
-  private lastReadings: UsageReadings | null = null;
+  /** Who polls, and the machinery of the next poll. */
+  private run: RunState = { role: 'idle', ownerPid: null, releaseLock: null, timer: null, cycle: null, rerun: false };
+  /** What has been read and how the endpoint last answered: what the state file keeps (one login's). */
+  private rec: PollRecord = { ...FRESH_RECORD, credentials: 'unknown', lastAttemptAt: null };
+  /** What was last said, so a trouble or a note is logged once and a follower delivers a reading once. */
+  private said: { lastLogged: string | null; lastEmittedAt: number | null; lastNotes: string } = { lastLogged: null, lastEmittedAt: null, lastNotes: '' };
 
   constructor(private readonly opts: UsagePollerOptions) {
     this.clock = opts.clock;
@@ -161,41 +230,41 @@ export class UsagePoller {
 
   /** Takes the machine lock (or follows its holder) and schedules the first poll now, or when the last one allows. Once. */
   start(): void {
-    if (this.role !== 'idle') return;
+    if (this.run.role !== 'idle') return;
     this.tryLead();
     this.schedule(this.clock.now());
   }
 
   /** Stops polling and releases the lock; resolves once an in-flight poll has finished. */
   async stop(): Promise<void> {
-    this.role = 'stopped';
-    if (this.timer !== null) this.timers.clearTimeout(this.timer);
-    this.timer = null;
+    this.run.role = 'stopped';
+    if (this.run.timer !== null) this.timers.clearTimeout(this.run.timer);
+    this.run.timer = null;
     await this.whenIdle();
-    this.releaseLock?.();
-    this.releaseLock = null;
+    this.run.releaseLock?.();
+    this.run.releaseLock = null;
   }
 
   /** Resolves when no poll is in flight (tests: after moving the clock). */
   async whenIdle(): Promise<void> {
-    while (this.cycle) await this.cycle;
+    while (this.run.cycle) await this.run.cycle;
   }
 
   state(): UsagePollerState {
     return {
-      role: this.role,
-      ownerPid: this.ownerPid,
-      tokenFingerprint: this.fp,
-      credentials: this.credentials,
-      lastAttemptAt: this.lastAttemptAt,
-      lastOkAt: this.lastOkAt,
-      lastError: this.lastError,
-      lastErrorAt: this.lastErrorAt,
+      role: this.run.role,
+      ownerPid: this.run.ownerPid,
+      tokenFingerprint: this.rec.fp,
+      credentials: this.rec.credentials,
+      lastAttemptAt: this.rec.lastAttemptAt,
+      lastOkAt: this.rec.lastOkAt,
+      lastError: this.rec.lastError,
+      lastErrorAt: this.rec.lastErrorAt,
       nextPollAt: this.nextPollAt(),
-      backoffUntil: this.backoffUntil,
-      authBlocked: this.authBlocked,
-      consecutiveFailures: this.consecutiveFailures,
-      lastReadings: this.lastReadings,
+      backoffUntil: this.rec.backoffUntil,
+      authBlocked: this.rec.authBlocked,
+      consecutiveFailures: this.rec.consecutiveFailures,
+      lastReadings: this.rec.lastReadings,
     };
   }
 
@@ -203,11 +272,11 @@ export class UsagePoller {
 
   /** The earliest a request may go out: 180 s after the last one on this machine, and not before a backoff ends. */
   private earliestPoll(): number {
-    return Math.max(this.lastAttemptAt === null ? 0 : this.lastAttemptAt + this.minIntervalMs, this.backoffUntil ?? 0);
+    return Math.max(this.rec.lastAttemptAt === null ? 0 : this.rec.lastAttemptAt + this.minIntervalMs, this.rec.backoffUntil ?? 0);
   }
 
   private nextPollAt(): number | null {
-    if (this.role !== 'owner' || this.authBlocked || (this.credentials !== 'ok' && this.credentials !== 'unknown')) return null;
+    if (this.run.role !== 'owner' || this.rec.authBlocked || (this.rec.credentials !== 'ok' && this.rec.credentials !== 'unknown')) return null;
     return this.earliestPoll();
   }
 
@@ -216,47 +285,49 @@ export class UsagePoller {
    * noticed during a long backoff. Waking never sends a request by itself.
    */
   private schedule(at: number): void {
-    if (this.role === 'stopped') return;
-    if (this.timer !== null) this.timers.clearTimeout(this.timer);
+    if (this.run.role === 'stopped') return;
+    if (this.run.timer !== null) this.timers.clearTimeout(this.run.timer);
     at = Math.min(at, this.clock.now() + this.minIntervalMs);
-    this.timer = this.timers.setTimeout(() => {
-      this.timer = null;
+    this.run.timer = this.timers.setTimeout(() => {
+      this.run.timer = null;
       this.kick();
     }, Math.max(0, at - this.clock.now()));
     this.emitState();
   }
 
-  private kick(): void {
-    if (this.cycle) {
-      this.rerun = true;
+  /** Looks now (the login, then the endpoint if its floor and backoff allow); after start only. A poll in flight runs again after. */
+  kick(): void {
+    if (this.run.role === 'idle') return;
+    if (this.run.cycle) {
+      this.run.rerun = true;
       return;
     }
-    this.cycle = this.runCycle()
+    this.run.cycle = this.runCycle()
       .catch((e: unknown) => {
         // A bug here must not take musher down nor stop polling for good.
         this.fail(`usage poller: unexpected ${oneLine(e instanceof Error ? e.message : String(e))}`);
         this.schedule(this.clock.now() + this.minIntervalMs);
       })
       .finally(() => {
-        this.cycle = null;
-        if (this.rerun && this.role !== 'stopped') {
-          this.rerun = false;
+        this.run.cycle = null;
+        if (this.run.rerun && this.run.role !== 'stopped') {
+          this.run.rerun = false;
           this.kick();
         }
       });
   }
 
   private async runCycle(): Promise<void> {
-    if (this.role === 'stopped') return;
-    if (this.role !== 'owner') this.tryLead();
+    if (this.run.role === 'stopped') return;
+    if (this.run.role !== 'owner') this.tryLead();
 
     const creds = await this.readCredentials();
     if (this.isStopped()) return;
     const now = this.clock.now();
     if (creds.ok || creds.fingerprint) this.noticeToken(creds.ok ? creds.fingerprint : creds.fingerprint!);
-    this.credentials = creds.ok ? 'ok' : creds.reason;
+    this.rec.credentials = creds.ok ? 'ok' : creds.reason;
 
-    if (this.role === 'follower') {
+    if (this.run.role === 'follower') {
       this.follow(creds.ok ? creds.fingerprint : null);
       this.schedule(now + this.minIntervalMs);
       return;
@@ -267,7 +338,7 @@ export class UsagePoller {
       this.schedule(now + this.minIntervalMs);
       return;
     }
-    if (this.authBlocked) {
+    if (this.rec.authBlocked) {
       this.schedule(now + this.minIntervalMs);
       return;
     }
@@ -276,7 +347,7 @@ export class UsagePoller {
       this.schedule(earliest);
       return;
     }
-    this.lastAttemptAt = now;
+    this.rec.lastAttemptAt = now;
     this.persist(); // before the request: a crash mid-request still counts as an attempt
     const outcome = await this.request(creds.token);
     if (this.isStopped()) return;
@@ -285,7 +356,7 @@ export class UsagePoller {
 
   /** A method, not an inline test: the role changes across awaits, which narrowing cannot see. */
   private isStopped(): boolean {
-    return this.role === 'stopped';
+    return this.run.role === 'stopped';
   }
 
   private async readCredentials(): Promise<ClaudeCredentials> {
@@ -302,8 +373,8 @@ export class UsagePoller {
   private tryLead(): void {
     const file = this.opts.lockFile;
     if (!file) {
-      this.role = 'owner';
-      this.ownerPid = process.pid;
+      this.run.role = 'owner';
+      this.run.ownerPid = process.pid;
       this.restore();
       return;
     }
@@ -313,45 +384,38 @@ export class UsagePoller {
     } catch (e) {
       // The lock dir is unusable: poll anyway rather than never (one musher per user already holds musher.lock).
       this.log.warn(`claude usage endpoint: cannot use the lock ${file} (${oneLine((e as Error).message)}); polling without it`);
-      this.role = 'owner';
-      this.ownerPid = process.pid;
+      this.run.role = 'owner';
+      this.run.ownerPid = process.pid;
       this.restore();
       return;
     }
     if (got.acquired) {
-      const wasFollower = this.role === 'follower';
-      this.role = 'owner';
-      this.ownerPid = process.pid;
-      this.releaseLock = got.release;
+      const wasFollower = this.run.role === 'follower';
+      this.run.role = 'owner';
+      this.run.ownerPid = process.pid;
+      this.run.releaseLock = got.release;
       this.restore();
       if (wasFollower) this.log.info('claude usage endpoint: the other poller is gone; this musher polls now');
     } else {
-      if (this.role !== 'follower') {
+      if (this.run.role !== 'follower') {
         this.log.info(`claude usage endpoint: polled by another musher (pid ${Number.isNaN(got.ownerPid) ? '?' : got.ownerPid}); sharing its readings`);
       }
-      this.role = 'follower';
-      this.ownerPid = Number.isNaN(got.ownerPid) ? null : got.ownerPid;
+      this.run.role = 'follower';
+      this.run.ownerPid = Number.isNaN(got.ownerPid) ? null : got.ownerPid;
     }
   }
 
   // ---- token changes ----
 
   private noticeToken(fp: string): void {
-    if (this.fp === fp) return;
-    const had = this.fp;
-    this.fp = fp;
-    if (had === null && this.lastAttemptAt === null && this.lastOkAt === null) return; // first sight
+    if (this.rec.fp === fp) return;
+    const had = this.rec.fp;
+    this.rec.fp = fp;
+    if (had === null && this.rec.lastAttemptAt === null && this.rec.lastOkAt === null) return; // first sight
     if (had !== null) this.log.info(`claude usage endpoint: the login changed (token ${had} → ${fp}); starting fresh`);
     // Fresh state for the new login. lastAttemptAt stays: the 180 s floor is per machine, not per token.
-    this.backoffUntil = null;
-    this.backoffSteps = 0;
-    this.authBlocked = false;
-    this.consecutiveFailures = 0;
-    this.lastError = null;
-    this.lastErrorAt = null;
-    this.lastOkAt = null;
-    this.lastReadings = null;
-    this.lastLogged = null;
+    this.rec = { ...FRESH_RECORD, fp, credentials: this.rec.credentials, lastAttemptAt: this.rec.lastAttemptAt };
+    this.said.lastLogged = null;
     this.persist();
   }
 
@@ -406,77 +470,42 @@ export class UsagePoller {
 
   private settle(outcome: Outcome): void {
     const now = this.clock.now();
-    switch (outcome.kind) {
-      case 'ok': {
-        const recovered = this.lastError !== null;
-        this.lastOkAt = now;
-        this.lastError = null;
-        this.lastErrorAt = null;
-        this.backoffUntil = null;
-        this.backoffSteps = 0;
-        this.consecutiveFailures = 0;
-        this.lastReadings = outcome.readings;
-        this.lastLogged = null;
-        if (recovered) this.log.info('claude usage endpoint: answering again');
-        // Notes (an untracked window, a credits mismatch) are logged when they change, not every poll.
-        const notes = outcome.readings.notes.join('\n');
-        if (notes !== this.lastNotes) for (const note of outcome.readings.notes) this.log.info(`claude usage endpoint: ${note}`);
-        this.lastNotes = notes;
-        this.persist();
-        this.deliver(outcome.readings);
-        this.schedule(now + this.minIntervalMs);
-        return;
-      }
-      case 'rate-limited': {
-        this.backoffSteps += 1;
-        this.consecutiveFailures += 1;
-        const fallback = Math.min(this.maxBackoffMs, RATE_LIMIT_BACKOFF_MS * 2 ** (this.backoffSteps - 1));
-        const wait = Math.max(this.minIntervalMs, Math.min(RETRY_AFTER_SANITY_MS, outcome.retryAfter ?? fallback));
-        this.backoffUntil = now + wait;
-        const said = outcome.retryAfter !== null ? `Retry-After ${Math.round(outcome.retryAfter / 1000)} s` : 'no Retry-After';
-        const keeping = this.lastReadings ? '; keeping the last readings' : '';
-        this.fail(`claude usage endpoint rate-limited (429, ${said})${keeping}; next try at ${when(this.backoffUntil, now)}`);
-        this.schedule(this.backoffUntil);
-        return;
-      }
-      case 'auth': {
-        this.authBlocked = true;
-        this.consecutiveFailures += 1;
-        this.fail(
-          `claude usage endpoint refused the OAuth token ${this.fp ?? ''} (${outcome.status}); not polling until the login changes — run \`claude\` to refresh it`,
-        );
-        this.schedule(now + this.minIntervalMs);
-        return;
-      }
-      case 'failed': {
-        this.backoffSteps += 1;
-        this.consecutiveFailures += 1;
-        const backoff = Math.min(this.maxBackoffMs, this.minIntervalMs * 2 ** (this.backoffSteps - 1));
-        const wait = Math.max(backoff, Math.min(RETRY_AFTER_SANITY_MS, outcome.retryAfter ?? 0));
-        this.backoffUntil = wait > this.minIntervalMs ? now + wait : null;
-        this.fail(`${outcome.line}; next try at ${when(now + wait, now)}`);
-        this.schedule(now + wait);
-        return;
-      }
+    const recovered = this.rec.lastError !== null;
+    const step = settleRecord(this.rec, outcome, now, { minIntervalMs: this.minIntervalMs, maxBackoffMs: this.maxBackoffMs });
+    this.rec = step.rec;
+    if (step.problem !== null) {
+      this.fail(step.problem);
+      this.schedule(step.nextAt);
+      return;
     }
+    if (outcome.kind !== 'ok') return; // only a good answer settles without a problem
+    this.said.lastLogged = null;
+    if (recovered) this.log.info('claude usage endpoint: answering again');
+    // Notes (an untracked window, a credits mismatch) are logged when they change, not every poll.
+    const notes = outcome.readings.notes.join('\n');
+    if (notes !== this.said.lastNotes) for (const note of outcome.readings.notes) this.log.info(`claude usage endpoint: ${note}`);
+    this.said.lastNotes = notes;
+    this.persist();
+    this.deliver(outcome.readings);
+    this.schedule(step.nextAt);
   }
 
   private fail(line: string): void {
     const now = this.clock.now();
-    this.lastError = line;
-    this.lastErrorAt = now;
+    this.rec.lastError = line;
+    this.rec.lastErrorAt = now;
     // One log line per distinct trouble, not one per poll.
     const key = line.replace(/; next try at .*$/, '').replace(/\(429, [^)]*\)/, '(429)');
-    if (key !== this.lastLogged) {
+    if (key !== this.said.lastLogged) {
       this.log.warn(line);
-      this.lastLogged = key;
+      this.said.lastLogged = key;
     }
     this.persist();
     this.emitState();
   }
 
   private deliver(readings: UsageReadings): void {
-    this.lastEmittedAt = readings.observedAt;
+    this.said.lastEmittedAt = readings.observedAt;
     try {
       this.opts.onReadings(readings);
     } catch (e) {
@@ -512,37 +541,20 @@ export class UsagePoller {
     const p = this.readPersisted();
     if (!p) return;
     // The floor and the backoff survive a restart; the rest belongs to the login it was read with.
-    this.lastAttemptAt = Math.max(this.lastAttemptAt ?? 0, p.lastAttemptAt ?? 0) || null;
-    if (this.fp === null || this.fp === p.tokenFingerprint) {
-      this.fp = p.tokenFingerprint;
-      this.lastOkAt = p.lastOkAt;
-      this.lastError = p.lastError;
-      this.lastErrorAt = p.lastErrorAt;
-      this.backoffUntil = p.backoffUntil;
-      this.backoffSteps = p.backoffSteps;
-      this.authBlocked = p.authBlocked;
-      this.consecutiveFailures = p.consecutiveFailures;
-      this.lastReadings = asReadings(p.lastReadings);
-      this.lastEmittedAt = this.lastReadings?.observedAt ?? null;
+    this.rec.lastAttemptAt = Math.max(this.rec.lastAttemptAt ?? 0, p.lastAttemptAt ?? 0) || null;
+    if (this.rec.fp === null || this.rec.fp === p.tokenFingerprint) {
+      const { v: _v, tokenFingerprint, lastReadings, ...kept } = p;
+      this.rec = { ...this.rec, ...kept, lastAttemptAt: this.rec.lastAttemptAt, fp: tokenFingerprint, lastReadings: asReadings(lastReadings) };
+      this.said.lastEmittedAt = this.rec.lastReadings?.observedAt ?? null;
     }
   }
 
   private persist(): void {
     const file = this.opts.stateFile;
-    if (!file || this.role !== 'owner') return;
-    const body: Persisted = {
-      v: 1,
-      tokenFingerprint: this.fp,
-      lastAttemptAt: this.lastAttemptAt,
-      lastOkAt: this.lastOkAt,
-      lastError: this.lastError,
-      lastErrorAt: this.lastErrorAt,
-      backoffUntil: this.backoffUntil,
-      backoffSteps: this.backoffSteps,
-      authBlocked: this.authBlocked,
-      consecutiveFailures: this.consecutiveFailures,
-      lastReadings: this.lastReadings,
-    };
+    if (!file || this.run.role !== 'owner') return;
+    // The record as it is, but the credentials' verdict (read afresh on each poll) and the token itself (never kept).
+    const { fp, credentials: _credentials, ...kept } = this.rec;
+    const body: Persisted = { v: 1, tokenFingerprint: fp, ...kept };
     try {
       mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
       const tmp = `${file}.${process.pid}.tmp`;
@@ -557,15 +569,15 @@ export class UsagePoller {
   private follow(ownFp: string | null): void {
     const p = this.readPersisted();
     if (!p) return;
-    this.lastAttemptAt = p.lastAttemptAt;
-    this.backoffUntil = p.backoffUntil;
-    this.lastError = p.lastError;
-    this.lastErrorAt = p.lastErrorAt;
+    this.rec.lastAttemptAt = p.lastAttemptAt;
+    this.rec.backoffUntil = p.backoffUntil;
+    this.rec.lastError = p.lastError;
+    this.rec.lastErrorAt = p.lastErrorAt;
     if (!ownFp || p.tokenFingerprint !== ownFp) return;
     const readings = asReadings(p.lastReadings);
-    this.lastOkAt = p.lastOkAt;
-    if (readings && (this.lastEmittedAt === null || readings.observedAt > this.lastEmittedAt)) {
-      this.lastReadings = readings;
+    this.rec.lastOkAt = p.lastOkAt;
+    if (readings && (this.said.lastEmittedAt === null || readings.observedAt > this.said.lastEmittedAt)) {
+      this.rec.lastReadings = readings;
       this.deliver(readings);
     }
   }

@@ -363,4 +363,25 @@ describe('architecture', () => {
     // musher takes the hand-off's words from exit 5's outcome, never by stripping the card's "5 Hand off to Dana." prefix.
     expect(readFileSync(join(ROOT, 'musher/app.ts'), 'utf8')).not.toMatch(/taken\.outcome \?\? taken\.line/);
   });
+
+  it("usage sources are reached through musher/usage-sources/: nobody else imports a follower or the poller, and app.ts holds no statusline handling of its own", () => {
+    // A source's internals: the JSONL followers (musher/ingest/) and the usage endpoint's poller (musher/quota/).
+    const internals = new Set(['musher/ingest/claude-transcripts.ts', 'musher/ingest/codex-rollouts.ts', 'musher/ingest/file-follower.ts', 'musher/ingest/jsonl-source.ts', 'musher/quota/usage-poller.ts']);
+    // Inside a source's own folder the parts may use each other (the followers share the FileFollower and JsonlSource).
+    const own = (file: string) => file.startsWith('musher/usage-sources/') || file.startsWith('musher/ingest/') || file === 'musher/quota/usage-poller.ts';
+    for (const dir of ['musher', 'cli', 'mcp-server', 'protocol', 'hooks', 'statusline', 'bench']) {
+      for (const file of sources(dir)) {
+        if (own(file)) continue;
+        for (const { spec } of importsOf(file)) {
+          const to = target(file, spec).replace(/\.js$/, '.ts');
+          expect(internals.has(to), `${file} imports ${to}: reach it through musher/usage-sources/`).toBe(false);
+        }
+      }
+    }
+    // The statusline's render and bookkeeping live in musher/usage-sources/statusline-feed.ts; app.ts only delegates.
+    for (const { spec } of importsOf('musher/app.ts')) {
+      const to = target('musher/app.ts', spec).replace(/\.js$/, '.ts');
+      expect(/^core\/statusline-/.test(to), `musher/app.ts imports ${to}: the statusline feed renders`).toBe(false);
+    }
+  });
 });
