@@ -67,11 +67,14 @@ export async function tellStory(d: StoryDeps): Promise<void> {
   // 2. More replies; at 91% the line turns amber and names what the wall would offer.
   await reply(tx, 'go on', ['Summing the prices now.', 'Tests for the sum pass.', 'Next: the discounts.'], d, jake, session, until);
   const first = await statusline(line(91), at);
-  // musher prices the exits just after the first amber render; a later render shows them.
-  const amber = await until('the amber line to name the exits', async () => {
-    const again = await statusline(line(91), at);
-    return again !== first ? again : null;
-  }, 5_000).catch(() => first);
+  // musher prices the exits off the render's path (at most every 30 s a session); until a render names them, ask again.
+  const namesExits = (l: string): boolean => l.includes('at 100%:');
+  const amber = namesExits(first)
+    ? first
+    : await until('the amber line to name the exits', async () => {
+        const again = await statusline(line(91), at);
+        return namesExits(again) ? again : null;
+      }, 5_000).catch(() => first);
   emit({ step: 'amber', title: '91%: the line turns amber and names the exits a wall would offer', text: amber });
 
   // 3. The forecast: musher's forecaster over the last half hour of 5-hour readings (40% → 91%, a reading every 2 min).
