@@ -1,3 +1,4 @@
+import { harnessOfProvider } from '../harnesses/registry.js';
 import { formatAge, formatReset } from '../core/format.js';
 import { askMusher, reportRefusal } from './musher-call.js';
 
@@ -18,7 +19,7 @@ export async function runBars(json: boolean): Promise<number> {
   // Two accounts' bars (a second config dir, another login) are told apart by whose they are.
   const several = new Set(bars.map((b) => b.account)).size > 1;
   const rows = bars.map((b) => [
-    `${b.provider === 'anthropic' ? 'claude' : b.provider === 'openai' ? 'codex' : b.provider} ${b.label}${several ? ` (${b.accountLabel ?? b.account})` : ''}`,
+    `${harnessOfProvider(b.provider)?.binary.name ?? b.provider} ${b.label}${several ? ` (${b.accountLabel ?? b.account})` : ''}`,
     `${b.usedPct}%`,
     b.resetsAt === null ? '?' : formatReset(b.resetsAt, now),
     b.source,

@@ -1,3 +1,4 @@
+import { harnessOfProvider } from '../harnesses/registry.js';
 import { formatClock, formatReset, formatUsd } from '../core/format.js';
 import type { ForecastReply, WallForecastRow } from '../protocol/schemas.js';
 import { askMusher, reportRefusal } from './musher-call.js';
@@ -77,7 +78,7 @@ export async function runWalls(args: string[], json: boolean): Promise<number> {
   const several = new Set(rows.map((r) => r.account)).size > 1;
   for (const r of rows) {
     const whose = several ? ` (${r.accountLabel ?? r.account})` : '';
-    const who = `${r.provider === 'openai' ? 'codex' : 'claude'} ${r.name}${whose}`.padEnd(20);
+    const who = `${harnessOfProvider(r.provider)?.binary.name ?? r.provider} ${r.name}${whose}`.padEnd(20);
     const reset = r.resetsAt !== null ? `resets ${formatReset(r.resetsAt, snapshot.at)}` : 'reset unknown';
     const more = r.dollarsToWallMicros !== null ? ` · ${formatUsd(r.dollarsToWallMicros)} more` : '';
     if (r.wallAt !== null) {

@@ -58,6 +58,11 @@ export function harnessOfSource(source: string): HarnessAdapter | null {
   return allHarnesses().find((a) => a.signalSources.includes(source)) ?? null;
 }
 
+/** The harness whose plan bars a provider's are ('openai' → Codex), or null: names a bar by what a person runs. */
+export function harnessOfProvider(provider: string): HarnessAdapter | null {
+  return allHarnesses().find((a) => a.provider === provider) ?? null;
+}
+
 export function allHarnesses(): HarnessAdapter[] {
   return [...registered.values()];
 }

@@ -1,6 +1,7 @@
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { claudeAccount, claudeConfigDirOfTranscript, claudeGlobalConfigPaths, codexAccount, codexHomeOfRollout, type Account } from '../../core/account.js';
 import type { Log } from '../log.js';
+import { harnessById } from '../../harnesses/registry.js';
 
 /** A global config over this is not read for its account (it would cost the statusline its budget). */
 const MAX_GLOBAL_CONFIG_BYTES = 16 * 1024 * 1024;
@@ -41,7 +42,9 @@ export class Accounts {
 
   /** A session's account from what the session store knows of it. */
   forSession(harness: string, transcriptPath: string | null): Account {
-    return harness === 'codex' ? this.forRollout(transcriptPath) : this.forTranscript(transcriptPath);
+    // Whose bars: the provider's whose plan the harness spends (a rollout's home, or a Claude config dir).
+    const found = harnessById(harness);
+    return found.ok && found.adapter.provider === 'openai' ? this.forRollout(transcriptPath) : this.forTranscript(transcriptPath);
   }
 
   forClaudeDir(configDir: string): Account {

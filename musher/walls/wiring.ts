@@ -1,3 +1,4 @@
+import { builtInHarness } from '../../harnesses/registry.js';
 import { randomBytes } from 'node:crypto';
 import type { PriceTable } from '../../core/price-table.js';
 import type { WallHost } from './wall-host.js';
@@ -120,7 +121,7 @@ function livePane(m: WallHost, claudeConfigDir: string, sessionId: string): Live
  */
 function barBackUnderFull(m: WallHost, wall: WallRow): boolean {
   if (wall.window === null) return false;
-  const provider = wall.harness === 'codex' ? 'openai' : 'anthropic';
+  const provider = builtInHarness(wall.harness).provider;
   // The wall's own account's bar: another account's reading under 100% says nothing of this one.
   const account = m.accountOfSession(wall.sessionId).key;
   const bar = m.bars.forAccount(provider, account).find((b) => b.window === wall.window);
