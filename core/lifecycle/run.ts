@@ -33,6 +33,7 @@ export const RUN_EVENTS = [
   'verified',
   'verification-failed',
   'merged',
+  'sent-back',
   'rate-limited',
   'limit-reset',
   'question',
@@ -50,7 +51,11 @@ export const RunEvent = z.discriminatedUnion('type', [
   z.object({ type: z.literal('turn-completed'), sessionId: z.string() }),
   z.object({ type: z.literal('fail'), reason: z.string().min(1) }),
   z.object({ type: z.literal('cancel'), reason: z.string().min(1) }),
-  z.object({ type: z.enum(['claim', 'claimed', 'claim-lost', 'prepared', 'verified', 'verification-failed', 'merged', 'limit-reset', 'answered', 'lost', 'recovered']) }),
+  // Why the run needs a person: the git error of a worktree that could not be made, a session that would not resume.
+  z.object({ type: z.literal('lost'), reason: z.string().min(1).optional() }),
+  // The pull request sent it back to its session: failing checks, changes requested, a merge conflict.
+  z.object({ type: z.literal('sent-back'), why: z.string().min(1) }),
+  z.object({ type: z.enum(['claim', 'claimed', 'claim-lost', 'prepared', 'verified', 'verification-failed', 'merged', 'limit-reset', 'answered', 'recovered']) }),
 ]);
 export type RunEvent = z.infer<typeof RunEvent>;
 
@@ -86,6 +91,8 @@ export interface RunState {
   questionId: string | null;
   /** Times it was claimed: a recovered run is claimed again. */
   claims: number;
+  /** Why it is in RECOVERY_REQUIRED (the git error, the failed resume), or why its pull request sent it back; else null. */
+  problem: string | null;
 }
 
 export type RunEffect =
@@ -95,7 +102,7 @@ export type RunEffect =
   | { type: 'open-pull-request' };
 
 export function newRun(now: number): RunState {
-  return { state: 'QUEUED', enteredAt: now, runtimeMs: 0, waitMs: { queue: 0, limit: 0, input: 0, merge: 0, recovery: 0 }, reason: null, sessionId: null, resetsAtMs: null, questionId: null, claims: 0 };
+  return { state: 'QUEUED', enteredAt: now, runtimeMs: 0, waitMs: { queue: 0, limit: 0, input: 0, merge: 0, recovery: 0 }, reason: null, sessionId: null, resetsAtMs: null, questionId: null, claims: 0, problem: null };
 }
 
 const ACTIVE: readonly RunStateName[] = ['QUEUED', 'CLAIMING', 'PREPARING', 'RUNNING', 'VERIFYING', 'AWAITING_MERGE', 'WAITING_FOR_LIMIT', 'WAITING_FOR_INPUT', 'RECOVERY_REQUIRED'];
@@ -120,7 +127,7 @@ export const RUN_CYCLE: LifeCycle<RunStateName, RunEventType> = {
       PREPARING: { prepared: 'RUNNING', lost: 'RECOVERY_REQUIRED' },
       RUNNING: { 'turn-completed': 'VERIFYING', 'rate-limited': 'WAITING_FOR_LIMIT', question: 'WAITING_FOR_INPUT', lost: 'RECOVERY_REQUIRED' },
       VERIFYING: { verified: 'AWAITING_MERGE', 'verification-failed': 'RUNNING', 'rate-limited': 'WAITING_FOR_LIMIT', lost: 'RECOVERY_REQUIRED' },
-      AWAITING_MERGE: { merged: 'COMPLETED' },
+      AWAITING_MERGE: { merged: 'COMPLETED', 'sent-back': 'RUNNING' },
       WAITING_FOR_LIMIT: { 'limit-reset': 'RUNNING' },
       WAITING_FOR_INPUT: { answered: 'RUNNING' },
       RECOVERY_REQUIRED: { recovered: 'QUEUED' },
@@ -144,6 +151,7 @@ export function stepRun(s: RunState, e: RunEvent, now: number): StepResult<RunSt
     waitMs: account === null || account === 'runtime' ? s.waitMs : { ...s.waitMs, [account]: s.waitMs[account] + spent },
     resetsAtMs: to === 'WAITING_FOR_LIMIT' ? s.resetsAtMs : null,
     questionId: to === 'WAITING_FOR_INPUT' ? s.questionId : null,
+    problem: null,
   };
   const effects: RunEffect[] = [];
   switch (e.type) {
@@ -172,7 +180,13 @@ export function stepRun(s: RunState, e: RunEvent, now: number): StepResult<RunSt
       next.reason = e.reason;
       effects.push({ type: 'release-claim' });
       break;
+    case 'sent-back':
+      next.problem = e.why;
+      break;
     case 'lost':
+      next.problem = e.reason ?? 'its lease or process was lost';
+      effects.push({ type: 'release-claim' });
+      break;
     case 'claim-lost':
       effects.push({ type: 'release-claim' });
       break;

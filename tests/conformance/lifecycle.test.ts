@@ -58,6 +58,10 @@ const runEvent = (type: RunEventType): RunEvent => {
     case 'fail':
     case 'cancel':
       return { type, reason: 'a test' };
+    case 'sent-back':
+      return { type, why: 'a test' };
+    case 'lost':
+      return { type };
     default:
       return { type };
   }

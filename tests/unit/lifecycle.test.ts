@@ -122,6 +122,17 @@ describe('run reducer', () => {
     expect(run.waitMs).toMatchObject({ recovery: 10 * MIN, queue: MIN });
   });
 
+  it('a run that cannot be prepared keeps why it needs a person, and a pull request sends its run back with why', () => {
+    const lost = drive([[T0, { type: 'claim' }], [T0, { type: 'claimed' }], [T0, { type: 'lost', reason: "git: fatal: invalid reference: nope" }]]);
+    expect(lost).toMatchObject({ state: 'RECOVERY_REQUIRED', problem: 'git: fatal: invalid reference: nope' });
+    expect(ok(stepRun(lost, { type: 'recovered' }, T0)).state.problem).toBeNull();
+    const awaiting = drive([[T0, { type: 'claim' }], [T0, { type: 'claimed' }], [T0, { type: 'prepared' }], [T0, { type: 'turn-completed', sessionId: 's1' }], [T0, { type: 'verified' }]]);
+    const back = ok(stepRun(awaiting, { type: 'sent-back', why: 'check test failed' }, T0 + MIN));
+    expect(back.state).toMatchObject({ state: 'RUNNING', problem: 'check test failed', sessionId: 's1' });
+    expect(back.state.waitMs.merge).toBe(MIN);
+    expect(stepRun(back.state, { type: 'sent-back', why: 'again' }, T0 + MIN).ok).toBe(false);
+  });
+
   it('an event dated before the run entered its state is refused', () => {
     const r = stepRun(newRun(T0), { type: 'claim' }, T0 - 1);
     expect(r.ok).toBe(false);
