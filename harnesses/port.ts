@@ -50,6 +50,11 @@ export interface HeadlessArgs {
   model?: string | null;
   /** Resume this session instead of starting one (checked to be a session id). */
   resumeSessionId?: string | null;
+  /**
+   * Nobody is there to answer a permission prompt (a route node in its own worktree): let the run edit files in its
+   * cwd without asking, as far as the harness allows it to unattended. Never a flag that skips every check.
+   */
+  unattended?: boolean;
   harnessArgs?: string[];
 }
 

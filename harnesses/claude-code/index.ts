@@ -34,13 +34,19 @@ function resumeArgv(r: ResumeArgs): string[] {
   ];
 }
 
+/**
+ * Edits in the cwd without asking (`-p` denies what it would have asked about). Not bypassPermissions: as root it is
+ * refused (shared/facts/claude-code.md §0), and a worktree is no sandbox.
+ */
+const UNATTENDED = ['--permission-mode', 'acceptEdits'];
+
 function headlessArgv(r: HeadlessArgs): { argv: string[]; stdin: string } {
   if (r.resumeSessionId != null && !isSessionId(r.resumeSessionId)) {
     throw new ResumePlanError(`headless: ${JSON.stringify(r.resumeSessionId.slice(0, 80))} is not a session id (a UUID) — not passing it to claude`);
   }
   return {
     // `-p` with no prompt argument reads the prompt from stdin (captured, tests/fixtures/headless).
-    argv: [r.bin, '-p', '--output-format', 'stream-json', '--verbose', ...(r.resumeSessionId ? [`--resume=${r.resumeSessionId}`] : []), ...(r.model ? ['--model', r.model] : []), ...(r.harnessArgs ?? [])],
+    argv: [r.bin, '-p', '--output-format', 'stream-json', '--verbose', ...(r.resumeSessionId ? [`--resume=${r.resumeSessionId}`] : []), ...(r.model ? ['--model', r.model] : []), ...(r.unattended ? UNATTENDED : []), ...(r.harnessArgs ?? [])],
     stdin: r.prompt,
   };
 }

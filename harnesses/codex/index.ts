@@ -29,7 +29,9 @@ function resumeArgv(r: ResumeArgs): string[] {
 }
 
 function headlessArgv(r: HeadlessArgs): { argv: string[]; stdin: string } {
-  const opts = ['--json', '--skip-git-repo-check', ...(r.model ? ['--model', r.model] : []), ...(r.harnessArgs ?? [])];
+  // Unattended: `exec` never asks (approval never, shared/facts/codex-cli.md); the sandbox lets it write its cwd. As a
+  // `-c` override because `exec resume` (0.169) takes no `--sandbox`.
+  const opts = ['--json', '--skip-git-repo-check', ...(r.model ? ['--model', r.model] : []), ...(r.unattended ? ['-c', 'sandbox_mode="workspace-write"'] : []), ...(r.harnessArgs ?? [])];
   if (r.resumeSessionId == null) return { argv: [r.bin, 'exec', ...opts], stdin: r.prompt };
   if (!isSessionId(r.resumeSessionId)) {
     throw new ResumePlanError(`headless: ${JSON.stringify(r.resumeSessionId.slice(0, 80))} is not a session id (a UUID) — not passing it to codex`);

@@ -1,0 +1,418 @@
+import { dirname, join } from 'node:path';
+import type { RunEvent, RunStateName } from '../../core/lifecycle/run.js';
+import type { HarnessEvent } from '../../harnesses/events.js';
+import type { Clock } from '../clock.js';
+import type { Checks, EngineLog, EngineNode, EngineRoute, EngineStore, Harnesses, NodeFields, PullRequests, RunHandle, Runner, Worktrees } from './ports.js';
+
+/**
+ * `sleds engine`: deliberately dull. Each tick it first reconciles the store with the world (renews its leases, takes
+ * over nodes whose engine died, reattaches to their harness processes or reads what they left), then moves every node
+ * it holds one step (SPEC.md § run), then claims ready nodes up to its concurrency. It never merges: a merged pull
+ * request is what it waits for. Every move is a fenced step of the run reducer in the store, so two engines on one
+ * store never both act on a node: a step with a stale token is refused and the loser lets the node go.
+ */
+
+export interface EngineSettings {
+  /** This engine's name in leases (`host:pid:random`). */
+  owner: string;
+  leaseMs: number;
+  /** Nodes at work at once (claiming, preparing, running, verifying); waiting ones take no slot. */
+  concurrency: number;
+  /** Where each run's files go: `<runsDir>/<route>/<node>/<attempt>/`. */
+  runsDir: string;
+  /** How long to wait before asking again about a limit whose reset the harness did not say. */
+  unknownResetWaitMs: number;
+}
+
+export interface PackRequest {
+  route: EngineRoute;
+  node: EngineNode;
+  /** Why the node is back in its session: a failed check, a review, a conflict, an answer, a reset; null on its first run. */
+  feedback: { kind: 'verify-failed' | 'checks-failed' | 'changes-requested' | 'conflict' | 'answer' | 'continue'; text: string } | null;
+}
+
+export interface Packs {
+  /** The prompt handed to the harness (the node's brief, the field book, the route's decisions, its dependencies' PRs). */
+  forNode(r: PackRequest): Promise<string>;
+  /** The pull request's body (brief, decisions, verification, receipt). */
+  prBody(route: EngineRoute, node: EngineNode, verification: string): Promise<string>;
+}
+
+export interface EngineDeps {
+  store: EngineStore;
+  worktrees: Worktrees;
+  checks: Checks;
+  prs: PullRequests;
+  runner: Runner;
+  harnesses: Harnesses;
+  packs: Packs;
+  clock: Clock;
+  log: EngineLog;
+  settings: EngineSettings;
+}
+
+export interface TickReport {
+  claimed: string[];
+  tookOver: string[];
+  moved: Array<{ node: string; from: RunStateName; to: RunStateName }>;
+  errors: string[];
+}
+
+const WORKING: readonly RunStateName[] = ['CLAIMING', 'PREPARING', 'RUNNING', 'VERIFYING'];
+const keyOf = (n: { routeKey: string; nodeId: string }) => `${n.routeKey}/${n.nodeId}`;
+
+export class Engine {
+  private readonly handles = new Map<string, RunHandle>();
+  /** Work under way for a node (preparing, verifying, opening its PR): a tick never starts a second one. */
+  private readonly busy = new Map<string, Promise<void>>();
+  /** When GitHub may be asked again, per repository. */
+  private readonly prWaitUntil = new Map<string, number>();
+  /** What a node was last sent back for (fingerprint), so one review or failing check sends it back once. */
+  private readonly sentBackFor = new Map<string, string>();
+  private report: TickReport = { claimed: [], tookOver: [], moved: [], errors: [] };
+
+  constructor(private readonly d: EngineDeps) {}
+
+  /** One reconcile round. Long work (worktree setup, checks, pushing) runs on; `settle()` waits for it. */
+  async tick(): Promise<TickReport> {
+    this.report = { claimed: [], tookOver: [], moved: [], errors: [] };
+    const { store, clock, settings } = this.d;
+    const now = clock.now();
+    const mine: EngineNode[] = [];
+    for (const n of store.activeNodes()) {
+      if (n.state === 'QUEUED') continue;
+      if (n.leaseOwner === settings.owner) {
+        if (store.renew(n.routeKey, n.nodeId, settings.owner, n.fencingToken, now, settings.leaseMs)) mine.push(n);
+        else this.forget(n, 'its lease was taken by another engine');
+      } else if (n.leaseExpiresAt !== null && n.leaseExpiresAt <= now) {
+        const token = store.takeOver(n.routeKey, n.nodeId, settings.owner, now, settings.leaseMs);
+        if (token !== null) {
+          this.report.tookOver.push(keyOf(n));
+          this.d.log.info(`${keyOf(n)}: taken over (${n.state}; its engine ${n.leaseOwner ?? 'unknown'} stopped renewing)`);
+          mine.push({ ...n, fencingToken: token, leaseOwner: settings.owner });
+        }
+      }
+    }
+    await this.followPullRequests(mine.filter((n) => n.state === 'AWAITING_MERGE'));
+    for (const n of mine) if (n.state !== 'AWAITING_MERGE') await this.advance(n);
+
+    let working = store.activeNodes().filter((n) => n.leaseOwner === settings.owner && WORKING.includes(n.state)).length;
+    for (const n of store.ready(now)) {
+      if (working >= settings.concurrency) break;
+      const token = store.claim(n.routeKey, n.nodeId, settings.owner, now, settings.leaseMs);
+      if (token === null) continue;
+      working++;
+      this.report.claimed.push(keyOf(n));
+      this.d.log.info(`${keyOf(n)}: claimed`);
+      const claimed = store.node(n.routeKey, n.nodeId);
+      if (claimed) await this.advance(claimed);
+    }
+    return this.report;
+  }
+
+  /** Waits for the work ticks started (tests and `--once`). */
+  async settle(): Promise<void> {
+    while (this.busy.size > 0) await Promise.all([...this.busy.values()]);
+  }
+
+  /** The runs this engine watches (for the status line). */
+  watching(): string[] {
+    return [...this.handles.keys()];
+  }
+
+  private forget(n: EngineNode, why: string): void {
+    const k = keyOf(n);
+    if (this.handles.has(k)) this.d.log.warn(`${k}: no longer ours — ${why}`);
+    this.handles.delete(k);
+  }
+
+  private step(n: EngineNode, event: RunEvent, fields?: NodeFields): EngineNode | null {
+    const r = this.d.store.step(n.routeKey, n.nodeId, n.fencingToken, event, this.d.clock.now(), fields);
+    if (!r.ok) {
+      this.report.errors.push(`${keyOf(n)}: ${r.error}`);
+      this.d.log.warn(`${keyOf(n)}: ${r.error}`);
+      return null;
+    }
+    this.report.moved.push({ node: keyOf(n), from: n.state, to: r.node.state });
+    return r.node;
+  }
+
+  /** Runs `work` for a node unless some is already under way; errors become the node's recovery reason. */
+  private spawnWork(n: EngineNode, work: () => Promise<void>): void {
+    const k = keyOf(n);
+    if (this.busy.has(k)) return;
+    const p = work()
+      .catch((e: unknown) => {
+        const reason = oneLineError(e);
+        this.d.log.warn(`${k}: ${reason}`);
+        const fresh = this.d.store.node(n.routeKey, n.nodeId);
+        if (fresh && fresh.fencingToken === n.fencingToken && ['PREPARING', 'RUNNING', 'VERIFYING'].includes(fresh.state)) this.step(fresh, { type: 'lost', reason });
+      })
+      .finally(() => this.busy.delete(k));
+    this.busy.set(k, p);
+  }
+
+  private async advance(n: EngineNode): Promise<void> {
+    if (this.busy.has(keyOf(n))) return;
+    switch (n.state) {
+      case 'CLAIMING': {
+        const next = this.step(n, { type: 'claimed' });
+        if (next) this.spawnWork(next, () => this.prepare(next));
+        return;
+      }
+      case 'PREPARING':
+        this.spawnWork(n, () => this.prepare(n));
+        return;
+      case 'RUNNING':
+        this.follow(n);
+        return;
+      case 'VERIFYING':
+        this.spawnWork(n, () => this.verify(n));
+        return;
+      case 'WAITING_FOR_LIMIT': {
+        const now = this.d.clock.now();
+        const due = n.resetsAtMs ?? n.enteredAt + this.d.settings.unknownResetWaitMs;
+        if (now < due) return;
+        const next = this.step(n, { type: 'limit-reset' });
+        if (next) this.spawnWork(next, () => this.resume(next, { kind: 'continue', text: 'The usage limit has reset. Carry on where you stopped.' }));
+        return;
+      }
+      case 'WAITING_FOR_INPUT': {
+        const answer = n.questionId ? this.d.store.answerTo(n.routeKey, n.nodeId, n.questionId) : null;
+        if (answer === null) return;
+        const next = this.step(n, { type: 'answered' });
+        if (next) this.spawnWork(next, () => this.resume(next, { kind: 'answer', text: answer }));
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  private route(n: EngineNode): EngineRoute {
+    const r = this.d.store.route(n.routeKey);
+    if (!r) throw new Error(`route '${n.routeKey}' is gone from the store`);
+    return r;
+  }
+
+  /** PREPARING: the worktree from the merged tip of its dependencies, then the harness started on the pack. */
+  private async prepare(n: EngineNode): Promise<void> {
+    const route = this.route(n);
+    const harness = this.d.harnesses.forNode(n);
+    if (!harness.ok) {
+      this.step(n, { type: 'lost', reason: harness.error });
+      return;
+    }
+    let made: { path: string; branch: string; baseSha: string };
+    try {
+      const base = await this.d.worktrees.baseFor(route, n);
+      made = await this.d.worktrees.create(route, n, base, this.slotOf(n));
+    } catch (e) {
+      this.step(n, { type: 'lost', reason: `the worktree could not be made: ${oneLineError(e)}` });
+      return;
+    }
+    const prepared = this.step(n, { type: 'prepared' }, { worktree: made.path, branch: made.branch, baseSha: made.baseSha, harness: harness.adapter.id });
+    if (!prepared) return;
+    await this.startRun(prepared, null, null);
+  }
+
+  /** A free port block per worktree: the node's place among this engine's nodes. */
+  private slotOf(n: EngineNode): number {
+    const held = this.d.store.activeNodes().filter((x) => x.leaseOwner === this.d.settings.owner).map(keyOf).sort();
+    const i = held.indexOf(keyOf(n));
+    return i < 0 ? held.length : i;
+  }
+
+
+  private async startRun(n: EngineNode, resumeSessionId: string | null, feedback: PackRequest['feedback']): Promise<void> {
+    const harness = this.d.harnesses.forNode(n);
+    if (!harness.ok) {
+      this.step(n, { type: 'lost', reason: harness.error });
+      return;
+    }
+    if (!n.worktree) throw new Error('it has no worktree');
+    const route = this.route(n);
+    const prompt = await this.d.packs.forNode({ route, node: n, feedback });
+    const k = keyOf(n);
+    const nodeDir = join(this.d.settings.runsDir, n.routeKey, n.nodeId);
+    const handle = this.d.runner.start({ adapter: harness.adapter, bin: harness.bin, cwd: n.worktree, prompt, model: n.model, resumeSessionId, nodeDir, env: harness.env });
+    this.handles.set(k, handle);
+    this.d.store.patch(n.routeKey, n.nodeId, n.fencingToken, { pid: handle.pid, logPath: handle.logPath });
+    this.d.log.info(`${k}: ${resumeSessionId ? `resumed session ${resumeSessionId}` : 'started'} in ${harness.adapter.displayName} (pid ${handle.pid})`);
+  }
+
+  private async resume(n: EngineNode, feedback: NonNullable<PackRequest['feedback']>): Promise<void> {
+    if (!n.sessionId) {
+      this.step(n, { type: 'lost', reason: 'its session id is unknown, so it cannot be resumed' });
+      return;
+    }
+    await this.startRun(n, n.sessionId, feedback);
+  }
+
+  /** RUNNING: reads the stream; the run's state comes from its events, never from a screen. */
+  private follow(n: EngineNode): void {
+    const k = keyOf(n);
+    let handle = this.handles.get(k) ?? null;
+    if (handle === null) {
+      // After a restart or a takeover: the same process if it still runs, else what it left.
+      const harness = this.d.harnesses.forNode(n);
+      const runDir = n.logPath ? dirname(n.logPath) : null;
+      if (!harness.ok || !runDir) {
+        this.spawnWork(n, () => this.recoverRun(n, []));
+        return;
+      }
+      handle = this.d.runner.reattach(harness.adapter, runDir);
+      if (handle === null) {
+        const left = this.d.runner.leftover(harness.adapter, runDir);
+        this.spawnWork(n, () => this.recoverRun(n, left));
+        return;
+      }
+      this.handles.set(k, handle);
+      this.d.log.info(`${k}: reattached to its running harness (pid ${handle.pid})`);
+    }
+    const ended = handle.ended();
+    const events = handle.read();
+    const outcome = this.apply(n, events);
+    if (outcome === 'moved') {
+      this.handles.delete(k);
+      return;
+    }
+    if (ended) {
+      this.handles.delete(k);
+      // It exited without completing its turn: resume it from its session, once; a second death needs a person.
+      this.spawnWork(n, () => this.recoverRun(n, []));
+    }
+  }
+
+  /**
+   * Applies a run's events: the session id as soon as it is named, a limit, a question, the end of the turn. Returns
+   * 'moved' once the node has left RUNNING.
+   */
+  private apply(n: EngineNode, events: HarnessEvent[]): 'moved' | 'running' {
+    let sessionId = n.sessionId;
+    for (const e of events) {
+      if (e.kind === 'turn_started' && e.sessionId && e.sessionId !== sessionId) {
+        sessionId = e.sessionId;
+        this.d.store.patch(n.routeKey, n.nodeId, n.fencingToken, { sessionId });
+      } else if (e.kind === 'rate_limited') {
+        return this.step(n, { type: 'rate-limited', resetsAtMs: e.resetsAtMs }) ? 'moved' : 'running';
+      } else if (e.kind === 'question') {
+        const questionId = `${n.nodeId}-${this.d.clock.now().toString(36)}`;
+        return this.step(n, { type: 'question', questionId }, { lastError: e.text }) ? 'moved' : 'running';
+      } else if (e.kind === 'turn_completed') {
+        const sid = e.sessionId ?? sessionId;
+        if (!e.ok || !sid) {
+          const next = this.step(n, { type: 'lost', reason: `the harness ended its turn with an error: ${e.text ?? 'no reason given'}` });
+          return next ? 'moved' : 'running';
+        }
+        const next = this.step(n, { type: 'turn-completed', sessionId: sid }, { sessionId: sid });
+        if (next) this.spawnWork(next, () => this.verify(next));
+        return next ? 'moved' : 'running';
+      }
+    }
+    return 'running';
+  }
+
+  /** A run whose process is gone: finish what its stream says, else resume it from its session id, else a person. */
+  private async recoverRun(n: EngineNode, left: HarnessEvent[]): Promise<void> {
+    if (this.apply(n, left) === 'moved') return;
+    const k = keyOf(n);
+    if (this.resumedOnce.has(k) || !n.sessionId) {
+      this.step(n, { type: 'lost', reason: n.sessionId ? 'its harness stopped twice without finishing its turn' : 'its harness stopped before it named a session' });
+      return;
+    }
+    this.resumedOnce.add(k);
+    await this.resume(n, { kind: 'continue', text: 'Your run was interrupted. Carry on where you stopped.' });
+  }
+
+  private resumedOnce = new Set<string>();
+
+  /** VERIFYING: commit what the agent left, run the policy's checks; pass → push and open the PR; fail → back to it. */
+  private async verify(n: EngineNode): Promise<void> {
+    if (!n.worktree || !n.branch) throw new Error('it has no worktree to verify');
+    const route = this.route(n);
+    await this.d.worktrees.commitAll(n.worktree, `${n.nodeId}: ${n.title}`);
+    const report = await this.d.checks.run(n.worktree);
+    if (!report.ok) {
+      const failures = n.verifyFailures + 1;
+      if (failures >= this.d.checks.maxAttempts) {
+        this.step(n, { type: 'lost', reason: `its checks failed ${failures} times (${report.summary})` }, { verifyFailures: failures });
+        return;
+      }
+      const back = this.step(n, { type: 'verification-failed' }, { verifyFailures: failures });
+      if (back) await this.resume(back, { kind: 'verify-failed', text: `The checks failed (${report.summary}). Fix this and finish:\n\n${report.failures}` });
+      return;
+    }
+    const verified = this.step(n, { type: 'verified' }, { lastError: null });
+    if (!verified) return;
+    await this.d.worktrees.push(route, n.worktree, n.branch);
+    if (verified.prNumber === null) {
+      const pr = await this.d.prs.open(route, verified, await this.d.packs.prBody(route, verified, report.summary));
+      this.d.store.patch(n.routeKey, n.nodeId, n.fencingToken, { prNumber: pr.number, prUrl: pr.url });
+      this.d.log.info(`${keyOf(n)}: verified (${report.summary}); pull request #${pr.number} opened`);
+    } else {
+      this.d.log.info(`${keyOf(n)}: verified (${report.summary}); pull request #${verified.prNumber} updated`);
+    }
+  }
+
+  /** AWAITING_MERGE: one round per repository; merged → COMPLETED (and the next wave becomes ready), closed → CANCELLED. */
+  private async followPullRequests(nodes: EngineNode[]): Promise<void> {
+    const byRepo = new Map<string, { route: EngineRoute; nodes: EngineNode[] }>();
+    for (const n of nodes) {
+      if (this.busy.has(keyOf(n))) continue;
+      if (n.prNumber === null) {
+        // Verified but its PR was not opened (GitHub was away): open it now.
+        this.spawnWork(n, () => this.reopen(n));
+        continue;
+      }
+      const route = this.route(n);
+      const group = byRepo.get(route.repoRoot) ?? { route, nodes: [] };
+      group.nodes.push(n);
+      byRepo.set(route.repoRoot, group);
+    }
+    const now = this.d.clock.now();
+    for (const [repo, { route, nodes: group }] of byRepo) {
+      if ((this.prWaitUntil.get(repo) ?? 0) > now) continue;
+      let round: Awaited<ReturnType<PullRequests['follow']>>;
+      try {
+        round = await this.d.prs.follow(route, group.map((n) => n.prNumber!));
+      } catch (e) {
+        this.report.errors.push(`pull requests of ${repo}: ${oneLineError(e)}`);
+        this.d.log.warn(`could not read the pull requests of ${repo}: ${oneLineError(e)}`);
+        continue;
+      }
+      if (round.retryAfterMs !== null) this.prWaitUntil.set(repo, now + round.retryAfterMs);
+      for (const st of round.states) {
+        const n = group.find((x) => x.prNumber === st.number);
+        if (!n) continue;
+        if (st.state === 'MERGED') {
+          if (this.step(n, { type: 'merged' })) {
+            this.d.log.info(`${keyOf(n)}: pull request #${st.number} merged — completed`);
+            if (n.worktree) await this.d.worktrees.remove(route, n.worktree).catch((e: unknown) => this.d.log.warn(`${keyOf(n)}: its worktree was not removed: ${oneLineError(e)}`));
+          }
+        } else if (st.state === 'CLOSED') {
+          this.step(n, { type: 'cancel', reason: `its pull request #${st.number} was closed without a merge` });
+        } else if (st.sendBack && this.sentBackFor.get(keyOf(n)) !== st.sendBack.fingerprint) {
+          this.sentBackFor.set(keyOf(n), st.sendBack.fingerprint);
+          const back = this.step(n, { type: 'sent-back', why: `${st.sendBack.kind}: ${st.sendBack.text.slice(0, 200)}` });
+          if (back) {
+            const kind = st.sendBack.kind;
+            const text = st.sendBack.text;
+            this.spawnWork(back, () => this.resume(back, { kind, text }));
+          }
+        }
+      }
+    }
+  }
+
+  private async reopen(n: EngineNode): Promise<void> {
+    const route = this.route(n);
+    const pr = await this.d.prs.open(route, n, await this.d.packs.prBody(route, n, 'verified'));
+    this.d.store.patch(n.routeKey, n.nodeId, n.fencingToken, { prNumber: pr.number, prUrl: pr.url });
+  }
+}
+
+export function oneLineError(e: unknown): string {
+  const text = e instanceof Error ? e.message : String(e);
+  return text.replace(/\s*\n\s*/g, ' ').trim().slice(0, 400) || 'an unknown error';
+}

@@ -1,0 +1,31 @@
+import { harnessById } from '../../harnesses/registry.js';
+import { BINARY_NAMES, configuredBinary, type SledsConfig } from '../config/schema.js';
+import { findBinary } from '../find-binary.js';
+import type { EngineNode, Harnesses } from './ports.js';
+
+/**
+ * The harness a node runs in: its own (`harness:` in the route file), else the seat's default (`engine.harness` in the
+ * policy); sleds never picks one for you, so a node with neither needs a person. The binary is config.yml's
+ * `binaries.<name>` when set, else the adapter's binary on PATH. The environment is the engine's own plus where the
+ * node is, so the agent's `park` verb and its setup know which node they belong to.
+ */
+export function registryHarnesses(opts: { defaultHarness: string | null; binaries: SledsConfig['binaries']; env: NodeJS.ProcessEnv; portBase: (n: EngineNode) => number }): Harnesses {
+  return {
+    forNode(node) {
+      const id = node.harness ?? opts.defaultHarness;
+      if (!id) return { ok: false, error: "no harness named — give the node `harness:` in its route file, or set `engine.harness` in .sleds/policy.yml" };
+      const found = harnessById(id);
+      if (!found.ok) return { ok: false, error: found.error };
+      const name = found.adapter.binary.name;
+      const setting = (BINARY_NAMES as readonly string[]).includes(name) ? configuredBinary(opts.binaries, name as (typeof BINARY_NAMES)[number]) : null;
+      const bin = findBinary(name, setting, opts.env.PATH);
+      if (!bin.bin) return { ok: false, error: `${found.adapter.displayName} (${name}) was not found (${bin.how}) — install ${found.adapter.binary.installs} or set binaries.${name} in config.yml` };
+      const env: Record<string, string> = {};
+      for (const [k, v] of Object.entries(opts.env)) if (v !== undefined) env[k] = v;
+      env.SLEDS_ROUTE = node.routeKey;
+      env.SLEDS_NODE = node.nodeId;
+      env.SLEDS_PORT_BASE = String(opts.portBase(node));
+      return { ok: true, adapter: found.adapter, bin: bin.bin, env };
+    },
+  };
+}

@@ -1,0 +1,148 @@
+import type { RunEvent, RunStateName } from '../../core/lifecycle/run.js';
+import type { HarnessAdapter } from '../../harnesses/port.js';
+import type { HarnessEvent } from '../../harnesses/events.js';
+
+/**
+ * What the engine (engine.ts) needs of the world, as ports: the route store, git worktrees, the checks, the pull
+ * requests, and the harness processes. compose-engine.ts binds the real ones; tests bind real git and SQLite with a
+ * fake GitHub. The engine itself names no harness and runs no process: it decides, these act.
+ */
+
+export interface EngineNode {
+  routeKey: string;
+  nodeId: string;
+  title: string;
+  brief: string;
+  dependsOn: string[];
+  harness: string | null;
+  model: string | null;
+  state: RunStateName;
+  /** When it entered its state. */
+  enteredAt: number;
+  sessionId: string | null;
+  resetsAtMs: number | null;
+  questionId: string | null;
+  problem: string | null;
+  fencingToken: number;
+  leaseOwner: string | null;
+  leaseExpiresAt: number | null;
+  worktree: string | null;
+  branch: string | null;
+  baseSha: string | null;
+  prNumber: number | null;
+  prUrl: string | null;
+  verifyFailures: number;
+  lastError: string | null;
+  /** The stream of its latest run (its run dir is the folder). */
+  logPath: string | null;
+}
+
+export interface EngineRoute {
+  key: string;
+  title: string;
+  tracker: string | null;
+  notes: string | null;
+  repoRoot: string;
+}
+
+export type NodeFields = Partial<Pick<EngineNode, 'sessionId' | 'worktree' | 'branch' | 'baseSha' | 'prNumber' | 'prUrl' | 'verifyFailures' | 'lastError' | 'harness'>> & {
+  pid?: number | null;
+  logPath?: string | null;
+};
+
+/** The route store as the engine uses it (musher/engine/route-store.ts). Every write is fenced by the claim's token. */
+export interface EngineStore {
+  route(key: string): EngineRoute | null;
+  /** Every node not over (any route), for reconcile. */
+  activeNodes(): EngineNode[];
+  ready(now: number): EngineNode[];
+  claim(key: string, id: string, owner: string, now: number, leaseMs: number): number | null;
+  takeOver(key: string, id: string, owner: string, now: number, leaseMs: number): number | null;
+  renew(key: string, id: string, owner: string, token: number, now: number, leaseMs: number): boolean;
+  step(key: string, id: string, token: number, event: RunEvent, now: number, fields?: NodeFields): { ok: true; node: EngineNode } | { ok: false; error: string };
+  patch(key: string, id: string, token: number, fields: NodeFields): boolean;
+  node(key: string, id: string): EngineNode | null;
+  decisions(key: string): Array<{ nodeId: string; question: string; answer: string; answeredBy: string; answeredAt: number }>;
+  /** The answer to a parked question, once a person gave it. */
+  answerTo(key: string, id: string, questionId: string): string | null;
+}
+
+export interface Worktrees {
+  /** The base a node starts from: the remote's base branch after a fetch (its dependencies are merged into it). */
+  baseFor(route: EngineRoute, node: EngineNode): Promise<string>;
+  create(route: EngineRoute, node: EngineNode, baseRef: string, slot: number): Promise<{ path: string; branch: string; baseSha: string }>;
+  remove(route: EngineRoute, path: string): Promise<void>;
+  /** Commits what the agent left uncommitted; null when nothing changed. */
+  commitAll(path: string, message: string): Promise<string | null>;
+  push(route: EngineRoute, path: string, branch: string): Promise<void>;
+  /** The field book the pack carries (CLAUDE.md, AGENTS.md of the worktree). */
+  fieldBook(path: string): Promise<Array<{ name: string; text: string }>>;
+}
+
+export interface CheckReport {
+  ok: boolean;
+  summary: string;
+  /** The failing checks' log tails, for the agent. */
+  failures: string;
+}
+
+export interface Checks {
+  run(worktree: string): Promise<CheckReport>;
+  /** How many failed verifications send a node back before it needs a person. */
+  readonly maxAttempts: number;
+}
+
+export interface PrState {
+  number: number;
+  state: 'OPEN' | 'MERGED' | 'CLOSED';
+  /** Why the node must go back to its session (failing checks, changes requested, a conflict), with what failed; else null. */
+  sendBack: { kind: 'checks-failed' | 'changes-requested' | 'conflict'; text: string; fingerprint: string } | null;
+}
+
+export interface PullRequests {
+  open(route: EngineRoute, node: EngineNode, body: string): Promise<{ number: number; url: string }>;
+  /** One round for every open pull request of a repository; `retryAfterMs` when GitHub asked to wait. */
+  follow(route: EngineRoute, numbers: number[]): Promise<{ states: PrState[]; retryAfterMs: number | null }>;
+}
+
+/** A harness process the engine started, or found still running after a restart. */
+export interface RunHandle {
+  readonly pid: number;
+  readonly logPath: string;
+  /** The stream's events since the last call, in order (the whole log again after a restart: events are idempotent). */
+  read(): HarnessEvent[];
+  /** Whether the process has ended (read() then returns what was left). */
+  ended(): boolean;
+  stop(): void;
+}
+
+export interface StartRun {
+  adapter: HarnessAdapter;
+  /** The harness binary (absolute). */
+  bin: string;
+  cwd: string;
+  prompt: string;
+  model: string | null;
+  resumeSessionId: string | null;
+  /** The node's folder: each run gets the next numbered folder in it (stdout, stderr, prompt, process record). */
+  nodeDir: string;
+  env: Record<string, string>;
+}
+
+export interface Runner {
+  start(r: StartRun): RunHandle;
+  /** The run recorded in `runDir` if its process is still alive (the same process: pid and start time match), else null. */
+  reattach(adapter: HarnessAdapter, runDir: string): RunHandle | null;
+  /** The events a dead run left in `runDir` (read once, after a restart). */
+  leftover(adapter: HarnessAdapter, runDir: string): HarnessEvent[];
+}
+
+export interface Harnesses {
+  /** The adapter of a node's harness (its own, else the seat's default), or why there is none. */
+  forNode(node: EngineNode): { ok: true; adapter: HarnessAdapter; bin: string; env: Record<string, string> } | { ok: false; error: string };
+}
+
+export interface EngineLog {
+  info(line: string): void;
+  warn(line: string): void;
+}
