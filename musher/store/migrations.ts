@@ -461,6 +461,71 @@ const MIGRATIONS: ReadonlyArray<Migration> = [
   CREATE TRIGGER lifecycle_events_append_only_delete BEFORE DELETE ON lifecycle_events
   BEGIN SELECT RAISE(ABORT, 'lifecycle_events is append-only'); END;
   `,
+  // 22 (issue 14): routes, their nodes and the decisions taken on them. Written only by musher/engine/route-store.ts.
+  // A node's run is core/lifecycle/run.ts's RunState (JSON) with its state mirrored in `state` for the conditional
+  // UPDATE; `fencing_token` goes up by one on every claim or take-over, so an engine that lost its lease writes
+  // nothing. (lifecycle_events already takes 'run' since 21.)
+  `
+  CREATE TABLE routes (
+    key         TEXT PRIMARY KEY,
+    title       TEXT NOT NULL,
+    tracker     TEXT,
+    mode        TEXT NOT NULL CHECK (mode IN ('approve', 'auto')),
+    notes       TEXT,
+    repo_root   TEXT NOT NULL,
+    file_path   TEXT NOT NULL,
+    created_at  INTEGER NOT NULL,
+    updated_at  INTEGER NOT NULL
+  );
+  CREATE TABLE route_nodes (
+    route_key        TEXT NOT NULL REFERENCES routes(key) ON DELETE CASCADE,
+    node_id          TEXT NOT NULL,
+    position         INTEGER NOT NULL,
+    title            TEXT NOT NULL,
+    brief            TEXT NOT NULL,
+    depends_on       TEXT NOT NULL DEFAULT '[]',
+    area             TEXT,
+    harness          TEXT,
+    model            TEXT,
+    overnight        INTEGER NOT NULL DEFAULT 0,
+    band             TEXT,
+    wave             INTEGER NOT NULL,
+    armed            INTEGER NOT NULL DEFAULT 0,
+    approved         INTEGER NOT NULL DEFAULT 0,
+    state            TEXT NOT NULL,
+    run              TEXT NOT NULL,
+    fencing_token    INTEGER NOT NULL DEFAULT 0,
+    lease_owner      TEXT,
+    lease_expires_at INTEGER,
+    session_id       TEXT,
+    pid              INTEGER,
+    log_path         TEXT,
+    worktree         TEXT,
+    branch           TEXT,
+    base_sha         TEXT,
+    pr_number        INTEGER,
+    pr_url           TEXT,
+    verify_failures  INTEGER NOT NULL DEFAULT 0,
+    last_error       TEXT,
+    receipt          TEXT,
+    updated_at       INTEGER NOT NULL,
+    PRIMARY KEY (route_key, node_id)
+  );
+  CREATE INDEX route_nodes_ready ON route_nodes(state, armed, wave);
+  CREATE INDEX route_nodes_lease ON route_nodes(lease_owner);
+  CREATE TABLE route_decisions (
+    id           INTEGER PRIMARY KEY AUTOINCREMENT,
+    route_key    TEXT NOT NULL,
+    node_id      TEXT NOT NULL,
+    question     TEXT NOT NULL,
+    options      TEXT NOT NULL,
+    answer       TEXT NOT NULL,
+    answered_by  TEXT NOT NULL,
+    answered_at  INTEGER NOT NULL,
+    source       TEXT NOT NULL
+  );
+  CREATE INDEX route_decisions_route ON route_decisions(route_key, id);
+  `,
 ];
 
 function slimHookEvents(db: Database.Database): void {
