@@ -5,7 +5,7 @@ import { isAbsolute, join, relative } from 'node:path';
  * The pack: the one prompt a node's harness gets (through stdin or a file, never argv). The node's brief, what went
  * wrong last time (a failed check's log, a reviewer's request, a conflict, a parked question's answer), the
  * decisions taken on the route, what the nodes it depends on landed, and the field book (the repository's
- * CLAUDE.md/AGENTS.md and the route's notes). It never exceeds its limit: when it would, the least needed part is
+ * CLAUDE.md and AGENTS.md and the route's notes). It never exceeds its limit: when it would, the least needed part is
  * cut first (the field book, then the dependencies, the oldest decisions, the start of a log), the brief last.
  */
 
@@ -106,6 +106,7 @@ async function readConfined(dir: string, name: string, maxBytes: number): Promis
     root = await realpath(dir);
     real = await realpath(join(dir, name));
   } catch {
+    // Not there (most repositories have one of the two, or neither): nothing to read.
     return null;
   }
   const rel = relative(root, real);

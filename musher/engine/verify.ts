@@ -105,6 +105,7 @@ function runOne(worktree: string, check: Check, env: NodeJS.ProcessEnv, timeoutM
       try {
         if (child.pid) process.kill(-child.pid, 'SIGKILL');
       } catch {
+        // The group is gone already (or was never made): the child itself, then.
         child.kill('SIGKILL');
       }
     }, timeoutMs);

@@ -99,6 +99,7 @@ async function samePath(a: string, b: string): Promise<boolean> {
   try {
     return (await realpath(a)) === (await realpath(b));
   } catch {
+    // One of them is not there: not the same folder.
     return false;
   }
 }

@@ -29,7 +29,8 @@ export const DEFAULT_MAX_SLEEP_MS = 60_000;
 const SECONDARY_FALLBACK_MS = 60_000;
 const DEFAULT_TIMEOUT_MS = 15_000;
 
-export type GithubResource = 'core' | 'search';
+/** GitHub's own buckets (`x-ratelimit-resource`): a GraphQL limit does not hold back REST calls, nor the other way. */
+export type GithubResource = 'core' | 'search' | 'graphql';
 
 export interface GithubClientDeps {
   token: () => Promise<TokenAnswer>;
@@ -75,6 +76,7 @@ export function ghHostnameFor(apiUrl: string): string | null {
 }
 
 function resourceOf(path: string): GithubResource {
+  if (path === '/graphql') return 'graphql';
   return path.startsWith('/search/') ? 'search' : 'core';
 }
 
@@ -90,7 +92,7 @@ const noop = (): void => undefined;
 
 export class GithubClient {
   readonly apiUrl: string;
-  private readonly blocked: Record<GithubResource, number> = { core: 0, search: 0 };
+  private readonly blocked: Record<GithubResource, number> = { core: 0, search: 0, graphql: 0 };
   private cachedToken: TokenAnswer | null = null;
   private octokitLoad: Promise<Octokit> | null = null;
 
