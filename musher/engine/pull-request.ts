@@ -178,10 +178,30 @@ export function statusOf(n: z.infer<typeof PrNode>): PrStatus {
 /** GitHub's secondary-limit advice when it gives no time: at least a minute. */
 const FALLBACK_WAIT_MS = 60_000;
 
+/**
+ * One round: every PR of a repository in one GraphQL query (up to MAX_PRS_PER_QUERY; a repository with more takes
+ * one query per that many, and a rate limit stops the round where it is, with what was read).
+ */
 export async function followPullRequests(gh: GithubClient, owner: string, repo: string, numbers: number[], clock: Clock): Promise<FollowRound> {
-  const wanted = [...new Set(numbers.filter((n) => Number.isInteger(n) && n > 0))].slice(0, MAX_PRS_PER_QUERY);
+  const wanted = [...new Set(numbers.filter((n) => Number.isInteger(n) && n > 0))];
   if (wanted.length === 0) return { statuses: [], retryAfterMs: null, error: null };
   slug(owner, repo);
+  const statuses: PrStatus[] = [];
+  const errors: string[] = [];
+  let retryAfterMs: number | null = null;
+  for (let at = 0; at < wanted.length; at += MAX_PRS_PER_QUERY) {
+    const part = await followOnce(gh, owner, repo, wanted.slice(at, at + MAX_PRS_PER_QUERY), clock);
+    statuses.push(...part.statuses);
+    if (part.error) errors.push(part.error);
+    if (part.retryAfterMs !== null) {
+      retryAfterMs = part.retryAfterMs;
+      break;
+    }
+  }
+  return { statuses, retryAfterMs, error: errors.length > 0 ? errors.join('; ') : null };
+}
+
+async function followOnce(gh: GithubClient, owner: string, repo: string, wanted: number[], clock: Clock): Promise<FollowRound> {
   const r = await gh.request('POST', '/graphql', {
     body: { query: followQuery(wanted), variables: { owner, name: repo } },
     schema: FollowAnswer,

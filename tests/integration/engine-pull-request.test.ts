@@ -58,7 +58,7 @@ async function world(opts: { graphqlLimit?: number } = {}) {
     git(repo, 'checkout', '-q', 'main');
     return branch;
   };
-  return { gh, client, clock, advance: (ms: number) => void (now += ms), bare, pushNode };
+  return { gh, client, clock, advance: (ms: number) => void (now += ms), bare, repo, pushNode };
 }
 
 const BODY_INPUT = {
@@ -133,6 +133,38 @@ describe("a node's pull request", () => {
     expect(next.statuses[0]).toMatchObject({ reviewDecision: 'APPROVED', reviewComments: [] });
   });
 
+  it('a conflict with the base is read from the remote (a real test merge); a fix pushed leaves the failed run behind', async () => {
+    const w = await world();
+    const gh = w.client();
+    const head = w.pushNode('export-api');
+    const n = (await openPullRequest(gh, { owner: 'acme', repo: 'shop', head, base: 'main', title: 't', body: 'b' })).number;
+    expect((await followPullRequests(gh, 'acme', 'shop', [n], w.clock)).statuses[0]).toMatchObject({ mergeable: 'MERGEABLE', checks: null });
+
+    // Someone lands a different export-api.ts on main: the PR now conflicts.
+    git(w.repo, 'checkout', '-q', 'main');
+    writeFileSync(join(w.repo, 'export-api.ts'), 'export const somethingElse = 1;\n');
+    git(w.repo, 'add', '.');
+    git(w.repo, 'commit', '-q', '-m', 'other work');
+    git(w.repo, 'push', '-q', 'origin', 'main');
+    w.gh.setCheck(SLUG, n, { name: 'ci / test', conclusion: 'FAILURE', title: '1 test failed' });
+    expect((await followPullRequests(gh, 'acme', 'shop', [n], w.clock)).statuses[0]).toMatchObject({ mergeable: 'CONFLICTING', checks: 'FAILURE' });
+
+    // The node merges main in, resolves, pushes: no conflict, and the old failed run is not the new head's.
+    git(w.repo, 'checkout', '-q', head);
+    try {
+      git(w.repo, 'merge', '-q', 'main');
+    } catch {
+      // the conflict the node resolves next
+    }
+    writeFileSync(join(w.repo, 'export-api.ts'), 'export const export_api = true;\nexport const somethingElse = 1;\n');
+    git(w.repo, 'add', '.');
+    git(w.repo, 'commit', '-q', '--no-edit');
+    git(w.repo, 'push', '-q', 'origin', head);
+    expect((await followPullRequests(gh, 'acme', 'shop', [n], w.clock)).statuses[0]).toMatchObject({ mergeable: 'MERGEABLE', checks: null, failing: [] });
+    w.gh.setCheck(SLUG, n, { name: 'ci / test', conclusion: 'SUCCESS' });
+    expect((await followPullRequests(gh, 'acme', 'shop', [n], w.clock)).statuses[0]).toMatchObject({ checks: 'SUCCESS' });
+  });
+
   it('Retry-After is honoured on the injected clock: no request until it has passed, then one', async () => {
     const w = await world();
     const gh = w.client();
@@ -169,6 +201,14 @@ describe("a node's pull request", () => {
     // The REST side is its own bucket.
     await updatePullRequestBody(other, { owner: 'acme', repo: 'shop', number: n, body: 'still writable' });
     expect(w.gh.pull(SLUG, n)!.body).toBe('still writable');
+  });
+
+  it('more PRs than one query holds: one query per 50, every PR read', async () => {
+    const w = await world();
+    const numbers = Array.from({ length: 51 }, (_, i) => w.gh.openPull(SLUG, { branch: `sleds/big/n${i}`, createdAt: T0 }).number);
+    const round = await followPullRequests(w.client(), 'acme', 'shop', numbers, w.clock);
+    expect(round.statuses.map((s) => s.number)).toEqual(numbers);
+    expect(w.gh.graphqlRequests()).toHaveLength(2);
   });
 
   it('a PR number GitHub does not have is named in the error; the others are read', async () => {

@@ -54,6 +54,7 @@ export interface FakePull {
   createdAt: number;
   /** What the people and CI did (the engine's part); absent on a PR opened by `openPull` until a test sets them. */
   mergedAt?: number | null;
+  /** Set by a test; otherwise computed on the linked remote (a real `git merge-tree`), MERGEABLE without one. */
   mergeable?: 'MERGEABLE' | 'CONFLICTING' | 'UNKNOWN';
   reviews?: FakeReview[];
   checks?: FakeCheck[];
@@ -67,9 +68,13 @@ export interface FakeReview {
   at: number;
 }
 
-/** A check run on the PR's head; `conclusion: null` is one still running. */
+/**
+ * A check run on the PR's head; `conclusion: null` is one still running. With a linked remote it belongs to the head
+ * commit it was set on (`sha`, filled in by setCheck): a new push leaves the old runs behind, as on GitHub.
+ */
 export interface FakeCheck {
   name: string;
+  sha?: string;
   conclusion: 'SUCCESS' | 'FAILURE' | 'TIMED_OUT' | 'CANCELLED' | 'NEUTRAL' | 'SKIPPED' | null;
   title?: string;
   summary?: string;
@@ -128,7 +133,7 @@ export interface FakeGithub {
   approve(repo: string, n: number, author: string): void;
   /** A check run's state on the PR (a new name adds one, a known name replaces it). */
   setCheck(repo: string, n: number, c: FakeCheck): void;
-  setMergeable(repo: string, n: number, m: 'MERGEABLE' | 'CONFLICTING' | 'UNKNOWN'): void;
+  setMergeable(repo: string, n: number, m: 'MERGEABLE' | 'CONFLICTING' | 'UNKNOWN' | null): void;
   /** Every request that would have merged something. sleds must never make one. */
   mergeCalls: GithubRequestRecord[];
   /** Throws when any merge call was made (call it in afterEach). */
@@ -199,7 +204,8 @@ export async function startFakeGithub(opts: { token: string; now?: () => number;
       closed_at: p.state === 'closed' ? iso(p.mergedAt ?? p.createdAt) : null,
       merged_at: p.mergedAt ? iso(p.mergedAt) : null,
       merged: Boolean(p.mergedAt),
-      mergeable: p.mergeable === undefined || p.mergeable === 'UNKNOWN' ? null : p.mergeable === 'MERGEABLE',
+      // null (still computing) for a PR on no linked remote, as the REST tests before the engine had it.
+      mergeable: p.state === 'closed' || (!p.mergeable && !remotes.has(slug.toLowerCase())) ? null : mergeableOf(slug, p) === 'MERGEABLE',
       draft: false,
       head: { label: `${p.head.owner}:${p.head.ref}`, ref: p.head.ref, sha: 'a'.repeat(40), user: { login: p.head.owner }, repo: { full_name: headRepo, name: headRepo.split('/')[1], owner: { login: p.head.owner }, fork: headRepo.toLowerCase() !== slug.toLowerCase() } },
       base: { label: `${owner}:${p.base}`, ref: p.base, sha: 'b'.repeat(40), user: { login: owner }, repo: { full_name: slug, name, owner: { login: owner } } },
@@ -336,7 +342,7 @@ export async function startFakeGithub(opts: { token: string; now?: () => number;
     if (r.pulls.some((p) => p.state === 'open' && p.head.owner === headOwner && p.head.ref === ref)) {
       return invalid('', 'custom', `A pull request already exists for ${headOwner}:${ref}.`);
     }
-    const pr: FakePull = { number: nextNumber(r), state: 'open', title: String(body!.title), body: typeof body!.body === 'string' ? body!.body : null, head: { owner: headOwner, ref }, base: String(body!.base), createdAt: now(), mergeable: 'MERGEABLE', reviews: [], checks: [] };
+    const pr: FakePull = { number: nextNumber(r), state: 'open', title: String(body!.title), body: typeof body!.body === 'string' ? body!.body : null, head: { owner: headOwner, ref }, base: String(body!.base), createdAt: now(), reviews: [], checks: [] };
     r.pulls.push(pr);
     return send(res, 201, pullJson(slug, pr), { ...h, location: `${base}/repos/${slug}/pulls/${pr.number}` });
   };
@@ -349,8 +355,31 @@ export async function startFakeGithub(opts: { token: string; now?: () => number;
     if (states.includes('APPROVED')) return 'APPROVED';
     return null;
   };
-  const rollupOf = (p: FakePull) => {
-    const checks = p.checks ?? [];
+  const headSha = (slug: string, p: FakePull): string | null => {
+    const bare = remotes.get(slug.toLowerCase());
+    if (!bare) return null;
+    try {
+      return testGit(bare, 'rev-parse', '--verify', '--quiet', `refs/heads/${p.head.ref}`);
+    } catch {
+      return null; // the branch was deleted after the merge
+    }
+  };
+  /** GitHub's test merge, for real: does the head merge into the base without a conflict? */
+  const mergeableOf = (slug: string, p: FakePull): 'MERGEABLE' | 'CONFLICTING' | 'UNKNOWN' => {
+    if (p.mergeable) return p.mergeable;
+    const bare = remotes.get(slug.toLowerCase());
+    if (!bare) return 'MERGEABLE';
+    try {
+      testGit(bare, 'merge-tree', '--write-tree', `refs/heads/${p.base}`, `refs/heads/${p.head.ref}`);
+      return 'MERGEABLE';
+    } catch (e) {
+      // merge-tree exits 1 on a conflict; anything else (a missing branch) is GitHub still computing.
+      return (e as { status?: number }).status === 1 ? 'CONFLICTING' : 'UNKNOWN';
+    }
+  };
+  const rollupOf = (slug: string, p: FakePull) => {
+    const sha = headSha(slug, p);
+    const checks = (p.checks ?? []).filter((c) => !c.sha || !sha || c.sha === sha);
     if (checks.length === 0) return null;
     const state = checks.some((c) => c.conclusion === 'FAILURE' || c.conclusion === 'TIMED_OUT' || c.conclusion === 'CANCELLED') ? 'FAILURE' : checks.some((c) => c.conclusion === null) ? 'PENDING' : 'SUCCESS';
     return {
@@ -368,12 +397,13 @@ export async function startFakeGithub(opts: { token: string; now?: () => number;
       url: `https://github.com/${slug}/pull/${p.number}`,
       title: p.title,
       headRefName: p.head.ref,
+      headRefOid: headSha(slug, p) ?? 'a'.repeat(40),
       state: p.mergedAt ? 'MERGED' : p.state === 'closed' ? 'CLOSED' : 'OPEN',
       merged: Boolean(p.mergedAt),
       mergedAt: p.mergedAt ? iso(p.mergedAt) : null,
-      mergeable: p.mergedAt || p.state === 'closed' ? 'UNKNOWN' : (p.mergeable ?? 'MERGEABLE'),
+      mergeable: p.mergedAt || p.state === 'closed' ? 'UNKNOWN' : mergeableOf(slug, p),
       reviewDecision: reviewDecisionOf(p),
-      statusCheckRollup: rollupOf(p),
+      statusCheckRollup: rollupOf(slug, p),
       latestReviews: { nodes: [...latest.values()].map((r) => ({ state: r.state, body: r.body, author: { login: r.author }, comments: { nodes: r.comments } })) },
     };
   };
@@ -621,10 +651,14 @@ export async function startFakeGithub(opts: { token: string; now?: () => number;
     },
     setCheck(slug, n, c) {
       const p = pullOf(slug, n);
-      p.checks = [...(p.checks ?? []).filter((x) => x.name !== c.name), c];
+      const sha = headSha(slug, p);
+      const run = { ...c, ...(sha ? { sha } : {}) };
+      p.checks = [...(p.checks ?? []).filter((x) => !(x.name === c.name && x.sha === run.sha)), run];
     },
     setMergeable(slug, n, m) {
-      pullOf(slug, n).mergeable = m;
+      const p = pullOf(slug, n);
+      if (m === null) delete p.mergeable;
+      else p.mergeable = m;
     },
     mergeCalls,
     assertNeverMerged() {
