@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { copyFile, lstat, mkdir, readdir, realpath, stat, writeFile } from 'node:fs/promises';
+import { copyFile, lstat, mkdir, readFile, readdir, realpath, stat, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { firstLine, gitExec } from '../handoff/git-exec.js';
@@ -41,6 +41,25 @@ const SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const SETUP_TIMEOUT_MS = 15 * 60_000;
 /** Marks a worktree whose setup has run to the end once (kept in its git dir, not in the working tree). */
 const SETUP_DONE = 'sleds-setup-done';
+/**
+ * The files the include list copied in, kept in the worktree's git dir: commitAll leaves them out, so a `.env` that
+ * the repository does not ignore is never committed and pushed with the node's PR.
+ */
+const INCLUDED = 'sleds-included.json';
+
+async function gitDirOf(worktree: string): Promise<string> {
+  return resolve(worktree, (await git(worktree, ['rev-parse', '--git-dir'], `reading the git dir of ${worktree}`)).trim());
+}
+
+async function includedIn(gitDir: string): Promise<string[]> {
+  try {
+    const list: unknown = JSON.parse(await readFile(join(gitDir, INCLUDED), 'utf8'));
+    return Array.isArray(list) ? list.filter((x): x is string => typeof x === 'string') : [];
+  } catch {
+    // No include list was copied into this worktree (or it was not made by sleds): nothing to leave out.
+    return [];
+  }
+}
 
 export function nodeBranch(routeKey: string, nodeId: string): string {
   for (const [what, v] of [['route key', routeKey], ['node id', nodeId]] as const) {
@@ -217,15 +236,18 @@ export async function createWorktree(s: WorktreeSpec): Promise<CreatedWorktree> 
     await git(s.repoRoot, ['config', `branch.${branch}.sledsbase`, baseSha], `recording the base of ${branch}`);
   }
 
+  const gitDir = await gitDirOf(path);
+  const copied = new Set(await includedIn(gitDir));
   for (const rel of includes) {
     const to = join(path, rel);
     // A file the worktree has (tracked, or copied on an earlier start) is left as it is.
     if (existsSync(to) || (await lstat(to).catch(() => null))) continue;
     await mkdir(dirname(to), { recursive: true });
     await copyFile(join(sources, rel), to);
+    copied.add(rel);
   }
+  if (copied.size > 0) await writeFile(join(gitDir, INCLUDED), JSON.stringify([...copied].sort()));
 
-  const gitDir = resolve(path, (await git(path, ['rev-parse', '--git-dir'], `reading the git dir of ${path}`)).trim());
   if (!existsSync(join(gitDir, SETUP_DONE))) {
     const env = { ...s.env, SLEDS_PORT_BASE: String(s.portBase) };
     for (const argv of s.setup) {
@@ -271,7 +293,8 @@ export async function pushBranch(worktree: string, remote: string, branch: strin
 
 /** Commits whatever the agent left in the worktree; the new commit's sha, or null when nothing had changed. */
 export async function commitAll(worktree: string, message: string): Promise<string | null> {
-  await git(worktree, ['add', '--all'], `staging the work in ${worktree}`);
+  const leaveOut = (await includedIn(await gitDirOf(worktree))).map((rel) => `:(exclude,literal)${rel}`);
+  await git(worktree, ['add', '--all', '--', '.', ...leaveOut], `staging the work in ${worktree}`);
   const staged = await gitExec(['diff', '--cached', '--quiet'], { cwd: worktree });
   if (staged.code === 0) return null;
   // An engineer's machine without a git identity still gets its work committed, under sleds' name.

@@ -140,6 +140,27 @@ describe('a node worktree (real git, a real bare remote)', () => {
     expect(e3.message).toMatch(/cannot name a branch/);
   });
 
+  it('never commits what the include list copied in, even a .env the repository does not ignore', async () => {
+    writeFileSync(join(repo, 'secrets.env'), 'STRIPE_KEY=sk_live_x\n');
+    const wt = await createWorktree(spec({ include: ['secrets.env'] }));
+    writeFileSync(join(wt.path, 'export.ts'), 'export const rows = [];\n');
+    const sha = await commitAll(wt.path, 'export-api: rows');
+    expect(git(wt.path, 'show', '--name-only', '--format=', sha!)).toBe('export.ts');
+    expect(existsSync(join(wt.path, 'secrets.env'))).toBe(true);
+    // After a restart too.
+    await createWorktree(spec({ include: ['secrets.env'] }));
+    writeFileSync(join(wt.path, 'more.ts'), 'export const more = 1;\n');
+    const next = await commitAll(wt.path, 'more');
+    expect(git(wt.path, 'show', '--name-only', '--format=', next!)).toBe('more.ts');
+    expect(await commitAll(wt.path, 'only the copied file is left')).toBeNull();
+  });
+
+  it('refuses a base, remote or branch that git would read as an option', async () => {
+    await expect(createWorktree(spec({ baseRef: '--output=/tmp/x' }))).rejects.toThrow(/the base "--output=\/tmp\/x" is not a git name/);
+    await expect(mergedTip(repo, '--upload-pack=touch /tmp/pwned', 'main', [])).rejects.toThrow(WorktreeError);
+    await expect(pushBranch(repo, '-oProxyCommand=x', 'sleds/r/n')).rejects.toThrow(/the remote "-oProxyCommand=x" is not a git name/);
+  });
+
   it('commits what the agent left uncommitted (null when nothing changed) and pushes the branch to the remote', async () => {
     const wt = await createWorktree(spec());
     expect(await commitAll(wt.path, 'nothing yet')).toBeNull();
