@@ -142,7 +142,7 @@ export class GithubClient {
     }
     const tok = await this.token();
     if (!tok.ok) return { ok: false, status: null, error: tok.error };
-    const url = new URL(path === pathOrUrl ? `${this.apiUrl}${path}` : pathOrUrl);
+    const url = new URL(path === pathOrUrl ? this.urlOf(path) : pathOrUrl);
     for (const [k, v] of Object.entries(req.query ?? {})) url.searchParams.set(k, String(v));
     const octokit = await this.octokit();
     for (let attempt = 0; ; attempt++) {
@@ -214,6 +214,12 @@ export class GithubClient {
       }
       return { ok: true, status: res.status, data: parsed.data, next: linkOf(headers('link')) };
     }
+  }
+
+  /** GraphQL lives at api.github.com/graphql, and on GitHub Enterprise Server at /api/graphql beside REST's /api/v3. */
+  private urlOf(path: string): string {
+    if (path === '/graphql' && /\/api\/v3$/.test(this.apiUrl)) return `${this.apiUrl.replace(/\/v3$/, '')}/graphql`;
+    return `${this.apiUrl}${path}`;
   }
 
   /** The REST path of a path or of a URL under the API URL; null for a URL elsewhere. */

@@ -222,6 +222,21 @@ describe("a node's pull request", () => {
   });
 });
 
+describe('on GitHub Enterprise Server', () => {
+  it('REST goes under /api/v3 and the round’s GraphQL query to /api/graphql', async () => {
+    const gh = await startFakeGithub({ token: TOKEN, now: () => T0, enterprise: true });
+    fakes.push(gh);
+    cleanups.push(() => gh.close());
+    gh.createRepo(SLUG);
+    const n = gh.openPull(SLUG, { branch: 'sleds/eng-503/export-api', createdAt: T0 }).number;
+    const client = new GithubClient({ token: async () => ({ ok: true, token: TOKEN, source: 'secret-store' }), clock: { now: () => T0 }, baseUrl: gh.apiUrl, sleep: async () => undefined });
+    const found = await openPullRequest(client, { owner: 'acme', repo: 'shop', head: 'sleds/eng-503/export-api', base: 'main', title: 't', body: 'b' });
+    expect(found.number).toBe(n);
+    const round = await followPullRequests(client, 'acme', 'shop', [n], { now: () => T0 });
+    expect(round).toMatchObject({ error: null, statuses: [{ number: n, state: 'OPEN' }] });
+  });
+});
+
 describe('the merge trap in the fake GitHub', () => {
   it('records a REST merge and a GraphQL merge mutation, and fails the test that made them', async () => {
     const gh = await startFakeGithub({ token: TOKEN });

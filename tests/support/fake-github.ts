@@ -146,7 +146,8 @@ export interface FakeGithub {
 const VERSIONS = new Set(['2022-11-28', '2026-03-10']);
 const LOGIN = 'sleds-bot';
 
-export async function startFakeGithub(opts: { token: string; now?: () => number; limits?: { search?: number; core?: number; graphql?: number } }): Promise<FakeGithub> {
+/** `enterprise`: a GitHub Enterprise Server's paths (REST under /api/v3, GraphQL at /api/graphql); `apiUrl` then ends in /api/v3. */
+export async function startFakeGithub(opts: { token: string; now?: () => number; limits?: { search?: number; core?: number; graphql?: number }; enterprise?: boolean }): Promise<FakeGithub> {
   const repos = new Map<string, FakeRepo>();
   const requests: GithubRequestRecord[] = [];
   const queue: GithubScript[] = [];
@@ -447,7 +448,9 @@ export async function startFakeGithub(opts: { token: string; now?: () => number;
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+      const asked = new URL(req.url ?? '/', 'http://127.0.0.1');
+      // An Enterprise Server's paths: REST under /api/v3, GraphQL at /api/graphql.
+      const url = opts.enterprise ? new URL(asked.pathname === '/api/graphql' ? '/graphql' : asked.pathname.startsWith('/api/v3/') && asked.pathname !== '/api/v3/graphql' ? `${asked.pathname.slice(7)}${asked.search}` : '/not-on-enterprise', 'http://127.0.0.1') : asked;
       const raw = Buffer.concat(chunks).toString('utf8');
       let body: Record<string, unknown> | null = null;
       try {
@@ -576,7 +579,7 @@ export async function startFakeGithub(opts: { token: string; now?: () => number;
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   return {
-    apiUrl: base,
+    apiUrl: opts.enterprise ? `${base}/api/v3` : base,
     requests,
     script: (...answers) => queue.push(...answers),
     createRepo: (slug) => void repoOf(slug),
