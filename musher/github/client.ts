@@ -29,7 +29,8 @@ export const DEFAULT_MAX_SLEEP_MS = 60_000;
 const SECONDARY_FALLBACK_MS = 60_000;
 const DEFAULT_TIMEOUT_MS = 15_000;
 
-export type GithubResource = 'core' | 'search';
+/** GitHub's own buckets (`x-ratelimit-resource`): a GraphQL limit does not hold back REST calls, nor the other way. */
+export type GithubResource = 'core' | 'search' | 'graphql';
 
 export interface GithubClientDeps {
   token: () => Promise<TokenAnswer>;
@@ -75,6 +76,7 @@ export function ghHostnameFor(apiUrl: string): string | null {
 }
 
 function resourceOf(path: string): GithubResource {
+  if (path === '/graphql') return 'graphql';
   return path.startsWith('/search/') ? 'search' : 'core';
 }
 
@@ -90,7 +92,7 @@ const noop = (): void => undefined;
 
 export class GithubClient {
   readonly apiUrl: string;
-  private readonly blocked: Record<GithubResource, number> = { core: 0, search: 0 };
+  private readonly blocked: Record<GithubResource, number> = { core: 0, search: 0, graphql: 0 };
   private cachedToken: TokenAnswer | null = null;
   private octokitLoad: Promise<Octokit> | null = null;
 
@@ -140,7 +142,7 @@ export class GithubClient {
     }
     const tok = await this.token();
     if (!tok.ok) return { ok: false, status: null, error: tok.error };
-    const url = new URL(path === pathOrUrl ? `${this.apiUrl}${path}` : pathOrUrl);
+    const url = new URL(path === pathOrUrl ? this.urlOf(path) : pathOrUrl);
     for (const [k, v] of Object.entries(req.query ?? {})) url.searchParams.set(k, String(v));
     const octokit = await this.octokit();
     for (let attempt = 0; ; attempt++) {
@@ -212,6 +214,12 @@ export class GithubClient {
       }
       return { ok: true, status: res.status, data: parsed.data, next: linkOf(headers('link')) };
     }
+  }
+
+  /** GraphQL lives at api.github.com/graphql, and on GitHub Enterprise Server at /api/graphql beside REST's /api/v3. */
+  private urlOf(path: string): string {
+    if (path === '/graphql' && /\/api\/v3$/.test(this.apiUrl)) return `${this.apiUrl.replace(/\/v3$/, '')}/graphql`;
+    return `${this.apiUrl}${path}`;
   }
 
   /** The REST path of a path or of a URL under the API URL; null for a URL elsewhere. */

@@ -1,4 +1,8 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 
 /**
@@ -13,6 +17,16 @@ import type { AddressInfo } from 'node:net';
  * at most 1,000 results and sorts by `created`/`updated`. Each resource counts its requests in a window — search 30
  * a minute, core 5,000 an hour unless `limits` says otherwise — and answers past the limit with 403,
  * `x-ratelimit-remaining: 0` and the window's `x-ratelimit-reset`, as GitHub does.
+ *
+ * The engine's part (issue 14): `POST /repos/:o/:r/pulls` (422 "A pull request already exists for owner:branch." for
+ * a second open PR on a head; a head the linked bare remote does not have is 422 too), and `POST /graphql` answering
+ * `repository(owner:, name:) { prN: pullRequest(number: N) { … } }` with GitHub's shape (a PR that is not there is
+ * `null` plus a NOT_FOUND error; `rateLimit { cost remaining resetAt }`; past the graphql window a 200 with
+ * `errors[].type: "RATE_LIMITED"` and `x-ratelimit-remaining: 0`). The PR's GraphQL fields are answered as a superset
+ * of what sleds asks for. The test plays the people: `mergePull` merges the branch into the bare remote's main (a
+ * real git merge) and marks the PR merged; `requestChanges`, `approve`, `setCheck`, `setMergeable`, `closePull`.
+ * A trap: any merge call (`PUT …/pulls/:n/merge`, `POST …/merges`, the `mergePullRequest` or
+ * `enablePullRequestAutoMerge` mutations) is recorded in `mergeCalls` and `assertNeverMerged()` throws.
  */
 
 export interface GithubRequestRecord {
@@ -38,6 +52,32 @@ export interface FakePull {
   head: { owner: string; ref: string; repo?: string };
   base: string;
   createdAt: number;
+  /** What the people and CI did (the engine's part); absent on a PR opened by `openPull` until a test sets them. */
+  mergedAt?: number | null;
+  /** Set by a test; otherwise computed on the linked remote (a real `git merge-tree`), MERGEABLE without one. */
+  mergeable?: 'MERGEABLE' | 'CONFLICTING' | 'UNKNOWN';
+  reviews?: FakeReview[];
+  checks?: FakeCheck[];
+}
+
+export interface FakeReview {
+  author: string;
+  state: 'APPROVED' | 'CHANGES_REQUESTED' | 'COMMENTED';
+  body: string;
+  comments: Array<{ path: string; body: string }>;
+  at: number;
+}
+
+/**
+ * A check run on the PR's head; `conclusion: null` is one still running. With a linked remote it belongs to the head
+ * commit it was set on (`sha`, filled in by setCheck): a new push leaves the old runs behind, as on GitHub.
+ */
+export interface FakeCheck {
+  name: string;
+  sha?: string;
+  conclusion: 'SUCCESS' | 'FAILURE' | 'TIMED_OUT' | 'CANCELLED' | 'NEUTRAL' | 'SKIPPED' | null;
+  title?: string;
+  summary?: string;
 }
 
 export interface FakeIssue {
@@ -83,13 +123,31 @@ export interface FakeGithub {
   comments(repo: string, issue: number): FakeComment[];
   /** Comments written by sleds' calls (POST), across all issues. */
   posted(): number;
+  /** The bare git remote behind `repo`: PR heads are checked against it and `mergePull` merges into its base. */
+  linkRemote(repo: string, bareDir: string): void;
+  /** The person who merges: the PR's branch merged into its base on the linked remote (a real merge commit), the PR marked merged. */
+  mergePull(repo: string, n: number, by?: string): void;
+  /** Someone closes the PR without merging. */
+  closePull(repo: string, n: number): void;
+  requestChanges(repo: string, n: number, r: { author: string; body: string; comments?: Array<{ path: string; body: string }> }): void;
+  approve(repo: string, n: number, author: string): void;
+  /** A check run's state on the PR (a new name adds one, a known name replaces it). */
+  setCheck(repo: string, n: number, c: FakeCheck): void;
+  setMergeable(repo: string, n: number, m: 'MERGEABLE' | 'CONFLICTING' | 'UNKNOWN' | null): void;
+  /** Every request that would have merged something. sleds must never make one. */
+  mergeCalls: GithubRequestRecord[];
+  /** Throws when any merge call was made (call it in afterEach). */
+  assertNeverMerged(): void;
+  /** POST /graphql requests, in order. */
+  graphqlRequests(): GithubRequestRecord[];
   close(): Promise<void>;
 }
 
 const VERSIONS = new Set(['2022-11-28', '2026-03-10']);
 const LOGIN = 'sleds-bot';
 
-export async function startFakeGithub(opts: { token: string; now?: () => number; limits?: { search?: number; core?: number } }): Promise<FakeGithub> {
+/** `enterprise`: a GitHub Enterprise Server's paths (REST under /api/v3, GraphQL at /api/graphql); `apiUrl` then ends in /api/v3. */
+export async function startFakeGithub(opts: { token: string; now?: () => number; limits?: { search?: number; core?: number; graphql?: number }; enterprise?: boolean }): Promise<FakeGithub> {
   const repos = new Map<string, FakeRepo>();
   const requests: GithubRequestRecord[] = [];
   const queue: GithubScript[] = [];
@@ -101,7 +159,10 @@ export async function startFakeGithub(opts: { token: string; now?: () => number;
   const windows: Record<string, { limit: number; seconds: number; used: number; resetSec: number }> = {
     search: { limit: opts.limits?.search ?? 30, seconds: 60, used: 0, resetSec: 0 },
     core: { limit: opts.limits?.core ?? 5000, seconds: 3600, used: 0, resetSec: 0 },
+    graphql: { limit: opts.limits?.graphql ?? 5000, seconds: 3600, used: 0, resetSec: 0 },
   };
+  const remotes = new Map<string, string>();
+  const mergeCalls: GithubRequestRecord[] = [];
   const windowOf = (resource: string) => {
     const w = windows[resource]!;
     const sec = Math.floor(now() / 1000);
@@ -141,8 +202,11 @@ export async function startFakeGithub(opts: { token: string; now?: () => number;
       labels: [],
       created_at: iso(p.createdAt),
       updated_at: iso(p.createdAt),
-      closed_at: p.state === 'closed' ? iso(p.createdAt) : null,
-      merged_at: null,
+      closed_at: p.state === 'closed' ? iso(p.mergedAt ?? p.createdAt) : null,
+      merged_at: p.mergedAt ? iso(p.mergedAt) : null,
+      merged: Boolean(p.mergedAt),
+      // null (still computing) for a PR on no linked remote, as the REST tests before the engine had it.
+      mergeable: p.state === 'closed' || (!p.mergeable && !remotes.has(slug.toLowerCase())) ? null : mergeableOf(slug, p) === 'MERGEABLE',
       draft: false,
       head: { label: `${p.head.owner}:${p.head.ref}`, ref: p.head.ref, sha: 'a'.repeat(40), user: { login: p.head.owner }, repo: { full_name: headRepo, name: headRepo.split('/')[1], owner: { login: p.head.owner }, fork: headRepo.toLowerCase() !== slug.toLowerCase() } },
       base: { label: `${owner}:${p.base}`, ref: p.base, sha: 'b'.repeat(40), user: { login: owner }, repo: { full_name: slug, name, owner: { login: owner } } },
@@ -243,11 +307,150 @@ export async function startFakeGithub(opts: { token: string; now?: () => number;
     return found;
   };
 
+  const pullOf = (slug: string, n: number): FakePull => {
+    const p = repos.get(slug.toLowerCase())?.pulls.find((x) => x.number === n);
+    if (!p) throw new Error(`no PR ${slug}#${n}`);
+    return p;
+  };
+  const testGit = (cwd: string, ...args: string[]): string =>
+    execFileSync('git', args, {
+      cwd,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 'GitHub', GIT_AUTHOR_EMAIL: 'noreply@github.com', GIT_COMMITTER_NAME: 'GitHub', GIT_COMMITTER_EMAIL: 'noreply@github.com' },
+    }).trim();
+  const hasBranch = (bare: string, branch: string): boolean => {
+    try {
+      testGit(bare, 'rev-parse', '--verify', '--quiet', `refs/heads/${branch}`);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  const createPull = (res: ServerResponse, slug: string, body: Record<string, unknown> | null, h: Record<string, string>): void => {
+    const r = repos.get(slug.toLowerCase());
+    if (!r) return notFound(res, h);
+    const invalid = (field: string, code: string, message?: string) =>
+      send(res, 422, { message: 'Validation Failed', errors: [{ resource: 'PullRequest', field, code, ...(message ? { message } : {}) }], documentation_url: 'https://docs.github.com/rest/pulls/pulls#create-a-pull-request', status: '422' }, h);
+    for (const field of ['title', 'head', 'base'] as const) if (typeof body?.[field] !== 'string' || body[field] === '') return invalid(field, 'missing_field');
+    const owner = slug.split('/')[0]!;
+    const headRaw = String(body!.head);
+    const [headOwner, ref] = headRaw.includes(':') ? [headRaw.split(':')[0]!, headRaw.split(':').slice(1).join(':')] : [owner, headRaw];
+    const bare = remotes.get(slug.toLowerCase());
+    if (bare && !hasBranch(bare, ref)) return invalid('head', 'invalid');
+    if (bare && !hasBranch(bare, String(body!.base))) return invalid('base', 'invalid');
+    if (r.pulls.some((p) => p.state === 'open' && p.head.owner === headOwner && p.head.ref === ref)) {
+      return invalid('', 'custom', `A pull request already exists for ${headOwner}:${ref}.`);
+    }
+    const pr: FakePull = { number: nextNumber(r), state: 'open', title: String(body!.title), body: typeof body!.body === 'string' ? body!.body : null, head: { owner: headOwner, ref }, base: String(body!.base), createdAt: now(), reviews: [], checks: [] };
+    r.pulls.push(pr);
+    return send(res, 201, pullJson(slug, pr), { ...h, location: `${base}/repos/${slug}/pulls/${pr.number}` });
+  };
+
+  const reviewDecisionOf = (p: FakePull): string | null => {
+    const latest = new Map<string, FakeReview>();
+    for (const r of p.reviews ?? []) if (r.state !== 'COMMENTED') latest.set(r.author, r);
+    const states = [...latest.values()].map((r) => r.state);
+    if (states.includes('CHANGES_REQUESTED')) return 'CHANGES_REQUESTED';
+    if (states.includes('APPROVED')) return 'APPROVED';
+    return null;
+  };
+  const headSha = (slug: string, p: FakePull): string | null => {
+    const bare = remotes.get(slug.toLowerCase());
+    if (!bare) return null;
+    try {
+      return testGit(bare, 'rev-parse', '--verify', '--quiet', `refs/heads/${p.head.ref}`);
+    } catch {
+      return null; // the branch was deleted after the merge
+    }
+  };
+  /** GitHub's test merge, for real: does the head merge into the base without a conflict? */
+  const mergeableOf = (slug: string, p: FakePull): 'MERGEABLE' | 'CONFLICTING' | 'UNKNOWN' => {
+    if (p.mergeable) return p.mergeable;
+    const bare = remotes.get(slug.toLowerCase());
+    if (!bare) return 'MERGEABLE';
+    try {
+      testGit(bare, 'merge-tree', '--write-tree', `refs/heads/${p.base}`, `refs/heads/${p.head.ref}`);
+      return 'MERGEABLE';
+    } catch (e) {
+      // merge-tree exits 1 on a conflict; anything else (a missing branch) is GitHub still computing.
+      return (e as { status?: number }).status === 1 ? 'CONFLICTING' : 'UNKNOWN';
+    }
+  };
+  const rollupOf = (slug: string, p: FakePull) => {
+    const sha = headSha(slug, p);
+    const checks = (p.checks ?? []).filter((c) => !c.sha || !sha || c.sha === sha);
+    if (checks.length === 0) return null;
+    const state = checks.some((c) => c.conclusion === 'FAILURE' || c.conclusion === 'TIMED_OUT' || c.conclusion === 'CANCELLED') ? 'FAILURE' : checks.some((c) => c.conclusion === null) ? 'PENDING' : 'SUCCESS';
+    return {
+      state,
+      contexts: {
+        nodes: checks.map((c) => ({ __typename: 'CheckRun', name: c.name, status: c.conclusion === null ? 'IN_PROGRESS' : 'COMPLETED', conclusion: c.conclusion, title: c.title ?? null, summary: c.summary ?? null })),
+      },
+    };
+  };
+  const prNode = (slug: string, p: FakePull) => {
+    const latest = new Map<string, FakeReview>();
+    for (const r of p.reviews ?? []) latest.set(r.author, r);
+    return {
+      number: p.number,
+      url: `https://github.com/${slug}/pull/${p.number}`,
+      title: p.title,
+      headRefName: p.head.ref,
+      headRefOid: headSha(slug, p) ?? 'a'.repeat(40),
+      state: p.mergedAt ? 'MERGED' : p.state === 'closed' ? 'CLOSED' : 'OPEN',
+      merged: Boolean(p.mergedAt),
+      mergedAt: p.mergedAt ? iso(p.mergedAt) : null,
+      mergeable: p.mergedAt || p.state === 'closed' ? 'UNKNOWN' : mergeableOf(slug, p),
+      reviewDecision: reviewDecisionOf(p),
+      statusCheckRollup: rollupOf(slug, p),
+      latestReviews: { nodes: [...latest.values()].map((r) => ({ state: r.state, body: r.body, author: { login: r.author }, comments: { nodes: r.comments } })) },
+    };
+  };
+
+  /** The queries sleds sends: `repository(owner:, name:)` with `alias: pullRequest(number: N)` fields, and `rateLimit`. */
+  const graphql = (res: ServerResponse, body: Record<string, unknown> | null, h: Record<string, string>): void => {
+    const query = typeof body?.query === 'string' ? body.query : '';
+    if (!query) return send(res, 400, { message: 'Problems parsing JSON', documentation_url: 'https://docs.github.com/graphql' }, h);
+    if (/\b(mergePullRequest|enablePullRequestAutoMerge)\b/.test(query)) {
+      mergeCalls.push(requests.at(-1)!);
+      return send(res, 200, { errors: [{ type: 'FORBIDDEN', message: 'sleds must never merge (the fake GitHub records this call and fails the test)' }] }, h);
+    }
+    const vars = (body?.variables ?? {}) as Record<string, unknown>;
+    const arg = (v: string): string => (v.startsWith('$') ? String(vars[v.slice(1)] ?? '') : v.replace(/^"|"$/g, ''));
+    const repoArgs = /repository\(\s*owner:\s*("[^"]*"|\$\w+)\s*,\s*name:\s*("[^"]*"|\$\w+)\s*\)/.exec(query);
+    const w = windowOf('graphql');
+    const rateLimit = { cost: 1, remaining: w.limit - w.used, resetAt: new Date(w.resetSec * 1000).toISOString().replace('.000Z', 'Z') };
+    const data: Record<string, unknown> = {};
+    const errors: unknown[] = [];
+    if (repoArgs) {
+      const slug = `${arg(repoArgs[1]!)}/${arg(repoArgs[2]!)}`;
+      const r = repos.get(slug.toLowerCase());
+      if (!r) {
+        data.repository = null;
+        errors.push({ type: 'NOT_FOUND', path: ['repository'], locations: [{ line: 2, column: 3 }], message: `Could not resolve to a Repository with the name '${slug}'.` });
+      } else {
+        const repoData: Record<string, unknown> = {};
+        for (const m of query.matchAll(/(\w+)\s*:\s*pullRequest\(\s*number:\s*(\d+)\s*\)/g)) {
+          const p = r.pulls.find((x) => x.number === Number(m[2]));
+          repoData[m[1]!] = p ? prNode(slug, p) : null;
+          if (!p) errors.push({ type: 'NOT_FOUND', path: ['repository', m[1]], locations: [{ line: 3, column: 5 }], message: `Could not resolve to a PullRequest with the number of ${m[2]}.` });
+        }
+        data.repository = repoData;
+      }
+    }
+    if (/\brateLimit\b/.test(query)) data.rateLimit = rateLimit;
+    return send(res, 200, errors.length > 0 ? { data, errors } : { data }, h);
+  };
+
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+      const asked = new URL(req.url ?? '/', 'http://127.0.0.1');
+      // An Enterprise Server's paths: REST under /api/v3, GraphQL at /api/graphql.
+      const url = opts.enterprise ? new URL(asked.pathname === '/api/graphql' ? '/graphql' : asked.pathname.startsWith('/api/v3/') && asked.pathname !== '/api/v3/graphql' ? `${asked.pathname.slice(7)}${asked.search}` : '/not-on-enterprise', 'http://127.0.0.1') : asked;
       const raw = Buffer.concat(chunks).toString('utf8');
       let body: Record<string, unknown> | null = null;
       try {
@@ -256,7 +459,7 @@ export async function startFakeGithub(opts: { token: string; now?: () => number;
         return send(res, 400, { message: 'Problems parsing JSON', documentation_url: 'https://docs.github.com/rest' });
       }
       requests.push({ method: req.method ?? '', path: url.pathname, query: url.searchParams, headers: req.headers, body });
-      const resource = url.pathname.startsWith('/search/') ? 'search' : 'core';
+      const resource = url.pathname === '/graphql' ? 'graphql' : url.pathname.startsWith('/search/') ? 'search' : 'core';
       if (!req.headers['user-agent']) {
         return send(res, 403, { message: 'Request forbidden by administrative rules. Please make sure your request has a User-Agent header (https://docs.github.com/en/rest/overview/resources-in-the-rest-api#user-agent-required). Check https://developer.github.com for other possible causes.' });
       }
@@ -270,6 +473,10 @@ export async function startFakeGithub(opts: { token: string; now?: () => number;
         return send(res, 401, { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest', status: '401' });
       }
       const win = windowOf(resource);
+      if (win.used >= win.limit && resource === 'graphql') {
+        // GraphQL's primary limit: still a 200, the error typed in the body.
+        return send(res, 200, { errors: [{ type: 'RATE_LIMITED', code: 'graphql_rate_limit', message: 'API rate limit already exceeded for user ID 3.' }] }, rateHeaders(resource, 0));
+      }
       if (win.used >= win.limit) {
         return send(res, 403, { message: 'API rate limit exceeded for user ID 3. If you reach out to GitHub Support for help, please include the request ID.', documentation_url: 'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api', status: '403' }, rateHeaders(resource, 0));
       }
@@ -286,6 +493,12 @@ export async function startFakeGithub(opts: { token: string; now?: () => number;
       win.used += 1;
       const h = rateHeaders(resource);
       const m = req.method ?? '';
+      const mergePath = /^\/repos\/[^/]+\/[^/]+\/(?:pulls\/\d+\/merge|merges)$/.test(url.pathname);
+      if (mergePath) {
+        mergeCalls.push(requests.at(-1)!);
+        return send(res, 403, { message: 'sleds must never merge (the fake GitHub records this call and fails the test)', status: '403' }, h);
+      }
+      if (url.pathname === '/graphql' && m === 'POST') return graphql(res, body, h);
       if (m === 'GET' && url.pathname === '/search/issues') {
         const q = url.searchParams.get('q');
         if (!q) return send(res, 422, { message: 'Validation Failed', errors: [{ resource: 'Search', field: 'q', code: 'missing' }], documentation_url: 'https://docs.github.com/rest/search/search#search-issues-and-pull-requests', status: '422' }, h);
@@ -331,6 +544,7 @@ export async function startFakeGithub(opts: { token: string; now?: () => number;
         }
       }
       const pulls = /^\/repos\/([^/]+\/[^/]+)\/pulls$/.exec(url.pathname);
+      if (pulls && m === 'POST') return createPull(res, pulls[1]!, body, h);
       if (pulls && m === 'GET') {
         const slug = pulls[1]!;
         const r = repos.get(slug.toLowerCase());
@@ -365,7 +579,7 @@ export async function startFakeGithub(opts: { token: string; now?: () => number;
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   return {
-    apiUrl: base,
+    apiUrl: opts.enterprise ? `${base}/api/v3` : base,
     requests,
     script: (...answers) => queue.push(...answers),
     createRepo: (slug) => void repoOf(slug),
@@ -406,6 +620,54 @@ export async function startFakeGithub(opts: { token: string; now?: () => number;
     },
     comments: (slug, n) => repos.get(slug.toLowerCase())?.comments.get(n) ?? [],
     posted: () => postedCount,
+    linkRemote: (slug, bareDir) => void remotes.set(slug.toLowerCase(), bareDir),
+    mergePull(slug, n, by = 'dana') {
+      const p = pullOf(slug, n);
+      if (p.state !== 'open') throw new Error(`${slug}#${n} is not open`);
+      const bare = remotes.get(slug.toLowerCase());
+      if (bare) {
+        // A real merge on the remote, as GitHub's merge button makes one: a clone, a merge commit, a push.
+        const work = mkdtempSync(join(tmpdir(), 'fake-gh-merge-'));
+        try {
+          testGit(work, 'clone', '-q', '--branch', p.base, bare, 'w');
+          const w = join(work, 'w');
+          testGit(w, 'fetch', '-q', 'origin', `refs/heads/${p.head.ref}:refs/remotes/origin/${p.head.ref}`);
+          testGit(w, 'merge', '-q', '--no-ff', '-m', `Merge pull request #${n} from ${p.head.owner}/${p.head.ref} (merged by ${by})`, `origin/${p.head.ref}`);
+          testGit(w, 'push', '-q', 'origin', `HEAD:refs/heads/${p.base}`);
+        } finally {
+          rmSync(work, { recursive: true, force: true });
+        }
+      }
+      p.state = 'closed';
+      p.mergedAt = now();
+    },
+    closePull(slug, n) {
+      pullOf(slug, n).state = 'closed';
+    },
+    requestChanges(slug, n, r) {
+      const p = pullOf(slug, n);
+      p.reviews = [...(p.reviews ?? []), { author: r.author, state: 'CHANGES_REQUESTED', body: r.body, comments: r.comments ?? [], at: now() }];
+    },
+    approve(slug, n, author) {
+      const p = pullOf(slug, n);
+      p.reviews = [...(p.reviews ?? []), { author, state: 'APPROVED', body: '', comments: [], at: now() }];
+    },
+    setCheck(slug, n, c) {
+      const p = pullOf(slug, n);
+      const sha = headSha(slug, p);
+      const run = { ...c, ...(sha ? { sha } : {}) };
+      p.checks = [...(p.checks ?? []).filter((x) => !(x.name === c.name && x.sha === run.sha)), run];
+    },
+    setMergeable(slug, n, m) {
+      const p = pullOf(slug, n);
+      if (m === null) delete p.mergeable;
+      else p.mergeable = m;
+    },
+    mergeCalls,
+    assertNeverMerged() {
+      if (mergeCalls.length > 0) throw new Error(`sleds called a merge endpoint: ${mergeCalls.map((r) => `${r.method} ${r.path}`).join(', ')}`);
+    },
+    graphqlRequests: () => requests.filter((r) => r.path === '/graphql'),
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
