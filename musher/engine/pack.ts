@@ -9,7 +9,7 @@ import { isAbsolute, join, relative } from 'node:path';
  * cut first (the field book, then the dependencies, the oldest decisions, the start of a log), the brief last.
  */
 
-export type FeedbackKind = 'verify-failed' | 'checks-failed' | 'changes-requested' | 'conflict' | 'answer';
+export type FeedbackKind = 'verify-failed' | 'checks-failed' | 'changes-requested' | 'conflict' | 'answer' | 'continue';
 
 export interface PackInput {
   route: { key: string; title: string; notes: string | null; tracker: string | null };
@@ -31,6 +31,7 @@ const FEEDBACK_HEADING: Record<FeedbackKind, string> = {
   'changes-requested': 'A reviewer requested changes on the PR — address them',
   conflict: 'The PR conflicts with the base branch — merge the base into your branch and resolve the conflict',
   answer: 'Your parked question was answered — go on with this answer',
+  continue: 'Your run was stopped before it finished (a limit, a restart) — carry on where you left off',
 };
 
 const CUT = '…(cut)…';

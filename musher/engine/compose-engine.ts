@@ -1,0 +1,258 @@
+import { join } from 'node:path';
+import type { RunStateName } from '../../core/lifecycle/run.js';
+import { readCheckout } from '../github/checkout.js';
+import type { GithubClient } from '../github/client.js';
+import type { Clock } from '../clock.js';
+import type { Db } from '../store/db.js';
+import { Engine, type Packs } from './engine.js';
+import { buildPack, readFieldBook } from './pack.js';
+import type { Checks, EngineLog, EngineNode, EngineRoute, EngineStore, Harnesses, NodeFields, PrState, PullRequests, Runner, Worktrees } from './ports.js';
+import { followPullRequests, openPullRequest, prBody, type PrStatus } from './pull-request.js';
+import { RouteStore, type NodeRow, type RouteRow } from './route-store.js';
+import { checksFromPolicy, runChecks, splitCommand } from './verify.js';
+import { commitAll, createWorktree, mergedTip, pushBranch, removeWorktree } from './worktree.js';
+import { gitText } from '../snapshot/run-git.js';
+
+/**
+ * The engine built from real parts: the route store on the user's SQLite, git worktrees, the policy's checks, GitHub
+ * for the pull requests, detached harness processes. One function, in order, nothing assigned afterwards.
+ */
+
+export interface EngineConfig {
+  owner: string;
+  concurrency: number;
+  leaseMs: number;
+  /** The policy's `engine.verify` commands by name ("test": "npm test"). */
+  verify: Record<string, string>;
+  maxVerifyAttempts: number;
+  setup: string[];
+  include: string[];
+  /** Ports per worktree: node n gets SLEDS_PORT_BASE = portStart + n × portBlock. */
+  portBlock: number;
+  portStart: number;
+  /** The remote nodes fetch their base from and push their branches to. */
+  remote: string;
+  /** The branch pull requests go to; null: the remote's default branch. */
+  baseBranch: string | null;
+  /** Where worktrees and run files go. */
+  worktreesDir: string;
+  runsDir: string;
+  unknownResetWaitMs: number;
+  /** A pack's largest size. */
+  packMaxChars: number;
+}
+
+export interface EngineParts {
+  db: Db;
+  clock: Clock;
+  log: EngineLog;
+  github: GithubClient;
+  harnesses: Harnesses;
+  runner: Runner;
+  env: NodeJS.ProcessEnv;
+  config: EngineConfig;
+}
+
+const OVER: readonly RunStateName[] = ['COMPLETED', 'FAILED', 'CANCELLED'];
+
+function engineNode(r: NodeRow): EngineNode {
+  return {
+    routeKey: r.routeKey,
+    nodeId: r.nodeId,
+    title: r.title,
+    brief: r.brief,
+    dependsOn: r.dependsOn,
+    harness: r.harness,
+    model: r.model,
+    state: r.run.state,
+    enteredAt: r.run.enteredAt,
+    sessionId: r.sessionId ?? r.run.sessionId,
+    resetsAtMs: r.run.resetsAtMs,
+    questionId: r.run.questionId,
+    problem: r.run.problem ?? null,
+    fencingToken: r.fencingToken,
+    leaseOwner: r.leaseOwner,
+    leaseExpiresAt: r.leaseExpiresAt,
+    worktree: r.worktree,
+    branch: r.branch,
+    baseSha: r.baseSha,
+    prNumber: r.prNumber,
+    prUrl: r.prUrl,
+    verifyFailures: r.verifyFailures,
+    lastError: r.lastError,
+    logPath: r.logPath,
+  };
+}
+
+function engineRoute(r: RouteRow): EngineRoute {
+  return { key: r.key, title: r.title, tracker: r.tracker, notes: r.notes, repoRoot: r.repoRoot };
+}
+
+/** The route store as the engine sees it. */
+export function engineStore(store: RouteStore): EngineStore {
+  return {
+    route: (key) => {
+      const r = store.route(key);
+      return r ? engineRoute(r) : null;
+    },
+    activeNodes: () => store.routes().flatMap((r) => store.nodes(r.key)).filter((n) => !OVER.includes(n.run.state)).map(engineNode),
+    ready: (now) => store.ready(now).map(engineNode),
+    claim: (k, id, owner, now, leaseMs) => store.claim(k, id, owner, now, leaseMs),
+    takeOver: (k, id, owner, now, leaseMs) => store.takeOver(k, id, owner, now, leaseMs),
+    renew: (k, id, owner, token, now, leaseMs) => store.renew(k, id, owner, token, now, leaseMs),
+    step: (k, id, token, event, now, fields?: NodeFields) => {
+      const r = store.step(k, id, token, event, now, fields ?? {});
+      return r.ok ? { ok: true, node: engineNode(r.row) } : r;
+    },
+    patch: (k, id, token, fields) => store.patch(k, id, token, fields),
+    node: (k, id) => {
+      const r = store.node(k, id);
+      return r ? engineNode(r) : null;
+    },
+    decisions: (k) => store.decisions(k).map((d) => ({ nodeId: d.nodeId, question: d.question, answer: d.answer, answeredBy: d.answeredBy, answeredAt: d.answeredAt })),
+    answerTo: (k, id, questionId) => {
+      const node = store.node(k, id);
+      if (!node || node.run.questionId !== questionId) return null;
+      // The answer given to this node since it parked.
+      const d = store.decisions(k).filter((x) => x.nodeId === id && x.answeredAt >= node.run.enteredAt).at(-1);
+      return d ? d.answer : null;
+    },
+  };
+}
+
+async function defaultBranchOf(repoRoot: string, remote: string): Promise<string> {
+  const head = await gitText(['symbolic-ref', '--quiet', '--short', `refs/remotes/${remote}/HEAD`], repoRoot);
+  return head ? head.slice(remote.length + 1) : 'main';
+}
+
+function gitWorktrees(c: EngineConfig, env: NodeJS.ProcessEnv): Worktrees {
+  const setup = c.setup.map(splitCommand);
+  return {
+    baseFor: async (route) => mergedTip(route.repoRoot, c.remote, c.baseBranch ?? (await defaultBranchOf(route.repoRoot, c.remote)), []),
+    create: (route, node, baseRef, slot) =>
+      createWorktree({
+        repoRoot: route.repoRoot,
+        routeKey: route.key,
+        nodeId: node.nodeId,
+        baseRef,
+        worktreesDir: c.worktreesDir,
+        setup,
+        include: c.include,
+        portBase: c.portStart + slot * c.portBlock,
+        env,
+      }),
+    remove: (route, path) => removeWorktree(route.repoRoot, path),
+    commitAll: (path, message) => commitAll(path, message),
+    push: (_route, path, branch) => pushBranch(path, c.remote, branch),
+    fieldBook: (path) => readFieldBook(path),
+  };
+}
+
+function policyChecks(c: EngineConfig, env: NodeJS.ProcessEnv, clock: Clock): Checks {
+  const checks = checksFromPolicy(c.verify);
+  return {
+    maxAttempts: c.maxVerifyAttempts,
+    run: async (worktree) => {
+      const v = await runChecks(worktree, checks, env, clock);
+      const failures = v.results.filter((r) => !r.ok).map((r) => `### ${r.name} (exit ${r.exitCode ?? 'killed'})\n\n${r.logTail}`).join('\n\n');
+      return { ok: v.ok, summary: v.summary, failures };
+    },
+  };
+}
+
+/** Why an open pull request goes back to its node's session, with a fingerprint so the same one sends it back once. */
+export function sendBackOf(s: PrStatus, head: string): PrState['sendBack'] {
+  if (s.mergeable === 'CONFLICTING') return { kind: 'conflict', text: 'The pull request conflicts with its base branch.', fingerprint: `conflict@${head}` };
+  if (s.checks === 'FAILURE') {
+    const text = s.failing.map((f) => `- ${f.name}: ${f.summary}`).join('\n') || 'A check failed.';
+    return { kind: 'checks-failed', text, fingerprint: `checks@${head}` };
+  }
+  if (s.reviewDecision === 'CHANGES_REQUESTED') {
+    const text = s.reviewComments.map((c) => `- ${c}`).join('\n') || 'A reviewer requested changes.';
+    return { kind: 'changes-requested', text, fingerprint: `review@${head}:${s.reviewComments.length}` };
+  }
+  return null;
+}
+
+function githubPullRequests(gh: GithubClient, c: EngineConfig, clock: Clock, store: RouteStore): PullRequests {
+  const repoOf = async (route: EngineRoute) => {
+    const checkout = await readCheckout(route.repoRoot);
+    if (!checkout?.repo) throw new Error(`the repository at ${route.repoRoot} has no GitHub remote — add one (git remote add …) so the engine can open its pull requests`);
+    return checkout.repo;
+  };
+  return {
+    open: async (route, node, body) => {
+      const repo = await repoOf(route);
+      const base = c.baseBranch ?? (await defaultBranchOf(route.repoRoot, c.remote));
+      return openPullRequest(gh, { owner: repo.owner, repo: repo.name, head: node.branch!, base, title: `${node.title} (${route.key}/${node.nodeId})`, body });
+    },
+    follow: async (route, numbers) => {
+      const repo = await repoOf(route);
+      const round = await followPullRequests(gh, repo.owner, repo.name, numbers, clock);
+      if (round.error && round.statuses.length === 0) throw new Error(round.error);
+      const heads = new Map(store.nodes(route.key).map((n) => [n.prNumber, n.branch]));
+      const states: PrState[] = [];
+      for (const s of round.statuses) {
+        const branch = heads.get(s.number);
+        const head = branch ? ((await gitText(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], route.repoRoot)) ?? '') : '';
+        states.push({ number: s.number, state: s.state, sendBack: s.state === 'OPEN' ? sendBackOf(s, head) : null });
+      }
+      return { states, retryAfterMs: round.retryAfterMs };
+    },
+  };
+}
+
+function routePacks(store: RouteStore, worktrees: Worktrees, maxChars: number): Packs {
+  const decisionsOf = (key: string) => store.decisions(key).map((d) => ({ question: d.question, answer: d.answer, answeredBy: d.answeredBy, at: d.answeredAt }));
+  return {
+    forNode: async ({ route, node, feedback }) => {
+      const nodes = store.nodes(route.key);
+      const dependencies = node.dependsOn
+        .map((id) => nodes.find((n) => n.nodeId === id))
+        .filter((n): n is NodeRow => n !== undefined)
+        .map((n) => ({ nodeId: n.nodeId, title: n.title, prUrl: n.prUrl, summary: n.brief }));
+      return buildPack({
+        route: { key: route.key, title: route.title, notes: route.notes, tracker: route.tracker },
+        node: { id: node.nodeId, title: node.title, brief: node.brief },
+        fieldBook: node.worktree ? await worktrees.fieldBook(node.worktree) : [],
+        decisions: decisionsOf(route.key),
+        dependencies,
+        feedback,
+        limits: { maxChars },
+      });
+    },
+    prBody: async (route, node, verification) =>
+      prBody({
+        brief: node.brief,
+        decisions: store
+          .decisions(route.key)
+          .filter((d) => d.nodeId === node.nodeId)
+          .map((d) => ({ question: d.question, answer: d.answer, answeredBy: d.answeredBy, at: d.answeredAt })),
+        receipt: null,
+        route: { key: route.key, title: route.title, nodeId: node.nodeId, tracker: route.tracker },
+        verification,
+      }),
+  };
+}
+
+export function composeEngine(p: EngineParts): { engine: Engine; store: RouteStore } {
+  const store = new RouteStore(p.db, p.clock);
+  const es = engineStore(store);
+  const worktrees = gitWorktrees(p.config, p.env);
+  const engine = new Engine({
+    store: es,
+    worktrees,
+    checks: policyChecks(p.config, p.env, p.clock),
+    prs: githubPullRequests(p.github, p.config, p.clock, store),
+    runner: p.runner,
+    harnesses: p.harnesses,
+    packs: routePacks(store, worktrees, p.config.packMaxChars),
+    clock: p.clock,
+    log: p.log,
+    settings: { owner: p.config.owner, leaseMs: p.config.leaseMs, concurrency: p.config.concurrency, runsDir: p.config.runsDir, unknownResetWaitMs: p.config.unknownResetWaitMs },
+  });
+  return { engine, store };
+}
+
+export const DEFAULT_WORKTREES_DIR = (dataDir: string) => join(dataDir, 'worktrees');
+export const DEFAULT_RUNS_DIR = (dataDir: string) => join(dataDir, 'runs');
