@@ -94,11 +94,13 @@ const REVIEW_COMMENTS = 20;
 
 /** The one query for a round: every PR by an alias, the fields the engine acts on, and the cost. */
 export function followQuery(numbers: number[]): string {
+  // The head commit's rollup (the form `gh pr view` asks for), and each reviewer's latest approval or request for
+  // changes (a later plain comment does not hide a request for changes).
   const fields = `number state mergeable reviewDecision mergedAt
-      statusCheckRollup { state contexts(first: ${CONTEXTS}) { nodes { __typename
+      commits(last: 1) { nodes { commit { oid statusCheckRollup { state contexts(first: ${CONTEXTS}) { nodes { __typename
         ... on CheckRun { name status conclusion title summary }
-        ... on StatusContext { context state description } } } }
-      latestReviews(first: ${REVIEWS}) { nodes { state body author { login } comments(first: ${REVIEW_COMMENTS}) { nodes { path body } } } }`;
+        ... on StatusContext { context state description } } } } } } }
+      latestOpinionatedReviews(first: ${REVIEWS}) { nodes { state body author { login } comments(first: ${REVIEW_COMMENTS}) { nodes { path body } } } }`;
   const prs = numbers.map((n, i) => `    pr${i}: pullRequest(number: ${Math.trunc(n)}) { ${fields} }`).join('\n');
   return `query($owner: String!, $name: String!) {\n  repository(owner: $owner, name: $name) {\n${prs}\n  }\n  rateLimit { cost remaining resetAt }\n}`;
 }
@@ -112,8 +114,10 @@ const PrNode = z.object({
   mergeable: z.enum(['MERGEABLE', 'CONFLICTING', 'UNKNOWN']),
   reviewDecision: z.enum(['APPROVED', 'CHANGES_REQUESTED', 'REVIEW_REQUIRED']).nullish(),
   mergedAt: z.string().nullish(),
-  statusCheckRollup: z.object({ state: z.string(), contexts: z.object({ nodes: z.array(ContextNode.nullable()) }).nullish() }).nullish(),
-  latestReviews: z
+  commits: z.object({
+    nodes: z.array(z.object({ commit: z.object({ oid: z.string(), statusCheckRollup: z.object({ state: z.string(), contexts: z.object({ nodes: z.array(ContextNode.nullable()) }).nullish() }).nullish() }) }).nullable()),
+  }),
+  latestOpinionatedReviews: z
     .object({ nodes: z.array(z.object({ state: z.string(), body: z.string().nullish(), author: z.object({ login: z.string() }).nullish(), comments: z.object({ nodes: z.array(z.object({ path: z.string().nullish(), body: z.string() }).nullable()) }).nullish() }).nullable()) })
     .nullish(),
 });
@@ -143,7 +147,8 @@ function oneLine(s: string, max = 500): string {
 
 export function statusOf(n: z.infer<typeof PrNode>): PrStatus {
   const failing: PrStatus['failing'] = [];
-  for (const c of n.statusCheckRollup?.contexts?.nodes ?? []) {
+  const rollup = n.commits.nodes.at(-1)?.commit.statusCheckRollup;
+  for (const c of rollup?.contexts?.nodes ?? []) {
     if (!c) continue;
     const run = CheckRunNode.safeParse(c);
     if (run.success && run.data.conclusion && FAILED_RUN.has(run.data.conclusion)) {
@@ -156,7 +161,7 @@ export function statusOf(n: z.infer<typeof PrNode>): PrStatus {
     }
   }
   const reviewComments: string[] = [];
-  for (const r of n.latestReviews?.nodes ?? []) {
+  for (const r of n.latestOpinionatedReviews?.nodes ?? []) {
     if (!r || r.state !== 'CHANGES_REQUESTED') continue;
     const who = r.author?.login ?? 'a reviewer';
     if (r.body?.trim()) reviewComments.push(`${who}: ${r.body.trim()}`);
@@ -168,7 +173,7 @@ export function statusOf(n: z.infer<typeof PrNode>): PrStatus {
     state: n.state,
     mergeable: n.mergeable,
     reviewDecision: n.reviewDecision ?? null,
-    checks: checksOf(n.statusCheckRollup?.state),
+    checks: checksOf(rollup?.state),
     failing,
     reviewComments,
     mergedAt: Number.isFinite(merged) ? merged : null,

@@ -127,6 +127,9 @@ describe("a node's pull request", () => {
     expect(by.get(failing!)).toMatchObject({ state: 'OPEN', checks: 'FAILURE', failing: [{ name: 'ci / test', summary: '2 tests failed — mailer.test.ts > sends one mail' }] });
     expect(by.get(conflict!)).toMatchObject({ state: 'OPEN', mergeable: 'CONFLICTING', checks: 'PENDING', failing: [] });
 
+    // A later plain comment from the same reviewer does not hide the request for changes.
+    w.gh.commentReview(SLUG, changes!, 'li', 'Looking again tomorrow.');
+    expect((await followPullRequests(gh, 'acme', 'shop', [changes!], w.clock)).statuses[0]).toMatchObject({ reviewDecision: 'CHANGES_REQUESTED', reviewComments: ['li: Paginate the rows.', 'li on export-api.ts: This loads every row at once.'] });
     // The reviewer approves afterwards: their latest review counts, the request for changes is gone.
     w.gh.approve(SLUG, changes!, 'li');
     const next = await followPullRequests(gh, 'acme', 'shop', [changes!], w.clock);

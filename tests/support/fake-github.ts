@@ -131,6 +131,8 @@ export interface FakeGithub {
   closePull(repo: string, n: number): void;
   requestChanges(repo: string, n: number, r: { author: string; body: string; comments?: Array<{ path: string; body: string }> }): void;
   approve(repo: string, n: number, author: string): void;
+  /** A review that only comments (neither approves nor requests changes). */
+  commentReview(repo: string, n: number, author: string, body: string): void;
   /** A check run's state on the PR (a new name adds one, a known name replaces it). */
   setCheck(repo: string, n: number, c: FakeCheck): void;
   setMergeable(repo: string, n: number, m: 'MERGEABLE' | 'CONFLICTING' | 'UNKNOWN' | null): void;
@@ -393,19 +395,26 @@ export async function startFakeGithub(opts: { token: string; now?: () => number;
   const prNode = (slug: string, p: FakePull) => {
     const latest = new Map<string, FakeReview>();
     for (const r of p.reviews ?? []) latest.set(r.author, r);
+    const opinionated = new Map<string, FakeReview>();
+    for (const r of p.reviews ?? []) if (r.state !== 'COMMENTED') opinionated.set(r.author, r);
+    const reviewNodes = (m: Map<string, FakeReview>) => ({ nodes: [...m.values()].map((r) => ({ state: r.state, body: r.body, author: { login: r.author }, comments: { nodes: r.comments } })) });
+    const oid = headSha(slug, p) ?? 'a'.repeat(40);
+    const rollup = rollupOf(slug, p);
     return {
       number: p.number,
       url: `https://github.com/${slug}/pull/${p.number}`,
       title: p.title,
       headRefName: p.head.ref,
-      headRefOid: headSha(slug, p) ?? 'a'.repeat(40),
+      headRefOid: oid,
       state: p.mergedAt ? 'MERGED' : p.state === 'closed' ? 'CLOSED' : 'OPEN',
       merged: Boolean(p.mergedAt),
       mergedAt: p.mergedAt ? iso(p.mergedAt) : null,
       mergeable: p.mergedAt || p.state === 'closed' ? 'UNKNOWN' : mergeableOf(slug, p),
       reviewDecision: reviewDecisionOf(p),
-      statusCheckRollup: rollupOf(slug, p),
-      latestReviews: { nodes: [...latest.values()].map((r) => ({ state: r.state, body: r.body, author: { login: r.author }, comments: { nodes: r.comments } })) },
+      statusCheckRollup: rollup,
+      commits: { nodes: [{ commit: { oid, statusCheckRollup: rollup } }] },
+      latestReviews: reviewNodes(latest),
+      latestOpinionatedReviews: reviewNodes(opinionated),
     };
   };
 
@@ -647,6 +656,10 @@ export async function startFakeGithub(opts: { token: string; now?: () => number;
     requestChanges(slug, n, r) {
       const p = pullOf(slug, n);
       p.reviews = [...(p.reviews ?? []), { author: r.author, state: 'CHANGES_REQUESTED', body: r.body, comments: r.comments ?? [], at: now() }];
+    },
+    commentReview(slug, n, author, body) {
+      const p = pullOf(slug, n);
+      p.reviews = [...(p.reviews ?? []), { author, state: 'COMMENTED', body, comments: [], at: now() }];
     },
     approve(slug, n, author) {
       const p = pullOf(slug, n);
