@@ -270,3 +270,22 @@ export function prBody(i: PrBodyInput): string {
   const body = lines.join('\n');
   return i.receipt ? withReceiptBlock(body, i.receipt) : body;
 }
+
+/**
+ * What a PR's status sends back to its node, as the pack's feedback (pure): a conflict first (nothing else can land
+ * before it is resolved), then failing checks, then a request for changes; null when nothing is asked of the agent
+ * (open and waiting, merged, closed — the engine handles those).
+ */
+export function prFeedback(s: PrStatus): { kind: 'checks-failed' | 'changes-requested' | 'conflict'; text: string } | null {
+  if (s.state !== 'OPEN') return null;
+  if (s.mergeable === 'CONFLICTING') return { kind: 'conflict', text: `PR #${s.number} conflicts with its base branch: merge the base into this branch, resolve the conflicts, commit.` };
+  if (s.checks === 'FAILURE') {
+    const lines = s.failing.length > 0 ? s.failing.map((f) => `- ${f.name}: ${f.summary}`) : ['- a check failed (GitHub names none)'];
+    return { kind: 'checks-failed', text: `PR #${s.number}'s checks failed:\n${lines.join('\n')}` };
+  }
+  if (s.reviewDecision === 'CHANGES_REQUESTED') {
+    const lines = s.reviewComments.length > 0 ? s.reviewComments.map((c) => `- ${c}`) : ['- (the reviewer left no comment; ask on the PR)'];
+    return { kind: 'changes-requested', text: `Changes were requested on PR #${s.number}:\n${lines.join('\n')}` };
+  }
+  return null;
+}

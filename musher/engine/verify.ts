@@ -135,3 +135,13 @@ export async function runChecks(worktree: string, checks: Check[], env: NodeJS.P
   }
   return { ok: results.every((r) => r.ok), results, summary: parts.length > 0 ? parts.join(' · ') : 'no checks' };
 }
+
+/** What goes back to the agent after a failed verification (the pack's feedback text): each failed check, its exit and its log's tail. */
+export function failureReport(v: Verification): string {
+  const failed = v.results.filter((r) => !r.ok);
+  if (failed.length === 0) return '';
+  return [
+    `Checks: ${v.summary}`,
+    ...failed.map((r) => `\n### ${r.name} failed (${r.exitCode === null ? 'killed or not started' : `exit ${r.exitCode}`})\n\n\`\`\`\n${r.logTail}\n\`\`\``),
+  ].join('\n');
+}
