@@ -7,9 +7,9 @@ import type { Db } from '../store/db.js';
 import { Engine, type Packs } from './engine.js';
 import { buildPack, readFieldBook } from './pack.js';
 import type { Checks, EngineLog, EngineNode, EngineRoute, EngineStore, Harnesses, NodeFields, PrState, PullRequests, Runner, Worktrees } from './ports.js';
-import { followPullRequests, openPullRequest, prBody, type PrStatus } from './pull-request.js';
+import { followPullRequests, openPullRequest, prBody, prFeedback, type PrStatus } from './pull-request.js';
 import { RouteStore, type NodeRow, type RouteRow } from './route-store.js';
-import { checksFromPolicy, runChecks, splitCommand } from './verify.js';
+import { checksFromPolicy, failureReport, runChecks, splitCommand } from './verify.js';
 import { commitAll, createWorktree, mergedTip, pushBranch, removeWorktree } from './worktree.js';
 import { gitText } from '../snapshot/run-git.js';
 
@@ -154,24 +154,15 @@ function policyChecks(c: EngineConfig, env: NodeJS.ProcessEnv, clock: Clock): Ch
     maxAttempts: c.maxVerifyAttempts,
     run: async (worktree) => {
       const v = await runChecks(worktree, checks, env, clock);
-      const failures = v.results.filter((r) => !r.ok).map((r) => `### ${r.name} (exit ${r.exitCode ?? 'killed'})\n\n${r.logTail}`).join('\n\n');
-      return { ok: v.ok, summary: v.summary, failures };
+      return { ok: v.ok, summary: v.summary, failures: failureReport(v) };
     },
   };
 }
 
 /** Why an open pull request goes back to its node's session, with a fingerprint so the same one sends it back once. */
 export function sendBackOf(s: PrStatus, head: string): PrState['sendBack'] {
-  if (s.mergeable === 'CONFLICTING') return { kind: 'conflict', text: 'The pull request conflicts with its base branch.', fingerprint: `conflict@${head}` };
-  if (s.checks === 'FAILURE') {
-    const text = s.failing.map((f) => `- ${f.name}: ${f.summary}`).join('\n') || 'A check failed.';
-    return { kind: 'checks-failed', text, fingerprint: `checks@${head}` };
-  }
-  if (s.reviewDecision === 'CHANGES_REQUESTED') {
-    const text = s.reviewComments.map((c) => `- ${c}`).join('\n') || 'A reviewer requested changes.';
-    return { kind: 'changes-requested', text, fingerprint: `review@${head}:${s.reviewComments.length}` };
-  }
-  return null;
+  const f = prFeedback(s);
+  return f ? { ...f, fingerprint: `${f.kind}@${head}:${s.reviewComments.length}` } : null;
 }
 
 function githubPullRequests(gh: GithubClient, c: EngineConfig, clock: Clock, store: RouteStore): PullRequests {

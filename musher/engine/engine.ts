@@ -115,6 +115,28 @@ export class Engine {
     while (this.busy.size > 0) await Promise.all([...this.busy.values()]);
   }
 
+  /**
+   * Resolves when one of the runs this engine follows writes to its stream or ends, or after `maxMs` (a run that
+   * died quietly, a merge on GitHub, a limit's reset): what the loop waits on between ticks, so an event is acted
+   * on at once. `wait` is the timer (injected: tests and the loop pass their own).
+   */
+  activity(maxMs: number, wait: (ms: number) => Promise<void>): Promise<void> {
+    const handles = [...this.handles.values()];
+    return new Promise<void>((resolve) => {
+      const offs: Array<() => void> = [];
+      let done = false;
+      const finish = () => {
+        if (done) return;
+        done = true;
+        for (const off of offs) off();
+        resolve();
+      };
+      for (const h of handles) offs.push(h.onActivity(finish));
+      if (handles.some((h) => h.ended())) finish();
+      void wait(maxMs).then(finish);
+    });
+  }
+
   /** The runs this engine watches (for the status line). */
   watching(): string[] {
     return [...this.handles.keys()];

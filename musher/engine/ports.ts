@@ -113,6 +113,8 @@ export interface RunHandle {
   read(): HarnessEvent[];
   /** Whether the process has ended (read() then returns what was left). */
   ended(): boolean;
+  /** Calls back when the stream grows or the process ends; returns the unsubscribe. */
+  onActivity(cb: () => void): () => void;
   stop(): void;
 }
 

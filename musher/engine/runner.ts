@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { HarnessEvent } from '../../harnesses/events.js';
@@ -109,8 +109,27 @@ class FileRunHandle implements RunHandle {
     this.follower = new LineFollower(logPath);
   }
 
+  private readonly listeners = new Set<() => void>();
+
   markExited(): void {
     this.exited = true;
+    for (const cb of [...this.listeners]) cb();
+  }
+
+  onActivity(cb: () => void): () => void {
+    this.listeners.add(cb);
+    let watcher: FSWatcher | null = null;
+    try {
+      watcher = watch(this.logPath, () => cb());
+      watcher.on('error', () => undefined);
+    } catch {
+      // The stream file is not there yet (or cannot be watched): the caller's own timeout still wakes it.
+      watcher = null;
+    }
+    return () => {
+      this.listeners.delete(cb);
+      watcher?.close();
+    };
   }
 
   ended(): boolean {

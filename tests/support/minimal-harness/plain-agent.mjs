@@ -30,7 +30,9 @@ out({ e: 'begin', session });
 
 const history = existsSync(join(home, 'sessions', `${session}.log`)) ? readFileSync(join(home, 'sessions', `${session}.log`), 'utf8') : prompt;
 const lines = history.split('\n').map((l) => l.trim());
-const has = (marker) => prompt.includes(marker);
+// A marker counts only outside the directives (the brief that carries `@after <marker>` is in the prompt too).
+const said = prompt.split('\n').filter((l) => !l.trim().startsWith('@')).join('\n');
+const has = (marker) => said.includes(marker);
 const inCwd = (p) => {
   const full = resolve(process.cwd(), p);
   if (!full.startsWith(process.cwd() + sep)) throw new Error(`refusing to write outside the cwd: ${p}`);
