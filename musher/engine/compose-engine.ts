@@ -9,7 +9,7 @@ import { buildPack, readFieldBook } from './pack.js';
 import type { Checks, EngineLog, EngineNode, EngineRoute, EngineStore, Harnesses, NodeFields, PrState, PullRequests, Runner, Worktrees } from './ports.js';
 import { followPullRequests, openPullRequest, prBody, prFeedback, type PrStatus } from './pull-request.js';
 import { RouteStore, type NodeRow, type RouteRow } from './route-store.js';
-import { checksFromPolicy, failureReport, runChecks, splitCommand } from './verify.js';
+import { failureReport, runChecks, type Check } from './verify.js';
 import { commitAll, createWorktree, mergedTip, pushBranch, removeWorktree } from './worktree.js';
 import { gitText } from '../snapshot/run-git.js';
 
@@ -22,13 +22,9 @@ export interface EngineConfig {
   owner: string;
   concurrency: number;
   leaseMs: number;
-  /** The policy's `engine.verify` commands by name ("test": "npm test"). */
-  verify: Record<string, string>;
-  maxVerifyAttempts: number;
-  setup: string[];
-  include: string[];
+  /** What a repository's policy says of its worktrees and checks (`.sleds/policy.yml` engine block). */
+  repoPolicy(repoRoot: string): RepoEnginePolicy;
   /** Ports per worktree: node n gets SLEDS_PORT_BASE = portStart + n × portBlock. */
-  portBlock: number;
   portStart: number;
   /** The remote nodes fetch their base from and push their branches to. */
   remote: string;
@@ -40,6 +36,15 @@ export interface EngineConfig {
   unknownResetWaitMs: number;
   /** A pack's largest size. */
   packMaxChars: number;
+}
+
+export interface RepoEnginePolicy {
+  checks: Check[];
+  maxVerifyAttempts: number;
+  /** Each command an argv (no shell). */
+  setup: string[][];
+  include: string[];
+  portBlock: number;
 }
 
 export interface EngineParts {
@@ -126,21 +131,22 @@ async function defaultBranchOf(repoRoot: string, remote: string): Promise<string
 }
 
 function gitWorktrees(c: EngineConfig, env: NodeJS.ProcessEnv): Worktrees {
-  const setup = c.setup.map(splitCommand);
   return {
     baseFor: async (route) => mergedTip(route.repoRoot, c.remote, c.baseBranch ?? (await defaultBranchOf(route.repoRoot, c.remote)), []),
-    create: (route, node, baseRef, slot) =>
-      createWorktree({
+    create: (route, node, baseRef, slot) => {
+      const policy = c.repoPolicy(route.repoRoot);
+      return createWorktree({
         repoRoot: route.repoRoot,
         routeKey: route.key,
         nodeId: node.nodeId,
         baseRef,
         worktreesDir: c.worktreesDir,
-        setup,
-        include: c.include,
-        portBase: c.portStart + slot * c.portBlock,
+        setup: policy.setup,
+        include: policy.include,
+        portBase: c.portStart + slot * policy.portBlock,
         env,
-      }),
+      });
+    },
     remove: (route, path) => removeWorktree(route.repoRoot, path),
     commitAll: (path, message) => commitAll(path, message),
     push: (_route, path, branch) => pushBranch(path, c.remote, branch),
@@ -149,11 +155,10 @@ function gitWorktrees(c: EngineConfig, env: NodeJS.ProcessEnv): Worktrees {
 }
 
 function policyChecks(c: EngineConfig, env: NodeJS.ProcessEnv, clock: Clock): Checks {
-  const checks = checksFromPolicy(c.verify);
   return {
-    maxAttempts: c.maxVerifyAttempts,
-    run: async (worktree) => {
-      const v = await runChecks(worktree, checks, env, clock);
+    maxAttempts: (route) => c.repoPolicy(route.repoRoot).maxVerifyAttempts,
+    run: async (route, worktree) => {
+      const v = await runChecks(worktree, c.repoPolicy(route.repoRoot).checks, env, clock);
       return { ok: v.ok, summary: v.summary, failures: failureReport(v) };
     },
   };

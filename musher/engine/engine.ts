@@ -354,10 +354,10 @@ export class Engine {
     if (!n.worktree || !n.branch) throw new Error('it has no worktree to verify');
     const route = this.route(n);
     await this.d.worktrees.commitAll(n.worktree, `${n.nodeId}: ${n.title}`);
-    const report = await this.d.checks.run(n.worktree);
+    const report = await this.d.checks.run(route, n.worktree);
     if (!report.ok) {
       const failures = n.verifyFailures + 1;
-      if (failures >= this.d.checks.maxAttempts) {
+      if (failures >= this.d.checks.maxAttempts(route)) {
         this.step(n, { type: 'lost', reason: `its checks failed ${failures} times (${report.summary})` }, { verifyFailures: failures });
         return;
       }

@@ -87,9 +87,10 @@ export interface CheckReport {
 }
 
 export interface Checks {
-  run(worktree: string): Promise<CheckReport>;
+  /** The route's repository's checks (its policy's `engine.verify`), run in the node's worktree. */
+  run(route: EngineRoute, worktree: string): Promise<CheckReport>;
   /** How many failed verifications send a node back before it needs a person. */
-  readonly maxAttempts: number;
+  maxAttempts(route: EngineRoute): number;
 }
 
 export interface PrState {

@@ -13,6 +13,7 @@ import { parseRouteFile } from '../../core/routes/route-file.js';
 import { registerHarness, harnessById } from '../../harnesses/registry.js';
 import { GithubClient } from '../../musher/github/client.js';
 import { composeEngine, type EngineConfig } from '../../musher/engine/compose-engine.js';
+import { checksFromPolicy } from '../../musher/engine/verify.js';
 import type { Engine } from '../../musher/engine/engine.js';
 import { registryHarnesses } from '../../musher/engine/harnesses.js';
 import { processRunner } from '../../musher/engine/runner.js';
@@ -91,11 +92,7 @@ async function world(opts: { owner?: string; checks?: Record<string, string>; ro
     owner: opts.owner ?? 'host-a:1:aaaa',
     concurrency: opts.concurrency ?? 2,
     leaseMs: 120_000,
-    verify: opts.checks ?? {},
-    maxVerifyAttempts: 3,
-    setup: [],
-    include: [],
-    portBlock: 10,
+    repoPolicy: () => ({ checks: checksFromPolicy(opts.checks ?? {}), maxVerifyAttempts: 3, setup: [], include: [], portBlock: 10 }),
     portStart: 41000,
     remote: 'origin',
     baseBranch: null,
@@ -253,7 +250,7 @@ nodes:
       harnesses: registryHarnesses({ defaultHarness: 'plain', binaries: DEFAULT_CONFIG.binaries, env: { ...process.env, PATH: `${join(w.root, 'bin')}:${process.env.PATH ?? ''}`, PLAIN_HOME: w.plainHome }, portBase: () => 42000 }),
       runner: processRunner(),
       env: process.env,
-      config: { owner: 'host-b:2:bbbb', concurrency: 2, leaseMs: 120_000, verify: {}, maxVerifyAttempts: 3, setup: [], include: [], portBlock: 10, portStart: 42000, remote: 'origin', baseBranch: null, worktreesDir: join(w.root, 'worktrees'), runsDir: join(w.root, 'runs'), unknownResetWaitMs: 60_000, packMaxChars: 40_000 },
+      config: { owner: 'host-b:2:bbbb', concurrency: 2, leaseMs: 120_000, repoPolicy: () => ({ checks: [], maxVerifyAttempts: 3, setup: [], include: [], portBlock: 10 }), portStart: 42000, remote: 'origin', baseBranch: null, worktreesDir: join(w.root, 'worktrees'), runsDir: join(w.root, 'runs'), unknownResetWaitMs: 60_000, packMaxChars: 40_000 },
     });
     const b1 = await other.engine.tick();
     expect(b1.claimed).toEqual([]);
