@@ -82,7 +82,7 @@ export const geminiCli = {
     transcriptDir: (geminiHome: string) => `${geminiHome}/tmp`,
     isTranscriptOf: isGeminiSessionFileOf,
     // The file name holds 8 hex digits of the id, not the id: the id is only in the file's first line.
-    sessionIdFromPath: () => null,
+    sessionIdFromPath: (_path: string): string | null => null,
     // `tmp/<project>/chats/<file>`: under the receiver's project name for cwd, which Gemini makes its basename when
     // the name is free (a taken name gets a suffix, and then the picked-up file is not found by `--resume`).
     installedPath: (senderPath: string, cwd: string) => {
