@@ -139,6 +139,7 @@ export async function makeGeminiHome(fakeUrl: string): Promise<GeminiHome> {
   await mkdir(path.join(home, '.gemini'), { recursive: true });
   await writeFile(path.join(home, '.gemini', 'settings.json'), JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } } }));
   await execFileP('git', ['init', '-q', cwd]);
-  const env = { ...cleanEnv(home, ['GEMINI_', 'GOOGLE_']), GEMINI_CLI_HOME: home, GEMINI_API_KEY: 'fake-gemini-key', GOOGLE_GEMINI_BASE_URL: fakeUrl, NO_COLOR: '1' };
+  // TMPDIR: a refused request writes a full error report (gemini-client-error-*.json) into the temp dir.
+  const env = { ...cleanEnv(home, ['GEMINI_', 'GOOGLE_']), GEMINI_CLI_HOME: home, GEMINI_API_KEY: 'fake-gemini-key', GOOGLE_GEMINI_BASE_URL: fakeUrl, NO_COLOR: '1', TMPDIR: home };
   return { home, cwd, env, cleanup: async () => (await rm(home, { recursive: true, force: true }), await rm(cwd, { recursive: true, force: true })) };
 }
