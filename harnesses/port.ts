@@ -11,7 +11,13 @@ import type { HarnessEvent } from './events.js';
 export type Env = Readonly<Record<string, string | undefined>>;
 
 /** The plan providers whose bars sleds reads and whose platform keys it holds. */
-export type PlanProvider = 'anthropic' | 'openai';
+export type PlanProvider = 'anthropic' | 'openai' | 'google';
+
+/** The providers sleds holds a platform key for (a wall continues on it); Google's plans are read, not continued. */
+export type KeyedProvider = Exclude<PlanProvider, 'google'>;
+export function holdsPlatformKey(p: PlanProvider): p is KeyedProvider {
+  return p !== 'google';
+}
 
 /** The answers a hook prints, in the harness's dialect (exit code and stdout). */
 export interface HookDialect {

@@ -1,4 +1,5 @@
 import { builtInHarness, harnessOfSource, knownHarnessId, storedHarness, type HarnessId } from '../../harnesses/registry.js';
+import { holdsPlatformKey } from '../../harnesses/port.js';
 import { priceExits } from '../../core/exits/offers.js';
 import { priceNamed } from '../../core/exits/handoff.js';
 import { burnPerHourMicros } from '../../core/exits/burn.js';
@@ -229,7 +230,7 @@ export class WallKeeper {
     const series = this.d.usage.sessionSeries(signal.sessionId, now - 24 * 3_600_000);
     const sessionModel = model ?? series.at(-1)?.model ?? null;
     const provider = builtInHarness(harness).provider;
-    const keyed = await this.d.key.configured(provider);
+    const keyed = holdsPlatformKey(provider) && (await this.d.key.configured(provider));
     const cheaper = sessionModel ? policy.cheaperModel(sessionModel) : null;
     return {
       nowMs: now,

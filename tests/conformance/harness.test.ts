@@ -32,6 +32,12 @@ interface Fixtures {
   limited: string;
   /** rate_limited as the limited stream says it (the Codex stream carries no reset time). */
   limit: { resetsAtMs: number | null; window: string | null };
+  /** The session id the transcript holds, when its file name carries only part of it (Gemini: 8 hex digits). */
+  sessionId?: string;
+  /** Why gatewayLaunch refuses, when the gateway cannot serve the harness's wire format at all. */
+  gatewayRefused?: RegExp;
+  /** The hook event a prompt's context answer names (Claude and Codex: UserPromptSubmit). */
+  promptHookEvent?: string;
 }
 
 const FIXTURES: Record<string, Fixtures> = {
@@ -52,6 +58,19 @@ const FIXTURES: Record<string, Fixtures> = {
     turn: at('tests/fixtures/headless/codex.turn.jsonl'),
     limited: at('tests/fixtures/headless/codex.limited.jsonl'),
     limit: { resetsAtMs: null, window: null },
+  },
+  'gemini-cli': {
+    // Recorded from the pinned gemini 0.61.0 against the fake API (tests/fixtures/gemini-cli/capture.ts).
+    transcript: at('tests/fixtures/gemini-cli/session-2026-12-02T05-17-1d4398e2.jsonl'),
+    version: ['0.61.0\n', '0.61.0'],
+    loggedOut: 'Please set an Auth method in your /home/u/.gemini/settings.json or specify one of the following environment variables before running: GEMINI_API_KEY, GOOGLE_GENAI_USE_VERTEXAI, GOOGLE_GENAI_USE_GCA',
+    turn: at('tests/fixtures/gemini-cli/turn.jsonl'),
+    limited: at('tests/fixtures/gemini-cli/limited.jsonl'),
+    // The refusal's "Suggested retry after 3600s." counted from the result record's timestamp.
+    limit: { resetsAtMs: Date.parse('2026-12-02T05:17:57.473Z') + 3_600_000, window: null },
+    sessionId: '1d4398e2-064a-4eec-96ff-89075cfd7869',
+    gatewayRefused: /generateContent/,
+    promptHookEvent: 'BeforeAgent',
   },
   plain: {
     transcript: at('tests/support/minimal-harness/logs/5f0c1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b.jsonl'),
@@ -78,12 +97,12 @@ function fixturesOf(a: HarnessAdapter): Fixtures {
 
 describe('the harness registry', () => {
   it('holds the shipped harnesses and the registered test harness, each once', () => {
-    expect(adapters.map((a) => a.id)).toEqual(['claude-code', 'codex', 'plain']);
+    expect(adapters.map((a) => a.id)).toEqual(['claude-code', 'codex', 'gemini-cli', 'plain']);
     expect(() => registerHarness(plainHarness)).toThrow(/registered already/);
   });
 
   it('an unknown harness is an error that names the known ones, never Claude Code', () => {
-    expect(harnessById('gemini-cli')).toEqual({ ok: false, error: "unknown harness 'gemini-cli' — sleds knows claude-code, codex, plain" });
+    expect(harnessById('aider')).toEqual({ ok: false, error: "unknown harness 'aider' — sleds knows claude-code, codex, gemini-cli, plain" });
     expect(harnessById(undefined).ok).toBe(false);
     expect(harnessById('plain')).toMatchObject({ ok: true, adapter: { displayName: 'Plain' } });
   });
@@ -108,13 +127,16 @@ describe.each(table)('harness %s', (_id, adapter) => {
     const lines = readFileSync(f.transcript, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => reader.read(l));
     const usage = lines.flatMap((l) => (l.kind === 'usage' ? [l.usage] : []));
     expect(usage.length).toBeGreaterThan(0);
-    expect(new Set(usage.map((u) => u.sessionId))).toEqual(new Set([adapter.sessions.sessionIdFromPath(f.transcript)]));
+    expect(new Set(usage.map((u) => u.sessionId))).toEqual(new Set([f.sessionId ?? adapter.sessions.sessionIdFromPath(f.transcript)]));
     expect(usage.every((u) => u.source === adapter.transcriptSource && u.inputTokens + u.outputTokens > 0)).toBe(true);
     expect(lines.filter((l) => l.kind === 'error')).toEqual([]);
   });
 
   it('finds the session a transcript path names, under its home', () => {
-    const id = adapter.sessions.sessionIdFromPath(f.transcript);
+    // A file name that carries only part of the id names no session by itself (the id is in the file).
+    const fromPath = adapter.sessions.sessionIdFromPath(f.transcript);
+    expect(fromPath).toBe(f.sessionId ? null : fromPath);
+    const id = fromPath ?? f.sessionId ?? null;
     expect(id).not.toBeNull();
     expect(adapter.sessions.isTranscriptOf(basename(f.transcript), id!)).toBe(true);
     expect(adapter.sessions.isTranscriptOf(basename(f.transcript), SID)).toBe(false);
@@ -179,6 +201,10 @@ describe.each(table)('harness %s', (_id, adapter) => {
 
   it('points the harness at the gateway: its URL in the environment or options, the token in the environment only', () => {
     const launch = adapter.gatewayLaunch(GATEWAY);
+    if (f.gatewayRefused) {
+      expect(launch).toEqual({ ok: false, why: expect.stringMatching(f.gatewayRefused) });
+      return;
+    }
     expect(launch.ok).toBe(true);
     if (!launch.ok) return;
     const said = [...Object.values(launch.env), ...launch.args].join('\n');
@@ -194,7 +220,7 @@ describe.each(table)('harness %s', (_id, adapter) => {
     expect(blocked.exitCode).toBe(0);
     expect(JSON.parse(blocked.stdout)).toMatchObject({ decision: 'block', reason: 'sled: handled 5' });
     const context = JSON.parse(adapter.hooks.carryOnWithContext('the answer is 42', null).stdout);
-    expect(context.hookSpecificOutput).toEqual({ hookEventName: 'UserPromptSubmit', additionalContext: 'the answer is 42' });
+    expect(context.hookSpecificOutput).toEqual({ hookEventName: f.promptHookEvent ?? 'UserPromptSubmit', additionalContext: 'the answer is 42' });
   });
 
   it('claims its transcript source as a wall signal of its own, and no other harness claims it', () => {
