@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { musherClient, type CallResult, type MusherClient } from '../../protocol/client/client.js';
 import { ROUTES, patternOf, routeOf, type RouteInput, type RouteName, type RouteSpec } from '../../protocol/routes.js';
 import { ErrorBody } from '../../protocol/schemas.js';
-import { HANDLERS } from '../../musher/api/handlers.js';
+import { HANDLERS, type RouteHandlers } from '../../musher/api/handlers.js';
 import { matchRoute } from '../../musher/api/match.js';
 import { REPO_ROOT, sleds, startMusher, waitFor, type SledsWorld } from '../support/sleds-env.js';
 import { useWorlds } from '../support/worlds.js';
@@ -40,6 +40,16 @@ describe('the route table and the server', () => {
 
   it('every route of the table has a handler in musher/api/handlers.ts, and every handler a route', () => {
     expect(Object.keys(HANDLERS).sort()).toEqual(TABLE.map(([name]) => name).sort());
+  });
+
+  it('the handler map is typed from the table: a route left out, or a handler for no route, does not compile', () => {
+    const { hook, ...withoutHook } = HANDLERS;
+    // @ts-expect-error a route of the table without its handler
+    const missing: RouteHandlers = withoutHook;
+    // @ts-expect-error a handler for a route the table does not have
+    const extra = { ...HANDLERS, notARoute: hook } satisfies RouteHandlers;
+    expect(Object.keys(missing)).not.toContain('hook');
+    expect(Object.keys(extra)).toContain('notARoute');
   });
 
   it("a request is matched to its route with the route's parameters, decoded", () => {
