@@ -76,8 +76,7 @@ import { RESUME_KINDS } from './scheduler/api.js';
 import { ResumeRunner } from './resume/runner.js';
 import { harnessBinary, resumeJobHandler, type Binaries, type ResumeJobDeps } from './resume/resume-job.js';
 import { findBinaries } from './resume/binaries.js';
-import type { GatewayService } from './gateway/service.js';
-import type { GithubParts } from './github/wiring.js';
+import type { UsageSource } from './usage-sources/port.js';
 
 export interface MusherOptions {
   paths: SledsPaths;
@@ -90,19 +89,64 @@ export interface MusherOptions {
   /** For the accounts' labels (`~/.claude`); default the OS home. */
   homeDir?: string;
   version: string;
-  /** The wall's ports (policy, key, snapshot, the exits' machinery), built by the daemon once the stores exist. */
-  wallWiring: (m: Musher) => WallWiring;
+  /** The database and the stores over it, opened first by the composition root (musher/compose.ts). */
+  base: MusherBase;
+  /** The wall's ports (policy, key, gateway, hand-offs), built by the composition root from the stores. */
+  wall: WallWiring;
+  /** Sources the daemon reads besides the followers and the statusline (the usage endpoint, the gateway's metering). */
+  extraSources?: readonly UsageSource[];
   onBackfillProgress?: (done: number, total: number) => void;
   /** The scheduler's timer (tests pass a fake one); default real timers. */
   schedulerTimer?: Timers;
   /** Where resumes find claude, codex and tmux; the daemon's come from config.yml (musher/resume/binaries.ts); default PATH, the usual places. */
   binaries?: () => Binaries;
-  /** The user's time zone, for times typed as "9am"; default the process's. */
-  timeZone?: string;
+  /** The user's time zone, for times typed as "9am" and the day's spend: the composed config's. */
+  timeZone: string;
   /** The seat's Ed25519 key that signs receipts (the daemon's: from the secret store); none: receipts are unsigned. */
   signingKey?: () => Promise<SeatKeyPair | null>;
   /** How long a task waits after its last session ended before it is receipted (a resume in between keeps it open). */
   taskQuietMs?: number;
+}
+
+/** What musher stands on, opened before any service: one database, its stores, whose accounts the bars are. */
+export interface MusherBase {
+  db: Db;
+  hookEvents: HookEventStore;
+  sessions: SessionStore;
+  usage: UsageStore;
+  bars: BarStore;
+  accounts: Accounts;
+  walls: WallStore;
+  offsets: OffsetStore;
+  histories: HistoryStore;
+  credits: CreditStore;
+  platformKey: PlatformKeyStore;
+  snapshots: SnapshotStore;
+  wallBook: WallBook;
+  handoffs: HandoffStore;
+  roster: RosterReader;
+}
+
+/** Opens the database at `dbFile` and its stores: the first thing the composition root builds. */
+export function openBase(o: { dbFile: string; claudeConfigDir: string; codexSessionsDir: string; homeDir?: string; log: Log }): MusherBase {
+  const db = openStore(o.dbFile);
+  return {
+    db,
+    hookEvents: new HookEventStore(db),
+    sessions: new SessionStore(db),
+    usage: new UsageStore(db),
+    bars: new BarStore(db),
+    accounts: new Accounts({ claudeConfigDir: o.claudeConfigDir, codexHome: dirname(o.codexSessionsDir), homeDir: o.homeDir ?? homedir(), log: o.log }),
+    walls: new WallStore(db),
+    offsets: new OffsetStore(db),
+    histories: new HistoryStore(db),
+    credits: new CreditStore(db),
+    platformKey: new PlatformKeyStore(db),
+    snapshots: new SnapshotStore(db),
+    wallBook: new WallBook(db),
+    handoffs: new HandoffStore(db),
+    roster: new RosterReader(o.log),
+  };
 }
 
 export interface HookDelivery extends SpooledEvent {
@@ -158,8 +202,8 @@ export class Musher {
   readonly receipts: ReceiptService;
   /** The dispatcher's picker: a task's rows, and taking a row's verb. */
   readonly picker: PickerService;
-  /** Sealed hand-offs (set by the daemon's wiring; null when this musher sends and receives none). */
-  handoff: HandoffService | null = null;
+  /** Sealed hand-offs (null when this musher sends and receives none). */
+  readonly handoff: HandoffService | null;
   readonly wallKeeper: WallKeeper;
   readonly jobs: JobStore;
   readonly resumeRunner: ResumeRunner;
@@ -171,30 +215,28 @@ export class Musher {
   readonly startedAt: number;
   /** The user's time zone: "9am" in `/sled 2 9am` is read in it. */
   readonly timeZone: string;
-  /** Set by the daemon (main.ts): the platform-key gateway and its tokens. */
-  gateway: GatewayService | null = null;
-  /** Set by the daemon (main.ts): the GitHub client, the PR receipts and watcher, tracker intake. */
-  github: GithubParts | null = null;
 
   /** The untracked files that look like secrets a folder's policy lets a snapshot keep (`handoff.allow_untracked`). */
   private allowUntracked: (cwd: string) => readonly string[] = () => [];
 
   constructor(private readonly opts: MusherOptions) {
-    this.db = openStore(opts.paths.dbFile);
-    this.hookEvents = new HookEventStore(this.db);
-    this.sessions = new SessionStore(this.db);
-    this.usage = new UsageStore(this.db);
-    this.bars = new BarStore(this.db);
-    this.accounts = new Accounts({ claudeConfigDir: opts.claudeConfigDir, codexHome: dirname(opts.codexSessionsDir), homeDir: opts.homeDir ?? homedir(), log: opts.log });
+    const b = opts.base;
+    this.db = b.db;
+    this.hookEvents = b.hookEvents;
+    this.sessions = b.sessions;
+    this.usage = b.usage;
+    this.bars = b.bars;
+    this.accounts = b.accounts;
     this.adoptUnkeyedBars();
-    this.walls = new WallStore(this.db);
-    this.offsets = new OffsetStore(this.db);
-    this.histories = new HistoryStore(this.db);
-    this.credits = new CreditStore(this.db);
-    this.platformKey = new PlatformKeyStore(this.db);
-    this.snapshots = new SnapshotStore(this.db);
+    this.walls = b.walls;
+    this.offsets = b.offsets;
+    this.histories = b.histories;
+    this.credits = b.credits;
+    this.platformKey = b.platformKey;
+    this.snapshots = b.snapshots;
+    this.handoff = opts.wall.handoff;
     this.startedAt = opts.clock.now();
-    this.timeZone = opts.timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
+    this.timeZone = opts.timeZone;
     const followers = buildFollowers({
       db: this.db,
       offsets: this.offsets,
@@ -249,10 +291,10 @@ export class Musher {
       },
     });
     // The wall last: it stands on the stores, the scheduler and the resume runner above.
-    this.wallBook = new WallBook(this.db);
-    this.handoffs = new HandoffStore(this.db);
-    this.roster = new RosterReader(opts.log);
-    const wiring = opts.wallWiring(this);
+    this.wallBook = b.wallBook;
+    this.handoffs = b.handoffs;
+    this.roster = b.roster;
+    const wiring = opts.wall;
     this.allowUntracked = (cwd) => wiring.policy.forDirectory(cwd).handoffAllowUntracked;
     this.tasks = new TaskService({
       store: new TaskStore(this.db),
@@ -342,6 +384,7 @@ export class Musher {
       kickTranscript: (path, harness) => this.kickTranscript(path, harness),
     });
     this.sources.add(this.statuslineFeed);
+    for (const source of opts.extraSources ?? []) this.sources.add(source);
     this.walls.onRecorded((signal) => {
       this.wallKeeper.onSignal(signal).catch((e: Error) => opts.log.error(`wall for ${signal.sessionId}: ${e.message}`));
     });

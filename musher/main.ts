@@ -1,34 +1,14 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { claudeConfigDir, resolvePaths, type SledsPaths } from '../core/paths.js';
-import { codexSessionsDir } from '../harnesses/codex/rollout.js';
-import { Musher } from './app.js';
-import { daemonWallWiring } from './walls/daemon-wiring.js';
-import { PolicyLoader } from './policy/loader.js';
-import { policyPort } from './policy/port.js';
+import { join } from 'node:path';
+import { resolvePaths, type SledsPaths } from '../core/paths.js';
+import { compose, processTimeZone } from './compose.js';
 import { systemClock } from './clock.js';
 import { acquireInstanceLock } from './instance-lock.js';
 import { fileLog } from './log.js';
-import { packageRoot } from './package-root.js';
-import { loadPriceTable } from './prices.js';
 import { startServer } from './server.js';
 import { musherClient } from '../protocol/client/client.js';
-import { UsageEndpointSource } from './usage-sources/usage-endpoint.js';
-import { GatewayMeteringSource } from './usage-sources/gateway-metering.js';
-import { readClaudeCredentials } from './quota/credentials.js';
-import { GatewayService } from './gateway/service.js';
-import { zoneUtcOffset } from './gateway/allowance.js';
-import { openSecretStore } from './secrets/store.js';
-import { buildGithub } from './github/wiring.js';
-import { loadSeatKeys } from './handoff/keys.js';
-import { loadConfig } from './config/load.js';
-import { configuredBinary } from './config/schema.js';
-import { findBinary } from './find-binary.js';
 import { tightenUmask } from './user-umask.js';
-import { findBinaries } from './resume/binaries.js';
-import { RawEventRetention } from './store/retention.js';
-import { FAILED_DIR } from './ingest/spool-drain.js';
 import type { Log } from './log.js';
 
 /** `sleds musher run`: the daemon itself, in the foreground (the background start runs this detached). */
@@ -62,40 +42,14 @@ export async function runMusher(opts: { background: boolean }): Promise<number> 
   rmSync(join(paths.runtimeDir, 'usage-poller.lock'), { force: true });
   const interactive = !opts.background && process.stderr.isTTY;
   const log = fileLog(paths.logFile, systemClock, opts.background ? null : (line) => process.stderr.write(line));
-  // Upstreams, binaries and retention come from the user's config.yml alone, never from the environment of the
-  // session whose hook happened to start musher (a hostile repository's session could set it).
-  const settings = loadConfig(paths.configDir, homedir());
-  if (settings.error) log.error(settings.error);
-  for (const w of settings.warnings) log.warn(w);
-  const config = settings.config;
-  const root = packageRoot();
-  const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
   let lastDraw = 0;
-  const prices = loadPriceTable(root);
-  // The workspace policy (each repository's .sleds/policy.yml over the user's own) and the platform keys.
-  const policy = policyPort(new PolicyLoader({ configDir: paths.configDir, homeDir: homedir(), log }), paths.configDir);
-  const secrets = openSecretStore(paths);
-  const musher = new Musher({
+  const house = compose({
     paths,
+    env: process.env,
+    homeDir: homedir(),
     clock: systemClock,
+    timeZone: processTimeZone(),
     log,
-    prices,
-    claudeConfigDir: claudeConfigDir(process.env, homedir()),
-    codexSessionsDir: codexSessionsDir(process.env, homedir()),
-    version,
-    // Receipts are signed with the seat's Ed25519 key, read when a receipt is written (keys made later count).
-    signingKey: async () => (await loadSeatKeys(secrets))?.ed25519 ?? null,
-    // The quiet period before a task whose sessions all ended gets its receipt (default 30 minutes).
-    taskQuietMs: quietMs(process.env.SLEDS_TASK_QUIET_MS),
-    binaries: () => findBinaries(config.binaries),
-    wallWiring: (m) =>
-      daemonWallWiring(m, policy, secrets, {
-        paths,
-        claudeConfigDir: claudeConfigDir(process.env, homedir()),
-        codexHome: dirname(codexSessionsDir(process.env, homedir())),
-        log,
-        notify: { slackApiUrl: config.upstreams.slack, binaries: { notifySend: config.binaries.notifySend, osascript: config.binaries.osascript } },
-      }),
     onBackfillProgress: interactive
       ? (done, total) => {
           const now = systemClock.now();
@@ -106,86 +60,16 @@ export async function runMusher(opts: { background: boolean }): Promise<number> 
         }
       : undefined,
   });
-  // Claude's usage endpoint: per-model weekly bars and credits. Sends nothing until there is a login to use.
-  const env = process.env;
-  musher.sources.add(
-    new UsageEndpointSource(
-      {
-        log,
-        readCredentials: () =>
-          readClaudeCredentials({
-            claudeConfigDir: claudeConfigDir(env, homedir()),
-            configDirFromEnv: Boolean(env.CLAUDE_CONFIG_DIR),
-            now: () => systemClock.now(),
-          }),
-        baseUrl: config.upstreams.claudeUsage,
-        lockFile: join(paths.runtimeDir, 'usage-poller.lock'),
-        stateFile: join(paths.runtimeDir, 'usage-poller.json'),
-        userAgent: `sleds/${version} (usage poller)`,
-      },
-      { db: musher.db, bars: musher.bars, credits: musher.credits, account: () => musher.accounts.defaultClaude() },
-      systemClock,
-    ),
-  );
-  // The platform-key gateway: listens (127.0.0.1 only) once a key is configured, now or at the first token minted.
-  const gateway = new GatewayService({
-    db: musher.db,
-    platformKeys: musher.platformKey,
-    prices,
-    clock: systemClock,
-    log,
-    secrets,
-    // The seat's caps from the policy of the repository the resumed session works in.
-    allowance: (seat, grant) => policy.forDirectory(musher.sessions.get(grant.sessionId)?.cwd ?? null).allowance(seat),
-    utcOffset: zoneUtcOffset(musher.timeZone),
-    env,
-    // One port across restarts: a resumed session's ANTHROPIC_BASE_URL stays valid.
-    portFile: join(paths.dataDir, 'gateway.json'),
-    upstreams: { anthropic: config.upstreams.anthropic, openai: config.upstreams.openai },
-  });
-  musher.gateway = gateway;
-  // Its metering is a usage source: started (listening once a key is configured) and stopped with the others.
-  musher.sources.add(new GatewayMeteringSource(gateway, log));
-  // GitHub: the receipt in the PR body, the PR watcher (a PR opened ends its task), tracker intake (the comment
-  // carries the task's estimate and the picker's suggestion).
-  const github = buildGithub({
-    db: musher.db,
-    tasks: musher.tasks,
-    sessions: musher.sessions,
-    policy,
-    secrets,
-    receipts: musher.receipts,
-    estimateText: async (task) => musher.estimates.forTask(task).text,
-    pickerText: async (task) => (await musher.picker.picker(task)).text,
-    clock: systemClock,
-    log,
-    apiUrl: config.upstreams.github,
-    ghBin: () => findBinary('gh', configuredBinary(config.binaries, 'gh'), env.PATH).bin,
-    version,
-  });
-  musher.github = github;
-  // Raw hook events are kept for retention.rawEventsDays: pruned now and daily.
-  const retention = new RawEventRetention({
-    events: musher.hookEvents,
-    days: config.retention.rawEventsDays,
-    failedSpoolDir: join(paths.spoolDir, FAILED_DIR),
-    clock: systemClock,
-    log,
-  });
   let stopping = false;
-  let pickupWatch: NodeJS.Timeout | undefined;
   let resolveStopped: () => void = () => undefined;
   const stopped = new Promise<void>((r) => (resolveStopped = r));
   const shutdown = async (): Promise<void> => {
     if (stopping) return;
     stopping = true;
     log.info('musher stopping');
-    if (pickupWatch) clearInterval(pickupWatch);
-    retention.stop();
     await server.close();
-    await github.stop();
-    // Stops every usage source too: the followers, the usage endpoint's poller, the gateway.
-    await musher.close();
+    // Stops the services in their order: GitHub, retention, every usage source (the followers, the poller, the gateway).
+    await house.stop();
     try {
       if (readFileSync(paths.pidFile, 'utf8') === String(process.pid)) unlinkSync(paths.pidFile);
     } catch {
@@ -194,7 +78,7 @@ export async function runMusher(opts: { background: boolean }): Promise<number> 
     lock.release();
     resolveStopped();
   };
-  const server = await startServer(musher, paths.socketFile, log, () => void shutdown());
+  const server = await startServer(house.services, paths.socketFile, log, () => void shutdown());
   writeFileSync(paths.pidFile, String(process.pid), { mode: 0o600 });
   process.on('SIGTERM', () => void shutdown());
   process.on('SIGINT', () => void shutdown());
@@ -204,17 +88,10 @@ export async function runMusher(opts: { background: boolean }): Promise<number> 
     exitCode = 1;
     void shutdown();
   });
-  log.info(`musher ${version} listening on ${paths.socketFile} (pid ${process.pid})`);
-  await musher.start();
-  retention.start();
-  github.start();
-  // A sent hand-off's pickup is learnt from its remote: asked once a minute while any is outstanding (cheap when none).
-  pickupWatch = setInterval(() => {
-    musher.handoff?.refreshSent((sid) => musher.sessions.get(sid)?.cwd ?? null, 55_000).catch((e: Error) => log.warn(`hand-off pickups: ${e.message}`));
-  }, 60_000);
-  pickupWatch.unref();
+  log.info(`musher ${house.version} listening on ${paths.socketFile} (pid ${process.pid})`);
+  await house.start();
   if (interactive) {
-    void musher.transcripts.idle().then(() => process.stderr.write('\nsleds: history read; musher is ready\n'));
+    void house.musher.transcripts.idle().then(() => process.stderr.write('\nsleds: history read; musher is ready\n'));
   }
   await stopped;
   return exitCode;
@@ -259,9 +136,4 @@ function catchStrays(log: Log, stop: () => void): void {
     setTimeout(() => process.exit(1), 5_000).unref();
     stop();
   });
-}
-
-/** SLEDS_TASK_QUIET_MS, when it is a whole number of milliseconds; else the default. */
-function quietMs(v: string | undefined): number | undefined {
-  return v !== undefined && /^\d+$/.test(v) ? Number(v) : undefined;
 }

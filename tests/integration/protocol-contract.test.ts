@@ -1,15 +1,17 @@
 /**
  * The contract between musher and its clients (protocol/routes.ts), held to a real musher: every route in the table
  * is called through the one client (protocol/client) and its reply parses by the route's schema; and the table is
- * held to the server: every route musher/server.ts answers (read from its source) has an entry, so a route added
- * to the server alone fails here.
+ * held to the server: musher/server.ts dispatches from the table to one handler per route (musher/api/handlers.ts),
+ * so a route answered outside the table, or a table entry with no handler, fails here.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { musherClient, type CallResult, type MusherClient } from '../../protocol/client/client.js';
 import { ROUTES, patternOf, routeOf, type RouteInput, type RouteName, type RouteSpec } from '../../protocol/routes.js';
 import { ErrorBody } from '../../protocol/schemas.js';
+import { HANDLERS, type RouteHandlers } from '../../musher/api/handlers.js';
+import { matchRoute } from '../../musher/api/match.js';
 import { REPO_ROOT, sleds, startMusher, waitFor, type SledsWorld } from '../support/sleds-env.js';
 import { useWorlds } from '../support/worlds.js';
 import { writeSledsConfig } from '../support/sleds-config.js';
@@ -23,38 +25,38 @@ const TABLE = Object.entries(ROUTES) as Array<[RouteName, RouteSpec]>;
 /** A concrete path for each entry: its parameters filled in. */
 const SAMPLES = TABLE.map(([name, spec]) => ({ name, method: spec.method, path: spec.path.replace(/:[A-Za-z]+/g, 'x1') }));
 
-/** The routes musher/server.ts answers, as its source spells them: path literals, route regexes, prefixes. */
-function serverRoutes(source: string): { literals: string[]; prefixes: string[]; regexes: RegExp[]; methodPaths: Array<[string, string]> } {
-  const literals = new Set<string>();
-  const prefixes = new Set<string>();
-  for (const m of source.matchAll(/'(\/v1\/[^']*)'/g)) (m[1]!.endsWith('/') ? prefixes : literals).add(m[1]!);
-  const regexes = [...source.matchAll(/\/\^(\\\/v1[^\n]*?)\$\//g)].map((m) => new RegExp(`^${m[1]!}$`));
-  const methodPaths: Array<[string, string]> = [];
-  for (const m of source.matchAll(/req\.method === '(GET|POST)' && url\.pathname === '(\/v1\/[^']*)'/g)) methodPaths.push([m[1]!, m[2]!]);
-  return { literals: [...literals], prefixes: [...prefixes], regexes, methodPaths };
+/** Paths spelt by hand in a file: `'/v1/…'` literals and `/^\/v1…$/` route regexes. */
+function handRoutes(source: string): string[] {
+  return [...source.matchAll(/'(\/v1\/[^']*)'/g), ...source.matchAll(/\/\^(\\\/v1[^\n]*?)\$\//g)].map((m) => m[1]!);
 }
 
 describe('the route table and the server', () => {
-  const found = serverRoutes(SERVER_SOURCE);
-
-  it('reads the server: it finds routes of every kind (the scan itself works)', () => {
-    expect(found.literals.length).toBeGreaterThan(15);
-    expect(found.regexes.length).toBeGreaterThan(6);
-    expect(found.prefixes).toContain('/v1/hook/');
-    expect(found.methodPaths).toContainEqual(['POST', '/v1/handoffs/pickup']);
+  it('the server routes nothing by hand: musher/server.ts and musher/api/ name no path, they dispatch from the table', () => {
+    const files = ['server.ts', ...readdirSync(join(REPO_ROOT, 'musher', 'api')).map((f) => join('api', f))];
+    expect(files).toContain(join('api', 'handlers.ts'));
+    for (const f of files) expect(handRoutes(readFileSync(join(REPO_ROOT, 'musher', f), 'utf8')), `musher/${f}`).toEqual([]);
+    expect(SERVER_SOURCE).toMatch(/matchRoute\(/);
   });
 
-  it('every path the server names has an entry in the table', () => {
-    const missing = [
-      ...found.literals.filter((p) => !TABLE.some(([, s]) => s.path === p)),
-      ...found.prefixes.filter((p) => !TABLE.some(([, s]) => s.path.startsWith(p))),
-      ...found.regexes.filter((r) => !SAMPLES.some((s) => r.test(s.path))).map(String),
-    ];
-    expect(missing).toEqual([]);
+  it('every route of the table has a handler in musher/api/handlers.ts, and every handler a route', () => {
+    expect(Object.keys(HANDLERS).sort()).toEqual(TABLE.map(([name]) => name).sort());
   });
 
-  it('every method and path the server pairs is a route of the table', () => {
-    expect(found.methodPaths.filter(([method, path]) => routeOf(method, path) === null)).toEqual([]);
+  it('the handler map is typed from the table: a route left out, or a handler for no route, does not compile', () => {
+    const { hook, ...withoutHook } = HANDLERS;
+    // @ts-expect-error a route of the table without its handler
+    const missing: RouteHandlers = withoutHook;
+    // @ts-expect-error a handler for a route the table does not have
+    const extra = { ...HANDLERS, notARoute: hook } satisfies RouteHandlers;
+    expect(Object.keys(missing)).not.toContain('hook');
+    expect(Object.keys(extra)).toContain('notARoute');
+  });
+
+  it("a request is matched to its route with the route's parameters, decoded", () => {
+    expect(matchRoute('POST', '/v1/tasks/a%20b/park')).toEqual({ name: 'park', params: { id: 'a b' }, rawParams: { id: 'a%20b' } });
+    expect(matchRoute('GET', '/v1/hook/SessionStart')).toBeNull();
+    expect(matchRoute('POST', '/v1/hook/SessionStart')?.params).toEqual({ event: 'SessionStart' });
+    expect(matchRoute('GET', '/v1/health')).toEqual({ name: 'health', params: {}, rawParams: {} });
   });
 
   it('no two entries claim the same method and path', () => {

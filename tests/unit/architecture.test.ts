@@ -299,7 +299,7 @@ describe('architecture', () => {
       // the StopFailure hook (Claude Code's) hands over its limit sentence
       ['musher/app.ts', ['harnesses/claude-code/limit-text.ts']],
       // the composition root watches $CODEX_HOME/sessions
-      ['musher/main.ts', ['harnesses/codex/rollout.ts']],
+      ['musher/compose.ts', ['harnesses/codex/rollout.ts']],
     ]);
     for (const dir of ['core', 'hooks', 'statusline', 'mcp-server', 'musher', 'cli', 'bench']) {
       for (const file of sources(dir)) {
@@ -382,6 +382,29 @@ describe('architecture', () => {
     for (const { spec } of importsOf('musher/app.ts')) {
       const to = target('musher/app.ts', spec).replace(/\.js$/, '.ts');
       expect(/^core\/statusline-/.test(to), `musher/app.ts imports ${to}: the statusline feed renders`).toBe(false);
+    }
+  });
+
+  it('musher is built in one composition root: only musher/compose.ts wires services, main.ts only composes and runs it', () => {
+    // Services musher holds; wiring one into another object after it was built (`musher.gateway = …`) is compose.ts's job alone.
+    const services = ['gateway', 'github', 'handoff', 'sources', 'wallKeeper', 'picker', 'receipts', 'estimates', 'tasks', 'questions', 'scheduler', 'resumeRunner', 'retention', 'forecaster', 'statuslineFeed'];
+    const assigned = new RegExp(`\\b(?!this\\b)[A-Za-z_$][\\w$]*\\.(${services.join('|')})\\s*=(?!=)`);
+    const added = /\b(?!this\b)[A-Za-z_$][\w$]*\.sources\.add\(/;
+    const offending: string[] = [];
+    for (const file of sources('musher')) {
+      if (file === 'musher/compose.ts') continue;
+      readFileSync(join(ROOT, file), 'utf8').split('\n').forEach((line, i) => {
+        if (/^\s*(\/\/|\*)/.test(line)) return;
+        if (assigned.test(line) || added.test(line)) offending.push(`${file}:${i + 1}: ${line.trim()}`);
+      });
+    }
+    expect(offending, 'a service wired after construction: build it in musher/compose.ts and pass it in').toEqual([]);
+    // main.ts parses options, takes the lock, composes, starts and stops: it builds no service itself.
+    const plumbing = new Set(['musher/compose.ts', 'musher/server.ts', 'musher/instance-lock.ts', 'musher/log.ts', 'musher/clock.ts', 'musher/user-umask.ts', 'core/paths.ts', 'protocol/client/client.ts']);
+    for (const { spec, typeOnly } of importsOf('musher/main.ts')) {
+      if (typeOnly || spec.startsWith('node:')) continue;
+      const to = target('musher/main.ts', spec).replace(/\.js$/, '.ts');
+      expect(plumbing.has(to), `musher/main.ts imports ${to}: build services in musher/compose.ts`).toBe(true);
     }
   });
 });
