@@ -50,7 +50,8 @@ describe('architecture', () => {
         if (spec.startsWith('node:') || typeOnly) continue;
         expect(spec.startsWith('.'), `${file} loads the package ${spec}`).toBe(true);
         const to = target(file, spec).replace(/\.js$/, '.ts');
-        const allowed = to.startsWith('hooks/') || to.startsWith('statusline/') || zodFree.has(to);
+        // harnesses/hook-defaults.ts imports nothing: the default harness's id, which a hook needs before musher answers.
+        const allowed = to.startsWith('hooks/') || to.startsWith('statusline/') || zodFree.has(to) || to === 'harnesses/hook-defaults.ts';
         expect(allowed, `${file} loads ${to}`).toBe(true);
       }
     }
@@ -288,6 +289,8 @@ describe('architecture', () => {
     const front = new Set(['harnesses/port.ts', 'harnesses/events.ts', 'harnesses/registry.ts', 'harnesses/resume-plan.ts']);
     // install, uninstall and doctor loop over the installers; the state file and report sink are harness-neutral.
     for (const f of ['installers', 'install-port', 'install-state', 'install-files', 'run-binary']) front.add(`harnesses/${f}.ts`);
+    // the default harness of a hook called without --harness (imports nothing, so hooks/ may load it)
+    front.add('harnesses/hook-defaults.ts');
     // Files that still read a harness's own records directly, and why (each goes behind the UsageSource port of
     // issue 13 part 2, or behind an adapter method, when its owner moves):
     const direct = new Map<string, string[]>([
@@ -383,5 +386,46 @@ describe('architecture', () => {
       const to = target('musher/app.ts', spec).replace(/\.js$/, '.ts');
       expect(/^core\/statusline-/.test(to), `musher/app.ts imports ${to}: the statusline feed renders`).toBe(false);
     }
+  });
+
+  it("nothing outside harnesses/ names a harness: its ids, binary and display names come from the adapters through the registry", async () => {
+    // The names are the registry's own, so a harness added to it is checked here the day it is added.
+    const { default: ts } = await import('typescript');
+    const { allHarnesses } = await import('../../harnesses/registry.js');
+    const adapters = allHarnesses();
+    const words = new Set(adapters.flatMap((a) => [a.id, a.binary.name]));
+    const escape = (w: string) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const displayNames = new RegExp(`(?<![\\w-])(${adapters.map((a) => escape(a.displayName)).join('|')})(?![\\w-])`);
+    const names = (text: string): boolean => words.has(text) || displayNames.test(text);
+    // Files that still name one, and why; each entry leaves when its file is swept (the rule then says to drop it).
+    const allowed = new Map<string, string>([
+      ['musher/main.ts', 'TODO(A): moved by the composition root'],
+      ['musher/app.ts', 'TODO(A): moved by the composition root'],
+      ['musher/server.ts', 'TODO(A): moved by the composition root'],
+      ['musher/compose.ts', 'TODO(A): moved by the composition root'],
+      ['musher/walls/daemon-wiring.ts', 'TODO(A): moved by the composition root'],
+      ['musher/walls/wiring.ts', 'TODO(A): moved by the composition root'],
+    ]);
+    const dirs = ['core', 'hooks', 'statusline', 'mcp-server', 'musher', 'cli', 'protocol', 'bench', 'scripts'].filter(isDir);
+    const views = readdirSync(join(ROOT, 'cli'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.tsx')).map((f) => join('cli', f));
+    const naming = new Map<string, string[]>();
+    for (const file of [...dirs.flatMap((d) => sources(d)), ...views]) {
+      const tree = ts.createSourceFile(file, readFileSync(join(ROOT, file), 'utf8'), ts.ScriptTarget.Latest, true);
+      const visit = (node: import('typescript').Node): void => {
+        const isText = ts.isStringLiteralLike(node) || ts.isTemplateHead(node) || ts.isTemplateMiddle(node) || ts.isTemplateTail(node) || ts.isJsxText(node);
+        // A module specifier is a path ('./codex-rollouts.js'), not a name a person or a store reads.
+        const isSpecifier = (): boolean => ts.isImportDeclaration(node.parent) || ts.isExportDeclaration(node.parent) || ts.isExternalModuleReference(node.parent) || (ts.isCallExpression(node.parent) && node.parent.expression.kind === ts.SyntaxKind.ImportKeyword) || (ts.isLiteralTypeNode(node.parent) && ts.isImportTypeNode(node.parent.parent));
+        if (isText && !isSpecifier() && names((node as import('typescript').LiteralLikeNode).text)) {
+          const line = tree.getLineAndCharacterOfPosition(node.getStart(tree)).line + 1;
+          naming.set(file, [...(naming.get(file) ?? []), `${file}:${line} ${JSON.stringify((node as import('typescript').LiteralLikeNode).text.slice(0, 60))}`]);
+        }
+        ts.forEachChild(node, visit);
+      };
+      visit(tree);
+    }
+    const offenders = [...naming.entries()].filter(([file]) => !allowed.has(file)).flatMap(([, hits]) => hits);
+    expect(offenders, 'a harness named outside harnesses/: take its id, binary or displayName from the adapter (harnesses/registry.ts)').toEqual([]);
+    const swept = [...allowed.keys()].filter((file) => isDir(join(file, '..')) && statSync(join(ROOT, file), { throwIfNoEntry: false }) && !naming.has(file));
+    expect(swept, 'these files name no harness any more: drop them from the allow-list').toEqual([]);
   });
 });
