@@ -178,6 +178,11 @@ export interface HarnessAdapter {
   readonly resumesInPane: boolean;
   /** The harness continues the session by itself once a limit resets (Claude Code's autoContinueAtUsageLimit, facts §3). */
   readonly continuesItselfAtReset: boolean;
+  /**
+   * How a person types a sled verb at the harness's prompt: '/sled' (a plugin's slash command, the default when absent)
+   * or 'sled' where the harness answers an unknown `/word` itself before hooks run (Codex).
+   */
+  readonly sledCommand?: string;
   readonly install?: HarnessInstaller;
 }
 

@@ -103,6 +103,7 @@ export const claudeCode = {
    */
   gatewayLaunch: (t) => ({ ok: true, env: { ANTHROPIC_BASE_URL: t.anthropicBaseUrl, ANTHROPIC_AUTH_TOKEN: t.token }, args: [] }),
   gatewayNeedsSessionProvider: false,
+  sledCommand: '/sled',
   continuesItselfAtReset: true,
   resumesInPane: true,
 } as const satisfies HarnessAdapter;

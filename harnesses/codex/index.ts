@@ -96,6 +96,8 @@ export const codex = {
     return { ok: true, env: { [CODEX_GATEWAY_TOKEN_ENV]: t.token }, args };
   },
   gatewayNeedsSessionProvider: true,
+  // The TUI answers any unknown `/word` itself, before hooks run: a sled verb is typed without the slash.
+  sledCommand: 'sled',
   continuesItselfAtReset: false,
   resumesInPane: false,
 } as const satisfies HarnessAdapter;
