@@ -183,6 +183,11 @@ export interface HarnessAdapter {
    * or 'sled' where the harness answers an unknown `/word` itself before hooks run (Codex).
    */
   readonly sledCommand?: string;
+  /**
+   * The argv after the binary that starts a new session with `prompt` as its first message (a pickup from another
+   * harness: this one cannot read that one's transcript). Absent: the harness cannot be started with a brief.
+   */
+  startWithPrompt?(prompt: string, headless: boolean): string[];
   readonly install?: HarnessInstaller;
 }
 

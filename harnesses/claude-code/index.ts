@@ -104,6 +104,8 @@ export const claudeCode = {
   gatewayLaunch: (t) => ({ ok: true, env: { ANTHROPIC_BASE_URL: t.anthropicBaseUrl, ANTHROPIC_AUTH_TOKEN: t.token }, args: [] }),
   gatewayNeedsSessionProvider: false,
   sledCommand: '/sled',
+  // `--` keeps a brief that starts with "-" a prompt.
+  startWithPrompt: (prompt: string, headless: boolean) => (headless ? ['-p', '--', prompt] : ['--', prompt]),
   continuesItselfAtReset: true,
   resumesInPane: true,
 } as const satisfies HarnessAdapter;

@@ -98,6 +98,8 @@ export const codex = {
   gatewayNeedsSessionProvider: true,
   // The TUI answers any unknown `/word` itself, before hooks run: a sled verb is typed without the slash.
   sledCommand: 'sled',
+  // A picked-up worktree may be one Codex has not trusted yet: exec would refuse it without the flag.
+  startWithPrompt: (prompt: string, headless: boolean) => (headless ? ['exec', '--skip-git-repo-check', '--', prompt] : ['--', prompt]),
   continuesItselfAtReset: false,
   resumesInPane: false,
 } as const satisfies HarnessAdapter;

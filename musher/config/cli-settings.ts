@@ -1,7 +1,7 @@
 import { resolvePaths } from '../../core/paths.js';
 import { claudeFallbacks, findBinary, TMUX_FALLBACKS, type BinaryLookup, type BinarySetting } from '../find-binary.js';
 import { loadConfig, type LoadedConfig } from './load.js';
-import { configuredBinary, type BinaryName, type UpstreamName } from './schema.js';
+import { BINARY_NAMES, configuredBinary, type BinaryName, type UpstreamName } from './schema.js';
 
 /**
  * The settings as a `sleds` command sees them. The command runs in the user's own shell, so a SLEDS_* variable there
@@ -50,6 +50,13 @@ export function cliSettings(env: Env, home: string): CliSettings {
 /** claude for a command: SLEDS_CLAUDE_BIN, else config.yml's binaries.claude (and only it), else PATH, else the installers' places. */
 export function findClaude(env: Env, home: string): BinaryLookup {
   return findBinary('claude', cliSettings(env, home).binary('claude'), env.PATH, claudeFallbacks(home));
+}
+
+/** A harness's binary for a command, by the adapter's binary name: claude's own lookup, else the same way as codex's. */
+export function findHarnessBinary(env: Env, home: string, name: string): BinaryLookup {
+  if (name === 'claude') return findClaude(env, home);
+  const known = (BINARY_NAMES as readonly string[]).includes(name) ? cliSettings(env, home).binary(name as BinaryName) : null;
+  return findBinary(name, known, env.PATH, []);
 }
 
 /** codex, tmux or gh for a command, the same way. */
