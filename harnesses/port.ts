@@ -143,6 +143,8 @@ export interface HarnessAdapter {
     /** What a person installs to get it ("Codex CLI"). */
     readonly installs: string;
     readVersion(stdout: string): string | null;
+    /** Where its official installers put it, searched after PATH (absolute POSIX paths under `home`). */
+    fallbacks?(home: string): string[];
   };
   /** Whether it is logged in, by its own word: the argv after the binary, and whether what it printed says "logged out". */
   readonly login: { readonly statusArgs: readonly string[]; loggedOut(output: string): boolean };

@@ -55,7 +55,13 @@ export const claudeCode = {
   id: 'claude-code',
   displayName: 'Claude Code',
   provider: 'anthropic',
-  binary: { name: 'claude', installs: 'Claude Code', readVersion: dottedVersion },
+  binary: {
+    name: 'claude',
+    installs: 'Claude Code',
+    readVersion: dottedVersion,
+    // Where the official installers put claude (the native one, and the npm-local one).
+    fallbacks: (home: string) => [`${home.replace(/\/+$/, '')}/.claude/local/claude`, `${home.replace(/\/+$/, '')}/.local/bin/claude`],
+  },
   transcriptSource: CLAUDE_TRANSCRIPT_SOURCE,
   transcriptReader: (filePath: string) => ({ read: (line: string) => readTranscriptLine(line, filePath) }),
   signalSources: [CLAUDE_TRANSCRIPT_SOURCE, 'hook:StopFailure', 'statusline'],
