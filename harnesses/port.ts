@@ -147,7 +147,12 @@ export interface HarnessAdapter {
     fallbacks?(home: string): string[];
   };
   /** Whether it is logged in, by its own word: the argv after the binary, and whether what it printed says "logged out". */
-  readonly login: { readonly statusArgs: readonly string[]; loggedOut(output: string): boolean };
+  readonly login: {
+    readonly statusArgs: readonly string[];
+    loggedOut(output: string): boolean;
+    /** What a person does to log in, said after "not logged in here — " ("run 'codex login'"). */
+    readonly hint?: string;
+  };
   readonly hooks: HookDialect;
   readonly sessions: SessionFiles;
   /** The usage source name its transcript or rollout records carry ('claude-transcript', 'codex-rollout'). */

@@ -68,6 +68,7 @@ export const claudeCode = {
   // `claude auth status` prints JSON with `loggedIn` and exits 1 when false (measured).
   login: {
     statusArgs: ['auth', 'status'],
+    hint: "run 'claude' and /login, or set ANTHROPIC_API_KEY",
     loggedOut: (output: string) => {
       try {
         return (JSON.parse(output) as { loggedIn?: unknown }).loggedIn === false;

@@ -66,7 +66,7 @@ export const codex = {
   },
   signalSources: [CODEX_ROLLOUT_SOURCE],
   // `codex login status` prints "Not logged in" and exits 1 (measured).
-  login: { statusArgs: ['login', 'status'], loggedOut: (output: string) => /^Not logged in\b/m.test(output) },
+  login: { statusArgs: ['login', 'status'], loggedOut: (output: string) => /^Not logged in\b/m.test(output), hint: "run 'codex login'" },
   hooks: {
     carryOn: { stdout: '', exitCode: 0 },
     block: (reason: string) => json({ decision: 'block', reason }),
