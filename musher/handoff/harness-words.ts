@@ -1,4 +1,5 @@
-import type { HarnessWords } from '../../core/handoff/answer.js';
+import { pickupCommand, type HarnessWords } from '../../core/handoff/answer.js';
+import type { PickupWay } from '../../core/notify/messages.js';
 import { DEFAULT_HARNESS_ID } from '../../harnesses/hook-defaults.js';
 import type { HarnessAdapter } from '../../harnesses/port.js';
 import { allHarnesses, harnessById } from '../../harnesses/registry.js';
@@ -39,6 +40,11 @@ export function rosterHarness(theirHarnesses: readonly string[]): HarnessWords {
   const first = named[0];
   if (first && named.every((a) => a === first)) return wordsOf(first);
   return harnessWords(DEFAULT_HARNESS_ID);
+}
+
+/** How a hand-off is picked up in each harness, the default harness's way first (a message for any reader). */
+export function pickupWays(handoffId: string): PickupWay[] {
+  return everyHarnessWords().map((w) => ({ harness: w.displayName, command: pickupCommand(handoffId, w) }));
 }
 
 /** Every harness's words, the default first: a message that cannot know the reader's harness lists them all. */
