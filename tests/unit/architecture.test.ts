@@ -405,6 +405,26 @@ describe('architecture', () => {
       ['musher/compose.ts', 'TODO(A): moved by the composition root'],
       ['musher/walls/daemon-wiring.ts', 'TODO(A): moved by the composition root'],
       ['musher/walls/wiring.ts', 'TODO(A): moved by the composition root'],
+      // Words that are the harness's but are not a harness's name at all:
+      ['core/usage-endpoint.ts', "a model's vendor word dropped from its display name ('Claude Opus 5' → opus): a model family, not the harness"],
+      ['core/forecast/replay.ts', "recorded traces label each bar's provider 'claude'/'codex' (bench/ and tests/fixtures/ traces): a file format"],
+      // Settings and stored formats keyed by a harness's binary or id: a new harness adds its key there.
+      ['musher/config/schema.ts', "config.yml's binaries.<name> keys (claude, codex, tmux, …): the settings file's format"],
+      ['musher/config/cli-settings.ts', 'SLEDS_<NAME>_BIN, the variables that override config.yml\'s binaries.<name>: the settings\' format'],
+      ['musher/resume/binaries.ts', 'the Binaries record musher resolves, keyed by binary name like config.yml\'s binaries (its lookup takes the installers\' places from the adapter)'],
+      ['musher/resume/resume-job.ts', 'harnessBinary picks the adapter\'s binary out of that Binaries record'],
+      ['cli/doctor.ts', "the install state file's plugin.method value 'claude' (installed through `claude plugin`): a stored format"],
+      ['core/snapshot.ts', "the snapshot manifest's harness field, validated in core where a hostile bundle is parsed; TODO: check it against the registry in musher/handoff and widen it to an id"],
+      // Sentences still written for one harness: TODO, each takes the adapter's displayName when its owner moves.
+      ['core/handoff/confine.ts', "the shape each harness gives a hand-off's transcript paths (checked on a hostile bundle); TODO: an adapter method beside SessionFiles.installedPath"],
+      ['core/status.ts', "the status card's 'Claude Code's next reply' and 'Codex credits' lines; TODO: the status snapshot carries the harness names"],
+      ['core/forecast/forecast.ts', "the names of Codex's rate-limit bars (codex_primary, codex_secondary); TODO: the adapter names its windows"],
+      ['core/sled-command.ts', 'the /sled help text says how Codex users type a verb; TODO: from the adapters\' sledCommand'],
+      ['musher/quota/credentials.ts', "Claude Code's keychain entry and credentials file (the usage endpoint is Claude's); TODO: the usage endpoint source moves to harnesses/claude-code/"],
+      ['mcp-server/tools.ts', 'the pickup tool names the session\'s harness; mcp-server may not load harnesses/: TODO: PickupReply carries the display name (server.ts is Part A\'s)'],
+      ['cli/main.ts', "the help text: 'wire sleds into Claude Code', '--harness claude|codex'"],
+      ['cli/demo/script.ts', "the demo's story ('jake works in Claude Code'), shown as a recording of one"],
+      ['bench/first-prompt.ts', 'the bench drives a Claude Code hook event, as the plugin sends it'],
     ]);
     const dirs = ['core', 'hooks', 'statusline', 'mcp-server', 'musher', 'cli', 'protocol', 'bench', 'scripts'].filter(isDir);
     const views = readdirSync(join(ROOT, 'cli'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.tsx')).map((f) => join('cli', f));
@@ -425,7 +445,8 @@ describe('architecture', () => {
     }
     const offenders = [...naming.entries()].filter(([file]) => !allowed.has(file)).flatMap(([, hits]) => hits);
     expect(offenders, 'a harness named outside harnesses/: take its id, binary or displayName from the adapter (harnesses/registry.ts)').toEqual([]);
-    const swept = [...allowed.keys()].filter((file) => isDir(join(file, '..')) && statSync(join(ROOT, file), { throwIfNoEntry: false }) && !naming.has(file));
+    // Part A's files are being rewritten: they stay listed until the lead sweeps them after the merge.
+    const swept = [...allowed.entries()].filter(([file, why]) => !why.startsWith('TODO(A)') && !naming.has(file)).map(([file]) => file);
     expect(swept, 'these files name no harness any more: drop them from the allow-list').toEqual([]);
   });
 });
