@@ -21,3 +21,23 @@ describe('the hooks\' harness defaults agree with the registry', () => {
     expect(BARE_BLOCK_HARNESSES.includes(id)).toBe(bare);
   });
 });
+
+describe("a teammate's roster line as the harness they pick a hand-off up in (musher/handoff/harness-words.ts)", () => {
+  it.each<[string[], string]>([
+    [[], DEFAULT_HARNESS_ID],
+    [['codex'], 'codex'],
+    [['Codex CLI', 'codex'], 'codex'],
+    [['claude'], 'claude-code'],
+    // Several harnesses, or one sleds does not know: the default harness, whose slash command any of its sessions routes.
+    [['claude-code', 'codex'], DEFAULT_HARNESS_ID],
+    [['codex', 'gemini'], DEFAULT_HARNESS_ID],
+    [['gemini'], DEFAULT_HARNESS_ID],
+  ])('%j → %s', async (roster, want) => {
+    const { rosterHarness } = await import('../../musher/handoff/harness-words.js');
+    const words = rosterHarness(roster);
+    expect(words.id).toBe(want);
+    const adapter = allHarnesses().find((a) => a.id === want)!;
+    expect(words.displayName).toBe(adapter.displayName);
+    expect(words.sledCommand).toBe(adapter.sledCommand ?? '/sled');
+  });
+});

@@ -424,7 +424,6 @@ describe('architecture', () => {
       ['mcp-server/tools.ts', 'the pickup tool names the session\'s harness; mcp-server may not load harnesses/: TODO: PickupReply carries the display name (server.ts is Part A\'s)'],
       ['cli/main.ts', "the help text: 'wire sleds into Claude Code', '--harness claude|codex'"],
       ['cli/demo/script.ts', "the demo's story ('jake works in Claude Code'), shown as a recording of one"],
-      ['bench/first-prompt.ts', 'the bench drives a Claude Code hook event, as the plugin sends it'],
     ]);
     const dirs = ['core', 'hooks', 'statusline', 'mcp-server', 'musher', 'cli', 'protocol', 'bench', 'scripts'].filter(isDir);
     const views = readdirSync(join(ROOT, 'cli'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.tsx')).map((f) => join('cli', f));
