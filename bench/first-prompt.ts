@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { canonicalReceipt } from '../core/receipt/canonical.js';
 import type { ReceiptBody } from '../core/receipt/receipt.js';
+import { DEFAULT_HARNESS_ID } from '../harnesses/hook-defaults.js';
 import { requestMusher } from '../hooks/musher-client.js';
 
 /**
@@ -46,7 +47,7 @@ export function seedReceipts(dbFile: string, repo: string, count: number, nowMs:
       const endedAt = nowMs - (count - i) * 60_000;
       const body: ReceiptBody = {
         v: 1, id, taskId: `task-${id}`, title: `past task ${i}`, type: ['bugfix', 'feature', 'refactor'][i % 3]!, repo, seat: 'bench',
-        harness: 'claude-code', models: i % 4 === 0 ? ['claude-opus-5-5', 'claude-haiku-4-5'] : ['claude-opus-5-5'],
+        harness: DEFAULT_HARNESS_ID, models: i % 4 === 0 ? ['claude-opus-5-5', 'claude-haiku-4-5'] : ['claude-opus-5-5'],
         costMicros: 500_000 + ((i * 7919) % 40) * 250_000, keyMicros: 0, activeMinutes: 5 + ((i * 104_729) % 90),
         promptChars: 80 + ((i * 31) % 4000), filesTouched: 1 + (i % 23), turns: 2 + (i % 31),
         band: null, inBand: i % 5 === 0 ? null : i % 3 !== 0, startedAt: endedAt - DAY / 24, endedAt,
@@ -78,7 +79,7 @@ export async function runFirstPromptBench(o: { cli: string; hook: string; receip
     const payload = (sessionId: string, prompt: string): string => JSON.stringify({ session_id: sessionId, prompt, cwd: repo, hook_event_name: 'UserPromptSubmit' });
     const overSocket = async (sessionId: string, prompt: string): Promise<number> => {
       const t0 = process.hrtime.bigint();
-      const r = await requestMusher(socket, 'POST', '/v1/hook/UserPromptSubmit', payload(sessionId, prompt), { 'x-sleds-event-id': `bench-${n++}`, 'x-sleds-harness': 'claude-code' }, 30_000);
+      const r = await requestMusher(socket, 'POST', '/v1/hook/UserPromptSubmit', payload(sessionId, prompt), { 'x-sleds-event-id': `bench-${n++}`, 'x-sleds-harness': DEFAULT_HARNESS_ID }, 30_000);
       if (r.status !== 200) throw new Error(`hook answered ${r.status}`);
       return Number(process.hrtime.bigint() - t0) / 1e6;
     };

@@ -1,4 +1,5 @@
 import { formatAge, formatReset } from '../core/format.js';
+import { harnessById } from '../harnesses/registry.js';
 import type { JobRow } from '../protocol/schemas.js';
 import { askMusher, reportRefusal } from './musher-call.js';
 import { fail } from './fail.js';
@@ -7,7 +8,9 @@ import { fail } from './fail.js';
 
 /** One line: id, what, when, state, result. */
 export function jobLine(job: JobRow, now: number): string {
-  const harness = job.payload.harness === 'codex' ? 'codex' : job.payload.harness === 'claude-code' ? 'claude' : '';
+  // The harness by its binary's name, as a person runs it; nothing for a job that names none (or one sleds does not know).
+  const found = typeof job.payload.harness === 'string' ? harnessById(job.payload.harness) : null;
+  const harness = found?.ok ? found.adapter.binary.name : '';
   const what = [job.kind, harness, job.sessionId ? job.sessionId.slice(0, 8) : null, job.wallId ? `wall ${job.wallId}` : null].filter(Boolean).join(' ');
   let when: string;
   if (job.state === 'scheduled' || job.state === 'running') {

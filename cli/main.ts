@@ -104,7 +104,7 @@ async function dispatch(argv: string[], json: boolean): Promise<number> {
         return usage('which event? e.g. sleds hook UserPromptSubmit');
       }
       const { runHook } = await import('../hooks/client.js');
-      return runHook(event, flag(rest, '--harness') || 'claude-code', self);
+      return runHook(event, flag(rest, '--harness') || undefined, self);
     }
     case 'mcp': {
       const { readFileSync } = await import('node:fs');

@@ -154,9 +154,16 @@ export interface HarnessAdapter {
     /** What a person installs to get it ("Codex CLI"). */
     readonly installs: string;
     readVersion(stdout: string): string | null;
+    /** Where its official installers put it, searched after PATH (absolute POSIX paths under `home`). */
+    fallbacks?(home: string): string[];
   };
   /** Whether it is logged in, by its own word: the argv after the binary, and whether what it printed says "logged out". */
-  readonly login: { readonly statusArgs: readonly string[]; loggedOut(output: string): boolean };
+  readonly login: {
+    readonly statusArgs: readonly string[];
+    loggedOut(output: string): boolean;
+    /** What a person does to log in, said after "not logged in here — " ("run 'codex login'"). */
+    readonly hint?: string;
+  };
   readonly hooks: HookDialect;
   readonly sessions: SessionFiles;
   /** The usage source name its transcript or rollout records carry ('claude-transcript', 'codex-rollout'). */
@@ -189,6 +196,16 @@ export interface HarnessAdapter {
   readonly resumesInPane: boolean;
   /** The harness continues the session by itself once a limit resets (Claude Code's autoContinueAtUsageLimit, facts §3). */
   readonly continuesItselfAtReset: boolean;
+  /**
+   * How a person types a sled verb at the harness's prompt: '/sled' (a plugin's slash command, the default when absent)
+   * or 'sled' where the harness answers an unknown `/word` itself before hooks run (Codex).
+   */
+  readonly sledCommand?: string;
+  /**
+   * The argv after the binary that starts a new session with `prompt` as its first message (a pickup from another
+   * harness: this one cannot read that one's transcript). Absent: the harness cannot be started with a brief.
+   */
+  startWithPrompt?(prompt: string, headless: boolean): string[];
   readonly install?: HarnessInstaller;
 }
 

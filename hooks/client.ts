@@ -1,5 +1,6 @@
 import { homedir } from 'node:os';
 import { resolvePaths } from '../core/paths.js';
+import { BARE_BLOCK_HARNESSES, hookHarness } from '../harnesses/hook-defaults.js';
 import type { HookAnswer } from '../core/wire.js';
 import { MusherUnreachable, requestMusher } from './musher-client.js';
 import { budgetFor } from './budget.js';
@@ -27,12 +28,14 @@ function awayAnswer(event: string, harness: string, raw: string): string {
   }
   if (!/^\s*\/?sled(:sled)?(\s|$)/i.test(prompt)) return '';
   const reason = 'sleds: musher is not running yet; it is starting now. Type the sled command again in a moment (sleds doctor tells more).';
-  // Codex fails a hook whose output has a field it does not know: it gets the bare decision (see musher/app.ts).
-  if (harness === 'codex') return JSON.stringify({ decision: 'block', reason });
+  // Some harnesses fail a hook whose output has a field they do not know: they get the bare decision (their adapter's block).
+  if (BARE_BLOCK_HARNESSES.includes(harness)) return JSON.stringify({ decision: 'block', reason });
   return JSON.stringify({ decision: 'block', reason, hookSpecificOutput: { hookEventName: 'UserPromptSubmit', suppressOriginalPrompt: true } });
 }
 
-export async function runHook(event: string, harness: string, cliMain: string): Promise<number> {
+/** `harness`: the `--harness` value; without one, the default harness (harnesses/hook-defaults.ts). */
+export async function runHook(event: string, harnessFlag: string | undefined, cliMain: string): Promise<number> {
+  const harness = hookHarness(harnessFlag);
   const raw = readStdinSync().toString('utf8');
   const paths = resolvePaths(process.env, homedir());
   const envelope: SpoolEnvelope = {

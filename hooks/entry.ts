@@ -8,7 +8,8 @@ import { runHook } from './client.js';
 const args = process.argv.slice(2);
 const event = args[0];
 const harnessAt = args.indexOf('--harness');
-const harness = harnessAt >= 0 ? (args[harnessAt + 1] ?? 'claude-code') : 'claude-code';
+// Without --harness the hook serves the default harness (runHook takes it from harnesses/hook-defaults.ts).
+const harness = harnessAt >= 0 ? args[harnessAt + 1] : undefined;
 const cliMain = join(dirname(process.argv[1] ?? '.'), 'cli', 'main.js');
 
 if (!event) {

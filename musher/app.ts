@@ -1,5 +1,5 @@
 import { isHandoffError } from '../core/handoff/errors.js';
-import { resumeArgv, resumeWords } from '../harnesses/resume-plan.js';
+import { resumeArgv } from '../harnesses/resume-plan.js';
 import { storedHarness } from '../harnesses/registry.js';
 import { shellLine } from '../core/shell-quote.js';
 import { startOfZonedDay } from '../core/zoned-time.js';
@@ -41,6 +41,7 @@ import type { HandoffService, PickedUpSession } from './handoff/service.js';
 import { handOffSession, type HandedOff } from './handoff/session-handoff.js';
 import { openInTmuxWindow } from './handoff/open-in-tmux.js';
 import { pickedUpAnswer } from '../core/handoff/answer.js';
+import { harnessWords } from './handoff/harness-words.js';
 import type { WallKeeper } from './walls/wall-keeper.js';
 import { buildWallKeeper, seatName, type WallWiring } from './walls/wiring.js';
 import { OVERNIGHT_KIND } from './exits/overnight.js';
@@ -446,7 +447,7 @@ export class Musher {
     if ('error' in r) return `sled: ${r.error}`;
     const here = typedIn.id;
     // A second pickup opens no second window: two harnesses on one transcript would interleave it.
-    return pickedUpAnswer(r.picked, here, r.picked.harness === here && !r.picked.again ? await this.resumeBeside(r.picked, sessionId) : null, resumeWords);
+    return pickedUpAnswer(r.picked, here, r.picked.harness === here && !r.picked.again ? await this.resumeBeside(r.picked, sessionId) : null, harnessWords);
   }
 
   /** In tmux, the picked-up session resumes in a new window beside the session the pickup was typed in; its name, or null. */

@@ -1,5 +1,6 @@
 import { accessSync, constants as fsConstants, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
+import { allHarnesses } from '../harnesses/registry.js';
 
 export interface BinaryLookup {
   bin: string | null;
@@ -43,9 +44,9 @@ export function findBinary(name: string, setting: BinarySetting | null, pathVar:
   return { bin: null, how: `no ${name} on PATH` };
 }
 
-/** Where the official Claude Code installers put claude. */
-export function claudeFallbacks(home: string): string[] {
-  return [join(home, '.claude', 'local', 'claude'), join(home, '.local', 'bin', 'claude')];
+/** Where a harness's official installers put its binary (the adapter's binary.fallbacks), by the binary's name; [] for others. */
+export function installerFallbacks(name: string, home: string): string[] {
+  return allHarnesses().find((a) => a.binary.name === name)?.binary.fallbacks?.(home) ?? [];
 }
 
 export const TMUX_FALLBACKS: readonly string[] = ['/usr/bin/tmux', '/usr/local/bin/tmux', '/opt/homebrew/bin/tmux'];

@@ -9,7 +9,7 @@ export function allowanceLeftMicros(left: { dayMicros: number | null; weekMicros
 
 /** Why the platform key cannot be used now, or null when it can. Shared by continue, switch and overnight. */
 export function keyUnavailable(ctx: ExitContext): string | null {
-  if (!ctx.key) return `no platform key configured (sleds key set ${ctx.session.harness === 'codex' ? 'openai' : 'anthropic'})`;
+  if (!ctx.key) return `no platform key configured (sleds key set ${ctx.session.provider})`;
   const left = allowanceLeftMicros(ctx.key.allowanceLeft);
   if (left !== null && left <= 0) {
     return ctx.key.allowanceLeft.dayMicros !== null && ctx.key.allowanceLeft.dayMicros <= 0 ? 'allowance spent for today' : 'allowance spent for this week';

@@ -37,7 +37,11 @@ export interface ExitContext {
     window: string | null;
     resetAtMs: number | null;
   };
-  session: { id: string; harness: 'claude-code' | 'codex'; model: string | null };
+  /**
+   * The session: its harness's id (a registry id; core names none), the plan provider whose platform key continues it
+   * ('anthropic', 'openai': the adapter's provider), and its model.
+   */
+  session: { id: string; harness: string; provider: string; model: string | null };
   remaining: RemainingWork;
   /** The platform key: null when none is configured. Allowance fields null = uncapped. */
   key: { allowanceLeft: { dayMicros: number | null; weekMicros: number | null } } | null;

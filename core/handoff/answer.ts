@@ -4,7 +4,8 @@ import { cdAndRun, shellLine } from '../shell-quote.js';
 export interface PickedUp {
   id: string;
   sender: string;
-  harness: 'claude-code' | 'codex';
+  /** The harness the session was handed off from (a registry id). */
+  harness: string;
   sessionId: string;
   dir: string;
   branch: string;
@@ -13,48 +14,56 @@ export interface PickedUp {
 }
 
 /**
+ * What the answers say of a harness, from its adapter (musher/handoff/harness-words.ts): core names none.
+ */
+export interface HarnessWords {
+  /** The registry id stored with sessions and hand-offs. */
+  id: string;
+  displayName: string;
+  /** The `--harness` value `sleds pickup` takes for it (its binary's name). */
+  pickupFlag: string;
+  /** How a sled verb is typed at its prompt ('/sled', or 'sled' where a slash command cannot be routed). */
+  sledCommand: string;
+  /** How a person resumes a session in it, as words to paste (the adapter's resumeWords). */
+  resumeWords(sessionId: string): string[];
+}
+
+/** The words of a harness by its id (musher passes the registry's). */
+export type WordsOf = (harness: string) => HarnessWords;
+
+/**
  * What the teammate is told after a pickup: where the work is, and the one command that resumes it (or the tmux
  * window it resumed in). The command is for pasting into a shell: every part is shell-quoted (the folder and the id
  * come from a bundle made on another machine).
  */
-/** How a person resumes a session in a harness, as words to paste (the harness adapter's resumeWords). */
-export type ResumeWords = (harness: PickedUp['harness'], sessionId: string) => string[];
-
-export function pickedUpAnswer(p: PickedUp, here: 'claude-code' | 'codex', tmuxWindow: string | null, resumeWords: ResumeWords): string {
+export function pickedUpAnswer(p: PickedUp, here: string, tmuxWindow: string | null, wordsOf: WordsOf): string {
   const where = p.again
     ? `You picked up ${p.id} from ${p.sender} before: the work is in ${p.dir} (branch ${p.branch}); nothing was installed again.`
     : `Picked up ${p.id} from ${p.sender}: the work is in ${p.dir} (branch ${p.branch}).`;
   const pickup = shellLine(['sleds', 'pickup', p.id]);
+  const typedIn = wordsOf(here);
   if (p.harness === here) {
-    const resume = cdAndRun(p.dir, resumeWords(here, p.sessionId));
+    const resume = cdAndRun(p.dir, typedIn.resumeWords(p.sessionId));
     if (p.again) return `${where}\nTo resume it: ${resume}`;
     if (tmuxWindow) return `${where}\n${p.sender}'s session resumed in a new tmux window, ${tmuxWindow}, next to this one (this session stays as it was). Elsewhere: ${resume}`;
     return `${where}\nThe session resumes there: ${resume}   (or \`${pickup}\` in a terminal)`;
   }
-  const other = here === 'codex' ? 'codex' : 'claude';
-  return `${where}\nIt came from ${p.harness === 'codex' ? 'Codex' : 'Claude Code'}: \`${shellLine(['sleds', 'pickup', p.id, '--harness', other])}\` in a terminal starts it there with the brief as the first prompt.`;
+  return `${where}\nIt came from ${wordsOf(p.harness).displayName}: \`${shellLine(['sleds', 'pickup', p.id, '--harness', typedIn.pickupFlag])}\` in a terminal starts it there with the brief as the first prompt.`;
 }
-
 
 /**
  * What the sender is told once the hand-off is sealed: who has it and how they pick it up, in the harness the
- * roster says they use (Claude Code unless they use only Codex, where a slash command cannot be routed).
+ * roster says they use (`there`, musher's rosterHarness), and whether the session itself resumes there.
  */
-export function handedOffLine(name: string, id: string, theirHarnesses: readonly string[], from: 'claude-code' | 'codex'): string {
-  const there = pickupHarness(theirHarnesses);
-  const how = there === 'codex' ? `in Codex with ${pickupCommand(id, theirHarnesses)}` : `in Claude Code with ${pickupCommand(id, theirHarnesses)}`;
-  const goesOn = there === from ? 'the session resumes there' : 'it starts there with the brief of this session';
+export function handedOffLine(name: string, id: string, there: HarnessWords, from: string): string {
+  const how = `in ${there.displayName} with ${pickupCommand(id, there)}`;
+  const goesOn = there.id === from ? 'the session resumes there' : 'it starts there with the brief of this session';
   return `Handed off to ${name}. ${name} picks it up ${how} — ${goesOn}. You can keep working on something else.`;
 }
 
-/** Where the teammate picks it up: Claude Code unless the roster says they use only Codex. */
-function pickupHarness(theirHarnesses: readonly string[]): 'claude-code' | 'codex' {
-  return theirHarnesses.length > 0 && theirHarnesses.every((h) => /codex/i.test(h)) ? 'codex' : 'claude-code';
-}
-
 /** What the teammate types to pick it up, in their harness. */
-export function pickupCommand(id: string, theirHarnesses: readonly string[]): string {
-  return pickupHarness(theirHarnesses) === 'codex' ? `sled pickup ${id}` : `/sled pickup ${id}`;
+export function pickupCommand(id: string, there: HarnessWords): string {
+  return `${there.sledCommand} pickup ${id}`;
 }
 
 /**

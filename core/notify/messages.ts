@@ -61,19 +61,26 @@ function slackDate(ms: number, format: string, fallback: string): string {
   return `<!date^${Math.floor(ms / 1000)}^${format}|${escapeMrkdwn(fallback)}>`;
 }
 
-export function pickupCommands(handoffId: string): { claude: string; codex: string } {
-  return { claude: `/sled pickup ${handoffId}`, codex: `sled pickup ${handoffId}` };
+/** How a hand-off is picked up in one harness: its display name and what is typed there (`/sled pickup <id>`). */
+export interface PickupWay {
+  harness: string;
+  command: string;
 }
 
-/** "<sender> handed you a session: <title>. Pick it up with `/sled pickup <id>` (Claude Code) or …" */
-export function handoffMessage(w: HandoffNoticeWords): SlackMessage {
+/** "`/sled pickup <id>` (Claude Code) or `sled pickup <id>` (Codex)": every way, the default harness's first. */
+function pickupWays(ways: readonly PickupWay[], quote: (s: string) => string): string {
+  return ways.map((w) => `${quote(w.command)} (${w.harness})`).join(' or ');
+}
+
+/**
+ * "<sender> handed you a session: <title>. Pick it up with `/sled pickup <id>` (Claude Code) or …"; `ways`: how it is
+ * picked up in each harness (musher's, from the adapters: the reader's harness is not known here).
+ */
+export function handoffMessage(w: HandoffNoticeWords, ways: readonly PickupWay[]): SlackMessage {
   const sender = oneLine(w.sender, 80);
   const title = oneLine(w.title);
-  const cmd = pickupCommands(w.handoffId);
   const expiry = formatExpiry(w.expiresAt, w.timeZone);
-  const text =
-    `${sender} handed you a session: ${title}. Pick it up with \`${cmd.claude}\` (Claude Code) or ` +
-    `\`${cmd.codex}\` (Codex) — expires ${expiry}.`;
+  const text = `${sender} handed you a session: ${title}. Pick it up with ${pickupWays(ways, (c) => `\`${c}\``)} — expires ${expiry}.`;
   const blockId = `sleds.handoff.${w.handoffId}`.slice(0, 255);
   return {
     text: escapeMrkdwn(text),
@@ -86,7 +93,7 @@ export function handoffMessage(w: HandoffNoticeWords): SlackMessage {
       {
         type: 'section',
         block_id: `${blockId}.pickup`.slice(0, 255),
-        text: { type: 'mrkdwn', text: `Pick it up with \`${cmd.claude}\` (Claude Code) or \`${cmd.codex}\` (Codex)` },
+        text: { type: 'mrkdwn', text: `Pick it up with ${pickupWays(ways, (c) => `\`${c}\``)}` },
       },
       {
         type: 'context',
@@ -115,10 +122,10 @@ export function pickedUpMessage(w: PickedUpWords): SlackMessage {
 }
 
 /** What the desktop shows on the sender's machine (plain text: no mrkdwn there). */
-export function handoffDesktopWords(recipient: string, w: Pick<HandoffNoticeWords, 'title' | 'handoffId'>): { title: string; body: string } {
+export function handoffDesktopWords(recipient: string, w: Pick<HandoffNoticeWords, 'title' | 'handoffId'>, pickup: string): { title: string; body: string } {
   return {
     title: `sleds: handed off to ${oneLine(recipient, 80)}`,
-    body: `${oneLine(w.title)} — they pick it up with ${pickupCommands(w.handoffId).claude}`,
+    body: `${oneLine(w.title)} — they pick it up with ${pickup}`,
   };
 }
 

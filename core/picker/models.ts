@@ -1,15 +1,9 @@
-import type { PickerHarness } from './row.js';
 
 /** Which models the picker offers on each harness. Pure. */
 
-/** The provider whose bars a harness draws on. */
-export function providerOf(harness: PickerHarness): 'anthropic' | 'openai' {
-  return harness === 'codex' ? 'openai' : 'anthropic';
-}
-
-/** Whether a model id belongs to the harness's provider (Claude Code runs Claude models, Codex OpenAI's). */
-export function modelFitsHarness(model: string, harness: PickerHarness): boolean {
-  return harness === 'codex' ? !model.startsWith('claude-') : model.startsWith('claude-');
+/** Whether a model id belongs to a plan provider (a harness on 'anthropic' runs Claude models, one on 'openai' the others). */
+export function modelFitsProvider(model: string, provider: string): boolean {
+  return provider === 'anthropic' ? model.startsWith('claude-') : !model.startsWith('claude-');
 }
 
 /** Models offered per harness: the one it starts from and at most this many cheaper steps. */

@@ -16,7 +16,8 @@ export const SEAT_KINDS = ['here', 'overnight', 'teammate', 'person'] as const;
 export const SeatKind = z.enum(SEAT_KINDS);
 export type SeatKind = z.infer<typeof SeatKind>;
 
-export const PickerHarness = z.enum(['claude-code', 'codex']);
+/** A harness's registry id (core names none: musher passes the adapters' ids, names and providers). */
+export const PickerHarness = z.string().min(1);
 export type PickerHarness = z.infer<typeof PickerHarness>;
 
 export const PickerRow = z.looseObject({
@@ -26,6 +27,8 @@ export const PickerRow = z.looseObject({
   /** Who or what does the work: "you", "overnight batch", "dana", "a person with the agent". */
   seat: z.string(),
   harness: PickerHarness.nullable(),
+  /** The harness's display name (its adapter's), for the row's title; absent from an older musher. */
+  harnessName: z.string().nullish(),
   model: z.string().nullable(),
   band: Band.nullable(),
   /** "$4–11 · 20–55 min", "$2–6 (prior)", or "no band yet". */

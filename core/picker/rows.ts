@@ -2,7 +2,6 @@ import type { Band } from '../estimate/band.js';
 import { BATCH_PRICE_FACTOR } from '../exits/overnight.js';
 import { formatShortTime } from '../exits/words.js';
 import type { TaskState } from '../task/task.js';
-import { providerOf } from './models.js';
 import type { PickerHarness, PickerRow, PickerVerb, SeatKind } from './row.js';
 import { formatUsdShort } from '../format.js';
 import { bandText, fitText, headroomText, pickerText, wallLine, type WallLineInput } from './words.js';
@@ -36,8 +35,8 @@ export interface PickerInput {
   running: { harness: PickerHarness; model: string | null; sessionId: string } | null;
   /** A session of the task at a wall: a teammate can take it over by a hand-off. */
   atWall: { sessionId: string; wallId: string } | null;
-  /** Per harness, the models offered (start model first, then cheaper steps). */
-  ladders: Array<{ harness: PickerHarness; models: string[] }>;
+  /** Per harness (its id, display name and plan provider, from its adapter), the models offered (start model first, then cheaper steps). */
+  ladders: Array<{ harness: PickerHarness; name: string; provider: string; models: string[] }>;
   /** The estimator's band for the task on a harness and model. */
   bandOf(harness: PickerHarness, model: string): Band | null;
   /** Live bars (still in their window). */
@@ -45,7 +44,7 @@ export interface PickerInput {
   /** The policy's next overnight window; null when it has none. */
   overnight: { startMs: number; endMs: number } | null;
   /** A platform key per provider: the batch tier runs on it. */
-  keyFor: { anthropic: boolean; openai: boolean };
+  keyFor: Readonly<Record<string, boolean>>;
   /** The roster's teammates other than this seat. */
   teammates: Array<{ handle: string; name: string }>;
   /** Whether this machine can seal and send a hand-off. */
@@ -110,6 +109,7 @@ interface Draft {
   kind: SeatKind;
   seat: string;
   harness: PickerHarness | null;
+  harnessName?: string;
   model: string | null;
   band: Band | null;
   bar: PickerBar | null | 'none';
@@ -127,8 +127,7 @@ export function buildPicker(input: PickerInput): PickerView {
   const closed = task.state === 'done' ? 'the task is done' : held ? `held: ${HELD}` : null;
   const gate = (band: Band | null): string | null => gateReason(task.worth, input.worthValueMicros, band);
 
-  for (const { harness, models } of input.ladders) {
-    const provider = providerOf(harness);
+  for (const { harness, name: harnessName, provider, models } of input.ladders) {
     for (const model of models) {
       const band = input.bandOf(harness, model);
       const bar = bindingBar(input.bars, provider, model);
@@ -146,9 +145,12 @@ export function buildPicker(input: PickerInput): PickerView {
         verb = '—';
         reason = why;
       }
-      drafts.push({ kind: 'here', seat: 'you', harness, model, band, bar: bar ?? null, wallBar, verb, reason });
+      drafts.push({ kind: 'here', seat: 'you', harness, harnessName, model, band, bar: bar ?? null, wallBar, verb, reason });
     }
   }
+
+  // A harness's plan provider, as its ladder says ('' for one without a ladder: no bars, no key are its).
+  const providerOf = (harness: string): string => input.ladders.find((l) => l.harness === harness)?.provider ?? '';
 
   // The overnight batch tier runs the task's first model on the platform key, at half price, in the policy's window.
   const first = input.running ?? (input.ladders[0] ? { harness: input.ladders[0].harness, model: input.ladders[0].models[0] ?? null } : null);
@@ -215,6 +217,7 @@ export function buildPicker(input: PickerInput): PickerView {
       kind: d.kind,
       seat: d.seat,
       harness: d.harness,
+      ...(d.harnessName ? { harnessName: d.harnessName } : {}),
       model: d.model,
       band: d.band,
       bandText: bandText(d.band),

@@ -2,7 +2,7 @@ import { formatUsdShort } from '../format.js';
 import { formatFit, formatMinutesRange, formatMoneyRange } from '../estimate/format.js';
 import type { Band } from '../estimate/band.js';
 import { formatWhen, shortModel } from '../exits/words.js';
-import type { PickerHarness, PickerRow } from './row.js';
+import type { PickerRow } from './row.js';
 
 /** The picker's words: bands, headroom, the wall line and the paragraph. Pure; times in the zone passed in. */
 
@@ -23,14 +23,10 @@ export function headroomText(pct: number): string {
   return `${Math.max(0, Math.round(pct))}% of the bar left`;
 }
 
-export function harnessName(h: PickerHarness): string {
-  return h === 'codex' ? 'Codex' : 'Claude Code';
-}
-
 /** "Claude Code · sonnet 5.5", "overnight batch · opus 5.5", "dana", "a person with the agent". */
-export function rowTitle(r: Pick<PickerRow, 'kind' | 'seat' | 'harness' | 'model'>): string {
+export function rowTitle(r: Pick<PickerRow, 'kind' | 'seat' | 'harness' | 'harnessName' | 'model'>): string {
   const model = r.model ? shortModel(r.model) : null;
-  if (r.kind === 'here') return [r.harness ? harnessName(r.harness) : r.seat, model].filter(Boolean).join(' · ');
+  if (r.kind === 'here') return [(r.harnessName ?? r.harness) || r.seat, model].filter(Boolean).join(' · ');
   if (r.kind === 'overnight') return ['overnight batch', model].filter(Boolean).join(' · ');
   return r.seat;
 }
@@ -112,13 +108,12 @@ export function pickerText(p: { task: { id: string; title: string; worth: string
   return out.join(' ');
 }
 
-/** A picker row's reason when its harness is not on this machine. */
-export function notInstalledWords(harness: 'claude-code' | 'codex'): string {
-  const [name, bin] = harness === 'codex' ? ['Codex', 'codex'] : ['Claude Code', 'claude'];
+/** A picker row's reason when its harness (its display name, its binary's) is not on this machine. */
+export function notInstalledWords(name: string, bin: string): string {
   return `${name} is not installed here (not on PATH, nor binaries.${bin} in config.yml)`;
 }
 
-/** A picker row's reason when its harness is installed but, by its own word, not logged in. */
-export function notLoggedInWords(harness: 'claude-code' | 'codex'): string {
-  return harness === 'codex' ? "Codex is not logged in here — run 'codex login'" : "Claude Code is not logged in here — run 'claude' and /login, or set ANTHROPIC_API_KEY";
+/** A picker row's reason when its harness is installed but, by its own word, not logged in; `hint`: how to log in. */
+export function notLoggedInWords(name: string, hint: string | null): string {
+  return hint ? `${name} is not logged in here — ${hint}` : `${name} is not logged in here`;
 }

@@ -61,13 +61,20 @@ export const claudeCode = {
   id: 'claude-code',
   displayName: 'Claude Code',
   provider: 'anthropic',
-  binary: { name: 'claude', installs: 'Claude Code', readVersion: dottedVersion },
+  binary: {
+    name: 'claude',
+    installs: 'Claude Code',
+    readVersion: dottedVersion,
+    // Where the official installers put claude (the native one, and the npm-local one).
+    fallbacks: (home: string) => [`${home.replace(/\/+$/, '')}/.claude/local/claude`, `${home.replace(/\/+$/, '')}/.local/bin/claude`],
+  },
   transcriptSource: CLAUDE_TRANSCRIPT_SOURCE,
   transcriptReader: (filePath: string) => ({ read: (line: string) => readTranscriptLine(line, filePath) }),
   signalSources: [CLAUDE_TRANSCRIPT_SOURCE, 'hook:StopFailure', 'statusline'],
   // `claude auth status` prints JSON with `loggedIn` and exits 1 when false (measured).
   login: {
     statusArgs: ['auth', 'status'],
+    hint: "run 'claude' and /login, or set ANTHROPIC_API_KEY",
     loggedOut: (output: string) => {
       try {
         return (JSON.parse(output) as { loggedIn?: unknown }).loggedIn === false;
@@ -109,6 +116,9 @@ export const claudeCode = {
    */
   gatewayLaunch: (t) => ({ ok: true, env: { ANTHROPIC_BASE_URL: t.anthropicBaseUrl, ANTHROPIC_AUTH_TOKEN: t.token }, args: [] }),
   gatewayNeedsSessionProvider: false,
+  sledCommand: '/sled',
+  // `--` keeps a brief that starts with "-" a prompt.
+  startWithPrompt: (prompt: string, headless: boolean) => (headless ? ['-p', '--', prompt] : ['--', prompt]),
   continuesItselfAtReset: true,
   resumesInPane: true,
 } as const satisfies HarnessAdapter;

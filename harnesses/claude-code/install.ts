@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, unlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { claudeConfigDir } from '../../core/paths.js';
-import { findClaude } from '../../musher/config/cli-settings.js';
+import { findHarnessBinary } from '../../musher/config/cli-settings.js';
 import type { BinaryLookup } from '../../musher/find-binary.js';
 import {
   SettingsError,
@@ -52,7 +52,10 @@ type Env = Record<string, string | undefined>;
 
 export type ClaudeLookup = BinaryLookup;
 
-export { findClaude };
+/** claude for a command: SLEDS_CLAUDE_BIN, else config.yml's binaries.claude (and only it), else PATH, else the installers' places. */
+export function findClaude(env: Env, home: string): BinaryLookup {
+  return findHarnessBinary(env, home, 'claude');
+}
 
 export async function claudeVersion(bin: string, env: Env): Promise<string | null> {
   const r = await runFile(bin, ['--version'], env, 30_000);

@@ -68,7 +68,7 @@ export const codex = {
   },
   signalSources: [CODEX_ROLLOUT_SOURCE],
   // `codex login status` prints "Not logged in" and exits 1 (measured).
-  login: { statusArgs: ['login', 'status'], loggedOut: (output: string) => /^Not logged in\b/m.test(output) },
+  login: { statusArgs: ['login', 'status'], loggedOut: (output: string) => /^Not logged in\b/m.test(output), hint: "run 'codex login'" },
   hooks: {
     carryOn: { stdout: '', exitCode: 0 },
     block: (reason: string) => json({ decision: 'block', reason }),
@@ -98,6 +98,10 @@ export const codex = {
     return { ok: true, env: { [CODEX_GATEWAY_TOKEN_ENV]: t.token }, args };
   },
   gatewayNeedsSessionProvider: true,
+  // The TUI answers any unknown `/word` itself, before hooks run: a sled verb is typed without the slash.
+  sledCommand: 'sled',
+  // A picked-up worktree may be one Codex has not trusted yet: exec would refuse it without the flag.
+  startWithPrompt: (prompt: string, headless: boolean) => (headless ? ['exec', '--skip-git-repo-check', '--', prompt] : ['--', prompt]),
   continuesItselfAtReset: false,
   resumesInPane: false,
 } as const satisfies HarnessAdapter;

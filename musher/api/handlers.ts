@@ -1,3 +1,4 @@
+import { DEFAULT_HARNESS_ID } from '../../harnesses/hook-defaults.js';
 import type { RouteName } from '../../protocol/routes.js';
 import { renderCardForPrompt } from '../../core/wall/card.js';
 import { CARRY_ON } from '../hook-answers.js';
@@ -65,7 +66,7 @@ export const HANDLERS = {
     const delivery = {
       eventId: r.header('x-sleds-event-id') ?? globalThis.crypto.randomUUID(),
       event,
-      harness: r.header('x-sleds-harness') ?? 'claude-code',
+      harness: r.header('x-sleds-harness') ?? DEFAULT_HARNESS_ID,
       receivedAt: Number(r.header('x-sleds-received-at')) || s.core.clock.now(),
       raw: r.body,
       viaSpool: false,

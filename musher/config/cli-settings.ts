@@ -1,7 +1,7 @@
 import { resolvePaths } from '../../core/paths.js';
-import { claudeFallbacks, findBinary, TMUX_FALLBACKS, type BinaryLookup, type BinarySetting } from '../find-binary.js';
+import { findBinary, installerFallbacks, TMUX_FALLBACKS, type BinaryLookup, type BinarySetting } from '../find-binary.js';
 import { loadConfig, type LoadedConfig } from './load.js';
-import { configuredBinary, type BinaryName, type UpstreamName } from './schema.js';
+import { BINARY_NAMES, configuredBinary, type BinaryName, type UpstreamName } from './schema.js';
 
 /**
  * The settings as a `sleds` command sees them. The command runs in the user's own shell, so a SLEDS_* variable there
@@ -47,9 +47,13 @@ export function cliSettings(env: Env, home: string): CliSettings {
   };
 }
 
-/** claude for a command: SLEDS_CLAUDE_BIN, else config.yml's binaries.claude (and only it), else PATH, else the installers' places. */
-export function findClaude(env: Env, home: string): BinaryLookup {
-  return findBinary('claude', cliSettings(env, home).binary('claude'), env.PATH, claudeFallbacks(home));
+/**
+ * A harness's binary for a command, by the adapter's binary name: SLEDS_<NAME>_BIN, else config.yml's
+ * binaries.<name> (and only it), else PATH, else where the harness's installers put it (the adapter says).
+ */
+export function findHarnessBinary(env: Env, home: string, name: string): BinaryLookup {
+  const setting = (BINARY_NAMES as readonly string[]).includes(name) ? cliSettings(env, home).binary(name as BinaryName) : null;
+  return findBinary(name, setting, env.PATH, installerFallbacks(name, home));
 }
 
 /** codex, tmux or gh for a command, the same way. */

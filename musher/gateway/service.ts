@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { builtInHarness } from '../../harnesses/registry.js';
+import { harnessOfProvider } from '../../harnesses/registry.js';
 import { writeFileAtomic } from '../fs-atomic.js';
 import type { Allowance, UtcOffset } from '../../core/gateway/allowance.js';
 import type { TokenGrant } from './tokens.js';
@@ -196,8 +196,9 @@ export class GatewayService {
     const openaiBaseUrl = `${gateway.url}/v1`;
     // The reply's claudeEnv: the environment the Claude Code adapter points a session at the gateway with
     // (harnesses/claude-code/index.ts: ANTHROPIC_AUTH_TOKEN, which asks no "use this API key?" question).
-    const claude = builtInHarness('claude-code').gatewayLaunch({ token, anthropicBaseUrl: gateway.url, openaiBaseUrl, sessionProvider: null });
-    const claudeEnv = claude.ok ? claude.env : {};
+    // The harness of the Anthropic-shaped gateway's plan (harnessOfProvider), whose env the reply's claudeEnv is.
+    const claude = harnessOfProvider('anthropic')?.gatewayLaunch({ token, anthropicBaseUrl: gateway.url, openaiBaseUrl, sessionProvider: null });
+    const claudeEnv = claude?.ok ? claude.env : {};
     return { status: 200, body: { token, baseUrl: gateway.url, openaiBaseUrl, expiresAtMs, claudeEnv } };
   }
 

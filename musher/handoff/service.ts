@@ -1,4 +1,5 @@
-import { storedHarness } from '../../harnesses/registry.js';
+import { harnessById, storedHarness, type HarnessId } from '../../harnesses/registry.js';
+import { rosterHarness } from './harness-words.js';
 import { deliveredLine, deliveryPendingLine, handedOffLine, NO_SLACK_TOKEN, noSlackIdWords, pickupCommand, type PickedUp } from '../../core/handoff/answer.js';
 import { mkdir, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -55,6 +56,8 @@ export interface HandoffDeps {
 
 /** A pickup done: what the answer needs (`dir` is the worktree holding the sender's work), and the brief. */
 export interface PickedUpSession extends PickedUp {
+  /** Checked to be one of sleds' own (storedHarness). */
+  harness: HarnessId;
   brief: string;
   /** True when this seat had picked it up before: nothing was installed again, the answer says where it is. */
   again: boolean;
@@ -112,6 +115,17 @@ export class HandoffService {
     }
   }
 
+  /**
+   * Where a hand-off's harness keeps its sessions here: musher's resolved homes, handed to the adapter as the
+   * environment it reads them from (so the adapter, not this service, knows which home is whose).
+   */
+  private harnessHome(harness: string): string {
+    const env = { CLAUDE_CONFIG_DIR: this.d.claudeConfigDir, CODEX_HOME: this.d.codexHome };
+    const found = harnessById(harness);
+    if (!found.ok) throw new Error(found.error);
+    return found.adapter.sessions.home(env, '/');
+  }
+
   private outboxFile(id: string): string {
     return join(this.d.paths.stateDir, 'handoffs', 'outbox', `${id}.sleds`);
   }
@@ -166,8 +180,9 @@ export class HandoffService {
       note: JSON.stringify({ cwd } satisfies SendingNote),
     });
     const mate = teammateByHandle(roster, handle);
-    const handed = handedOffLine(name, id, mate?.harnesses ?? [], wall.harness);
-    const pickup = pickupCommand(id, mate?.harnesses ?? []);
+    const there = rosterHarness(mate?.harnesses ?? []);
+    const handed = handedOffLine(name, id, there, wall.harness);
+    const pickup = pickupCommand(id, there);
     const words = (delivery: string): string => [handed, delivery, recipient.note].filter((l) => l !== null).join(' ');
     return {
       id,
@@ -330,7 +345,7 @@ export class HandoffService {
         cwd,
         sender: opened.header.sender,
         content,
-        harnessHome: content.manifest.harness === 'codex' ? this.d.codexHome : this.d.claudeConfigDir,
+        harnessHome: this.harnessHome(content.manifest.harness),
         briefFile: join(this.d.paths.stateDir, 'handoffs', `${id}.md`),
         scratchDir: this.d.paths.stateDir,
       },

@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync } from 'node:fs';
-import { parseClaudeTranscriptLine } from '../../harnesses/claude-code/transcript.js';
+import { CLAUDE_TRANSCRIPT_SOURCE, parseClaudeTranscriptLine } from '../../harnesses/claude-code/transcript.js';
 import { priceUsage } from '../../core/pricing.js';
 import type { PriceTable } from '../../core/price-table.js';
 import type { Clock } from '../clock.js';
@@ -10,6 +10,10 @@ import type { UsageStore } from '../store/usage.js';
 import type { WallStore } from '../store/walls.js';
 import type { FileFollower, Line } from './file-follower.js';
 import { JsonlSource } from './jsonl-source.js';
+import { sourceHarnessId } from '../source-harness.js';
+
+/** The harness whose sessions these transcripts are, as the registry names it. */
+const TRANSCRIPT_HARNESS = sourceHarnessId(CLAUDE_TRANSCRIPT_SOURCE);
 
 /**
  * The Claude Code transcript adapter: detect (the projects folder) → load (follow each *.jsonl for new bytes)
@@ -111,7 +115,7 @@ export class ClaudeTranscriptSource {
           }
           if (!seenSessions.has(parsed.usage.sessionId)) {
             seenSessions.add(parsed.usage.sessionId);
-            this.deps.sessions.touch({ sessionId: parsed.usage.sessionId, harness: 'claude-code', at: parsed.usage.timestampMs, cwd: sendersSeat === null ? parsed.usage.cwd : null, transcriptPath: path, model: parsed.usage.model });
+            this.deps.sessions.touch({ sessionId: parsed.usage.sessionId, harness: TRANSCRIPT_HARNESS, at: parsed.usage.timestampMs, cwd: sendersSeat === null ? parsed.usage.cwd : null, transcriptPath: path, model: parsed.usage.model });
           }
           break;
         }
@@ -122,7 +126,7 @@ export class ClaudeTranscriptSource {
           if (!seenSessions.has(parsed.sessionId)) {
             seenSessions.add(parsed.sessionId);
             this.knownSessions.set(path, parsed.sessionId);
-            this.deps.sessions.touch({ sessionId: parsed.sessionId, harness: 'claude-code', at: parsed.timestampMs, cwd: sendersSeat === null ? parsed.cwd : null, transcriptPath: path });
+            this.deps.sessions.touch({ sessionId: parsed.sessionId, harness: TRANSCRIPT_HARNESS, at: parsed.timestampMs, cwd: sendersSeat === null ? parsed.cwd : null, transcriptPath: path });
           }
           break;
         case 'error':

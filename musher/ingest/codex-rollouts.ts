@@ -23,6 +23,7 @@ import type { UsageStore } from '../store/usage.js';
 import type { WallStore } from '../store/walls.js';
 import { MAX_LINE_BYTES, type FileFollower, type Line } from './file-follower.js';
 import { JsonlSource } from './jsonl-source.js';
+import { sourceHarnessId } from '../source-harness.js';
 
 /**
  * The Codex CLI rollout adapter: detect (`$CODEX_HOME/sessions`) → load (follow each `rollout-*.jsonl` for new
@@ -64,7 +65,7 @@ export interface CodexSeatReading {
   limitReached: string | null;
 }
 
-export const CODEX_HARNESS = 'codex';
+export const CODEX_HARNESS = sourceHarnessId(CODEX_ROLLOUT_SOURCE);
 
 /** Cheap test before JSON.parse: only these records can carry anything we record. */
 function mayMatter(text: string): boolean {

@@ -1,5 +1,6 @@
 import { mkdirSync, readdirSync, readFileSync, renameSync, unlinkSync, watch, type FSWatcher } from 'node:fs';
 import { z } from 'zod';
+import { DEFAULT_HARNESS_ID } from '../../harnesses/hook-defaults.js';
 import type { Log } from '../log.js';
 
 /**
@@ -12,7 +13,8 @@ import type { Log } from '../log.js';
 const Envelope = z.object({
   eventId: z.string().min(1),
   event: z.string().min(1),
-  harness: z.string().default('claude-code'),
+  // Envelopes from before hooks named their harness came from the default harness's hooks.
+  harness: z.string().default(DEFAULT_HARNESS_ID),
   receivedAt: z.number(),
   raw: z.string(),
 });
@@ -139,9 +141,9 @@ export class SpoolDrain {
       if (!parsed.success) throw new Error('not a spool envelope');
       return parsed.data;
     }
-    // Written by the shell fallback (plugin/scripts/spool-event.sh): "<ms>-<id>.<Event>.raw", stdin verbatim.
+    // Written by the shell fallback (plugin/scripts/spool-event.sh, the default harness's plugin): "<ms>-<id>.<Event>.raw", stdin verbatim.
     const m = /^(\d+)-([A-Za-z0-9_-]+)\.([A-Za-z]+)\.raw$/.exec(name);
     if (!m) return null;
-    return { eventId: `spool-${m[2]}`, event: m[3]!, harness: 'claude-code', receivedAt: Number(m[1]), raw: text };
+    return { eventId: `spool-${m[2]}`, event: m[3]!, harness: DEFAULT_HARNESS_ID, receivedAt: Number(m[1]), raw: text };
   }
 }

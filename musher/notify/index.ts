@@ -1,3 +1,4 @@
+import { pickupWays } from '../handoff/harness-words.js';
 import { handoffDesktopWords, pickedUpDesktopWords } from '../../core/notify/messages.js';
 import { notifyDesktop, type DesktopDeps } from './desktop.js';
 import { postHandoff, postPickedUp, type HandoffNotice, type PickedUpNotice, type SlackDeps, type SlackPostResult } from './slack.js';
@@ -29,7 +30,8 @@ export interface NotifyOutcome {
 
 /** On the sender's machine: Slack tells the teammate; the desktop confirms to the sender. */
 export async function notifyHandoff(msg: HandoffNotice, deps: NotifyDeps): Promise<NotifyOutcome> {
-  const words = handoffDesktopWords(msg.to.handle, msg);
+  // The desktop line names one way: the default harness's (the first).
+  const words = handoffDesktopWords(msg.to.handle, msg, pickupWays(msg.handoffId)[0]?.command ?? `sleds pickup ${msg.handoffId}`);
   const [slack, desktop] = await Promise.all([postHandoff(msg, deps.slack), notifyDesktop(words.title, words.body, deps.desktop)]);
   return { slack, desktop };
 }

@@ -1,3 +1,4 @@
+import { pickupWays } from '../handoff/harness-words.js';
 import type { ChatPostMessageArguments, Logger, WebAPICallError, WebAPIHTTPError, WebAPIPlatformError, WebAPIRateLimitedError, WebAPIRequestError } from '@slack/web-api';
 import { z } from 'zod';
 import {
@@ -177,7 +178,7 @@ export async function postHandoff(msg: HandoffNotice, deps: SlackDeps): Promise<
   const channel = msg.to.channel || msg.to.slackId;
   if (!channel) return fail(noChannelLine(msg.to.handle), 'no_channel');
   const ctx: SlackFailureContext = msg.to.channel ? { channel } : { channel, handle: msg.to.handle };
-  return postMessage(channel, handoffMessage(msg), deps, ctx);
+  return postMessage(channel, handoffMessage(msg, pickupWays(msg.handoffId)), deps, ctx);
 }
 
 /** "picked up by dana 2:02pm", in the hand-off post's thread when its ts is known. */

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { notInstalledWords, notLoggedInWords } from '../../core/picker/words.js';
 import type { PickerHarness } from '../../core/picker/row.js';
 import type { Clock } from '../clock.js';
-import { builtInHarness } from '../../harnesses/registry.js';
+import { builtInHarness, knownHarnessId, type HarnessId } from '../../harnesses/registry.js';
 import { harnessBinary, type Binaries } from '../resume/resume-job.js';
 
 /** How long an answer of `claude auth status` / `codex login status` is reused (each costs a process start). */
@@ -28,17 +28,20 @@ export class HarnessReadiness {
 
   async why(harness: PickerHarness): Promise<string | null> {
     const bins = this.d.binaries();
-    const bin = harnessBinary(bins, harness);
-    if (!bin) return notInstalledWords(harness);
+    const known = knownHarnessId(harness);
+    if (!known) return `sleds knows no harness '${harness}'`;
+    const adapter = builtInHarness(known);
+    const bin = harnessBinary(bins, known);
+    if (!bin) return notInstalledWords(adapter.displayName, adapter.binary.name);
     const now = this.d.clock.now();
     const hit = this.cache.get(bin);
     if (hit && now - hit.at < READY_TTL_MS) return hit.why;
-    const why = (await this.loggedOut(harness, bin)) ? notLoggedInWords(harness) : null;
+    const why = (await this.loggedOut(known, bin)) ? notLoggedInWords(adapter.displayName, adapter.login.hint ?? null) : null;
     this.cache.set(bin, { at: now, why });
     return why;
   }
 
-  private async loggedOut(harness: PickerHarness, bin: string): Promise<boolean> {
+  private async loggedOut(harness: HarnessId, bin: string): Promise<boolean> {
     const run = this.d.run ?? runProgram;
     const { login } = builtInHarness(harness);
     const r = await run(bin, [...login.statusArgs]).catch(() => null);

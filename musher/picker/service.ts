@@ -2,7 +2,10 @@ import type { Band } from '../../core/estimate/band.js';
 import { cdAndRun, shellLine as quoteArgv } from '../../core/shell-quote.js';
 import { shortModel } from '../../core/exits/words.js';
 import { formatShortTime } from '../../core/exits/words.js';
-import { modelFitsHarness, modelLadder } from '../../core/picker/models.js';
+import { modelFitsProvider, modelLadder } from '../../core/picker/models.js';
+import { DEFAULT_HARNESS_ID } from '../../harnesses/hook-defaults.js';
+import type { HarnessAdapter } from '../../harnesses/port.js';
+import { allHarnesses, harnessById } from '../../harnesses/registry.js';
 import type { DispatchAnswer, DispatchRequest, HarnessCommand, PickerAnswer, PickerHarness, PickerRow } from '../../core/picker/row.js';
 import { buildPicker, type PickerBar } from '../../core/picker/rows.js';
 import { rowTitle } from '../../core/picker/words.js';
@@ -21,9 +24,13 @@ import type { TaskStore } from '../store/tasks.js';
 import type { WallRow } from '../store/wall-book.js';
 import type { PolicyPort } from '../walls/ports.js';
 
-/** The model each harness starts from when no session of the task (or of this machine) names one. */
-export const DEFAULT_MODELS: Record<PickerHarness, string> = { 'claude-code': 'claude-opus-5-5', codex: 'gpt-6-sol' };
-const HARNESSES: PickerHarness[] = ['claude-code', 'codex'];
+/** The model a harness starts from, by its plan provider, when no session of the task (or of this machine) names one. */
+export const DEFAULT_MODELS: Readonly<Record<string, string>> = { anthropic: 'claude-opus-5-5', openai: 'gpt-6-sol' };
+
+/** The harnesses the picker offers: the registry's, in its order, those whose provider has a model to start from. */
+function pickerHarnesses(): HarnessAdapter[] {
+  return allHarnesses().filter((a) => DEFAULT_MODELS[a.provider] !== undefined);
+}
 /** How long a dispatched command may take to be started and still join its task. */
 export const DISPATCH_CLAIM_MS = 60 * 60_000;
 
@@ -104,9 +111,11 @@ export class PickerService {
     const sessions = this.d.tasks.sessionsOf(task.id).map((id) => this.d.sessions.get(id)).filter((s): s is SessionRow => s !== null);
     const running = sessions.filter((s) => s.endedAt === null && isHarness(s.harness)).sort((a, b) => b.lastSeenAt - a.lastSeenAt)[0] ?? null;
     const atWall = sessions.map((s) => ({ s, wall: this.d.wallOf(s.sessionId) })).find((x) => x.wall !== null);
-    const ladders = HARNESSES.map((harness) => ({
-      harness,
-      models: modelLadder(this.startModel(harness, running), (m) => policy.cheaperModel(m), (m) => this.d.prices.lookup(m, now) !== null),
+    const ladders = pickerHarnesses().map((a) => ({
+      harness: a.id,
+      name: a.displayName,
+      provider: a.provider,
+      models: modelLadder(this.startModel(a, running), (m) => policy.cheaperModel(m), (m) => this.d.prices.lookup(m, now) !== null),
     }));
     const forecast = this.d.forecast(running?.sessionId ?? null);
     const bars: PickerBar[] = forecast.walls.map((w) => ({
@@ -149,18 +158,20 @@ export class PickerService {
 
   private async cannotRun(): Promise<Partial<Record<PickerHarness, string>>> {
     const out: Partial<Record<PickerHarness, string>> = {};
-    const whys = await Promise.all(HARNESSES.map((h) => this.d.harnessMissing?.(h).catch(() => null) ?? null));
-    HARNESSES.forEach((h, i) => {
+    const harnesses = pickerHarnesses().map((a) => a.id);
+    const whys = await Promise.all(harnesses.map((h) => this.d.harnessMissing?.(h).catch(() => null) ?? null));
+    harnesses.forEach((h, i) => {
       if (whys[i]) out[h] = whys[i]!;
     });
     return out;
   }
 
   /** The task's own model on its harness; else the last model this machine ran there; else the harness's default. */
-  private startModel(harness: PickerHarness, running: SessionRow | null): string {
-    if (running && running.harness === harness && running.model && modelFitsHarness(running.model, harness)) return running.model;
-    const recent = this.d.sessions.recent(50).find((s) => s.harness === harness && s.model && modelFitsHarness(s.model, harness));
-    return recent?.model ?? DEFAULT_MODELS[harness];
+  private startModel(harness: HarnessAdapter, running: SessionRow | null): string {
+    const fits = (model: string): boolean => modelFitsProvider(model, harness.provider);
+    if (running && running.harness === harness.id && running.model && fits(running.model)) return running.model;
+    const recent = this.d.sessions.recent(50).find((s) => s.harness === harness.id && s.model && fits(s.model));
+    return recent?.model ?? DEFAULT_MODELS[harness.provider]!;
   }
 
   /** Takes the verb of the row chosen (by its index, or the first row offering a verb) and says what it did. */
@@ -193,7 +204,10 @@ export class PickerService {
   }
 
   private command(picked: Picked, row: PickerRow): HarnessCommand {
-    const program = row.harness === 'codex' ? 'codex' : 'claude';
+    // The harness's binary, as a person runs it (the row's harness is one of the registry's: the picker offers no other).
+    const found = harnessById(row.harness);
+    if (!found.ok) throw new Error(found.error);
+    const program = found.adapter.binary.name;
     const model = row.model ? ['--model', row.model] : [];
     // `--` keeps a prompt that starts with "-" a prompt (shared/facts/claude-code.md; codex parses its argv the same way).
     return { argv: [program, ...model, '--', this.promptOf(picked.task)], cwd: picked.task.repo ?? picked.running?.cwd ?? null };
@@ -248,7 +262,7 @@ export class PickerService {
   private offer(picked: Picked, row: PickerRow): DispatchAnswer {
     const t = picked.task;
     const size = row.band ? `sleds sizes it ${row.bandText}${row.model ? ` on ${shortModel(row.model)}` : ''}` : `no band yet${row.model ? ` on ${shortModel(row.model)}` : ''}`;
-    const start = shellLine(this.command(picked, { ...row, harness: row.harness ?? 'claude-code' }));
+    const start = shellLine(this.command(picked, { ...row, harness: row.harness ?? DEFAULT_HARNESS_ID }));
     if (row.kind === 'teammate') {
       const mate = picked.task.repo ? this.d.rosterAt(picked.task.repo)?.teammates.find((m) => m.handle === row.seat) : undefined;
       const to = mate?.slack ? `${row.seat} (Slack ${mate.slack})` : row.seat;
@@ -259,7 +273,7 @@ export class PickerService {
 }
 
 function isHarness(h: string): h is PickerHarness {
-  return h === 'claude-code' || h === 'codex';
+  return pickerHarnesses().some((a) => a.id === h);
 }
 
 /** For reading only (the command runs from its argv, never through a shell): each argument quoted as a POSIX shell would need. */

@@ -1,5 +1,5 @@
 import { homedir } from 'node:os';
-import { claudeFallbacks, findBinary, TMUX_FALLBACKS } from '../find-binary.js';
+import { findBinary, installerFallbacks, TMUX_FALLBACKS } from '../find-binary.js';
 import { configuredBinary, DEFAULT_CONFIG, type SledsConfig } from '../config/schema.js';
 import type { Binaries } from './resume-job.js';
 
@@ -9,9 +9,11 @@ import type { Binaries } from './resume-job.js';
  * runs them without a shell.
  */
 export function findBinaries(configured: SledsConfig['binaries'] = DEFAULT_CONFIG.binaries, pathVar: string | undefined = process.env.PATH, home: string = homedir()): Binaries {
+  // A harness's binary by its adapter's name: config.yml's binaries.<name>, else PATH, else its installers' places.
+  const harness = (name: 'claude' | 'codex'): string | null => findBinary(name, configuredBinary(configured, name), pathVar, installerFallbacks(name, home)).bin;
   return {
-    claude: findBinary('claude', configuredBinary(configured, 'claude'), pathVar, claudeFallbacks(home)).bin,
-    codex: findBinary('codex', configuredBinary(configured, 'codex'), pathVar).bin,
+    claude: harness('claude'),
+    codex: harness('codex'),
     tmux: findBinary('tmux', configuredBinary(configured, 'tmux'), pathVar, TMUX_FALLBACKS).bin,
   };
 }

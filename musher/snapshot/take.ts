@@ -16,7 +16,7 @@ import type { Log } from '../log.js';
 import type { SnapshotStore } from '../store/snapshots.js';
 import { encodeManifest, ensureSnapshotDirs, putBlob, putManifest, sha256Hex, snapshotDirs, sweepTemps } from './files.js';
 import { captureGitState, DEFAULT_GIT_MAX_BYTES } from './git-state.js';
-import { captureClaudeTranscript, captureCodexRollout, type CapturedFile } from './transcripts.js';
+import { captureClaudeTranscript, captureCodexRollout, keepsRollouts, type CapturedFile } from './transcripts.js';
 
 /** What the wall knows of the session when it asks for a snapshot. */
 export const SnapshotInputSchema = z.object({
@@ -74,14 +74,15 @@ export async function takeSnapshot(input: SnapshotInput, deps: SnapshotDeps): Pr
   const want = parsed.data;
   const notes: string[] = [];
 
-  const transcript = want.harness === 'claude-code' ? await captureClaudeTranscript(want.sessionId, want.transcriptPath) : await captureCodexRollout(want.sessionId, want.transcriptPath);
+  const rollouts = keepsRollouts(want.harness);
+  const transcript = rollouts ? await captureCodexRollout(want.sessionId, want.transcriptPath) : await captureClaudeTranscript(want.sessionId, want.transcriptPath);
   notes.push(...transcript.notes);
   const git = await captureGitState(want.cwd, { maxBytes: deps.maxBytes ?? DEFAULT_GIT_MAX_BYTES, sha256: sha256Hex, allowUntracked: deps.allowUntracked?.(want.cwd) ?? [] });
   notes.push(...git.notes);
 
   const own = transcript.files[transcript.files.length - 1];
   const events =
-    own === undefined ? [] : want.harness === 'claude-code' ? claudePackEvents(lines(own.bytes)) : codexPackEvents(transcript.files.map((f: CapturedFile) => lines(f.bytes)));
+    own === undefined ? [] : rollouts ? codexPackEvents(transcript.files.map((f: CapturedFile) => lines(f.bytes))) : claudePackEvents(lines(own.bytes));
 
   const files = transcript.files.map((f) => ({ file: f, hash: sha256Hex(f.bytes) }));
   const manifest: SnapshotManifest = SnapshotManifestSchema.parse({

@@ -1,6 +1,16 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { parseCodexRolloutLine } from '../../harnesses/codex/rollout.js';
+import { CODEX_ROLLOUT_SOURCE, parseCodexRolloutLine } from '../../harnesses/codex/rollout.js';
+import { harnessById } from '../../harnesses/registry.js';
+
+/**
+ * Whether a harness keeps its sessions as rollout chains (a thread forked from others, each file its own) rather than
+ * one transcript file: its adapter reads the rollout source. Decides how a snapshot captures and packs the session.
+ */
+export function keepsRollouts(harness: string): boolean {
+  const found = harnessById(harness);
+  return found.ok && found.adapter.transcriptSource === CODEX_ROLLOUT_SOURCE;
+}
 
 /** One transcript/rollout file as of the wall: its bytes up to the last complete line. */
 export interface CapturedFile {

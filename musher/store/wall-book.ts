@@ -1,3 +1,4 @@
+import { harnessById, type HarnessId } from '../../harnesses/registry.js';
 import type { Db } from './db.js';
 import type { ExitContext, ExitKind, Offer } from '../../core/exits/types.js';
 import { stepWall, type WallLife, type WallLifeEvent, type WallState } from '../../core/lifecycle/wall.js';
@@ -17,7 +18,7 @@ export type WallMove = { ok: true } | { ok: false; error: string };
 export interface WallRow {
   wallId: string;
   sessionId: string;
-  harness: 'claude-code' | 'codex';
+  harness: HarnessId;
   window: string | null;
   resetsAtMs: number | null;
   hitAtMs: number;
@@ -206,6 +207,13 @@ export class WallBook {
   }
 }
 
+/** A wall opened before its context kept the session's provider gets its harness's (from the registry). */
+function withProvider(context: ExitContext, harness: string): ExitContext {
+  if (typeof context.session?.provider === 'string') return context;
+  const found = harnessById(harness);
+  return found.ok ? { ...context, session: { ...context.session, provider: found.adapter.provider } } : context;
+}
+
 function toRow(r: Record<string, unknown>): WallRow {
   return {
     wallId: r.wall_id as string,
@@ -218,7 +226,7 @@ function toRow(r: Record<string, unknown>): WallRow {
     state: r.state as WallState,
     snapshotId: (r.snapshot_id as string | null) ?? null,
     snapshotNote: (r.snapshot_note as string | null) ?? null,
-    context: JSON.parse(r.context as string) as ExitContext,
+    context: withProvider(JSON.parse(r.context as string) as ExitContext, r.harness as string),
     offers: JSON.parse(r.offers as string) as Offer[],
     decision: JSON.parse((r.decision as string | null) ?? 'null') as unknown,
     choice: (r.choice as ExitKind | null) ?? null,

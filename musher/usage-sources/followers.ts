@@ -2,7 +2,7 @@ import { formatMegabytes } from '../../core/format.js';
 import type { PriceTable } from '../../core/price-table.js';
 import type { Clock } from '../clock.js';
 import { ClaudeTranscriptSource } from '../ingest/claude-transcripts.js';
-import { CodexRolloutSource, type CodexSeatReading } from '../ingest/codex-rollouts.js';
+import { CODEX_HARNESS, CodexRolloutSource, type CodexSeatReading } from '../ingest/codex-rollouts.js';
 import { FileFollower } from '../ingest/file-follower.js';
 import type { Log } from '../log.js';
 import type { Accounts } from '../quota/accounts.js';
@@ -137,7 +137,7 @@ export function buildFollowers(deps: FollowerDeps): Followers {
     claude: new FollowerSource('claude-transcripts', 'claude transcripts', projectsDir, transcripts),
     codex: new FollowerSource('codex-rollouts', 'codex rollouts', deps.codexSessionsDir, rollouts),
     kick: (path, harness) => {
-      if (harness === 'codex' || rollouts.owns(path)) rollouts.kick(path);
+      if (harness === CODEX_HARNESS || rollouts.owns(path)) rollouts.kick(path);
       else transcripts.kick(path);
     },
   };

@@ -15,7 +15,11 @@ import type { SessionStore } from '../store/sessions.js';
 import type { UsageStore } from '../store/usage.js';
 import type { WallStore } from '../store/walls.js';
 import type { WallKeeper } from '../walls/wall-keeper.js';
+import { sourceHarnessId } from '../source-harness.js';
 import { NO_PROGRESS, type SourceProgress, type UsageSource } from './port.js';
+
+/** The harness whose statusline command pushes to the feed (the adapter that claims the 'statusline' source). */
+const STATUSLINE_HARNESS = sourceHarnessId('statusline');
 
 /** How stale the cached forecast may be when the statusline reads it. */
 const FORECAST_REFRESH_MS = 10_000;
@@ -133,13 +137,13 @@ export class StatuslineFeed implements UsageSource {
       if (sessionId) {
         this.deps.sessions.touch({
           sessionId,
-          harness: 'claude-code',
+          harness: STATUSLINE_HARNESS,
           at: now,
           cwd: typeof json.cwd === 'string' ? json.cwd : null,
           transcriptPath: typeof json.transcript_path === 'string' ? json.transcript_path : null,
           model: model?.id ?? null,
         });
-        if (typeof json.transcript_path === 'string') this.deps.kickTranscript(json.transcript_path, 'claude-code');
+        if (typeof json.transcript_path === 'string') this.deps.kickTranscript(json.transcript_path, STATUSLINE_HARNESS);
       }
       if (!moved) this.recordBars(json, sessionId, account, now);
       // The exits a wall would offer, priced ahead for the amber line (the fullest bar is the one that binds).

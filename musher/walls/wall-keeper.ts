@@ -1,4 +1,4 @@
-import { builtInHarness, harnessOfSource, knownHarnessId, storedHarness, type HarnessId } from '../../harnesses/registry.js';
+import { builtInHarness, HarnessId, harnessOfSource, knownHarnessId, storedHarness } from '../../harnesses/registry.js';
 import { holdsPlatformKey } from '../../harnesses/port.js';
 import { priceExits } from '../../core/exits/offers.js';
 import { priceNamed } from '../../core/exits/handoff.js';
@@ -20,7 +20,11 @@ import type { SessionStore } from '../store/sessions.js';
 import type { UsageStore } from '../store/usage.js';
 import type { WallBook, WallRow } from '../store/wall-book.js';
 import { blockWith, carryOnWithNote } from '../hook-answers.js';
+import { sourceHarnessId } from '../source-harness.js';
 import type { ExitTakers, KeyPort, PolicyPort, SnapshotPort, TakeResult } from './ports.js';
+
+/** The harness a preview without a session row is priced for: the statusline's, the only caller without one. */
+const PREVIEW_HARNESS = HarnessId.parse(sourceHarnessId('statusline'));
 
 /** A limit signal further than this from now is history being read back (a backfill), or a skewed clock: not a wall happening now. */
 const LIVE_SIGNAL_MS = 15 * 60_000;
@@ -214,7 +218,7 @@ export class WallKeeper {
    * The harness a wall's exits are priced for: the session's as stored; else the one harness that produces the
    * signal's source (a rollout is Codex's). A stored name sleds does not know is logged, not taken for another
    * harness's. Left: a preview for a session musher has no row of (its source, 'preview', names no harness) is
-   * priced as Claude Code's, as before — only the statusline (Claude Code's) asks for one without a session row.
+   * priced for the statusline's harness, as before — only the statusline asks for one without a session row.
    */
   private harnessOf(signal: WallRecord, stored: string | null | undefined): HarnessId {
     if (stored) {
@@ -222,7 +226,7 @@ export class WallKeeper {
       if (found.ok) return found.id;
       this.d.log.warn(`session ${signal.sessionId}: ${found.error}; its exits are priced for the harness of its ${signal.source} signal`);
     }
-    return knownHarnessId(harnessOfSource(signal.source)?.id) ?? 'claude-code';
+    return knownHarnessId(harnessOfSource(signal.source)?.id) ?? PREVIEW_HARNESS;
   }
 
   private async context(signal: WallRecord, harness: HarnessId, model: string | null, policy: ReturnType<PolicyPort['forDirectory']>, cwd: string | null): Promise<ExitContext> {
@@ -236,7 +240,7 @@ export class WallKeeper {
       nowMs: now,
       timeZone: this.d.timeZone,
       wall: { window: signal.window, resetAtMs: signal.resetsAtMs },
-      session: { id: signal.sessionId, harness, model: sessionModel },
+      session: { id: signal.sessionId, harness, provider: builtInHarness(harness).provider, model: sessionModel },
       remaining: { ...(this.remainingOf(signal.sessionId) ?? { usd: null, minutes: null, fit: null }), burnPerHourMicros: burnPerHourMicros(series) },
       key: keyed ? { allowanceLeft: this.d.key.allowanceLeft(this.d.seat, policy.allowance(this.d.seat), now) } : null,
       cheaper: cheaper && sessionModel ? { model: cheaper, priceRatio: this.priceRatio(sessionModel, cheaper, now) } : null,
@@ -353,9 +357,10 @@ export class WallKeeper {
     if (wall.state === 'open') return beforeReset ? { answer: blockWith(this.card(wall), harness) } : null;
     const chosen = `${exitNumber(wall.choice!)} ${wall.offers.find((o) => o.exit === wall.choice)?.title ?? wall.choice}`;
     if (wall.choice === 'hold' && !wall.choiceArg) {
-      if (!beforeReset) return null; // Claude Code's own continue: the hold doing its job
+      // A plain hold is only chosen for a harness that continues by itself at the reset (musher/exits/hold.ts).
+      if (!beforeReset) return null; // the harness's own continue: the hold doing its job
       const at = reset !== null ? formatWhen(reset, now, this.d.timeZone) : 'the reset';
-      const lines = [`sled: holding until ${at}; Claude Code continues by itself then.${thenSaid(wall.outcome)}`, `Reply /sled 1 … /sled 6 to choose otherwise.  wall ${wall.wallId}`];
+      const lines = [`sled: holding until ${at}; ${builtInHarness(wall.harness).displayName} continues by itself then.${thenSaid(wall.outcome)}`, `Reply /sled 1 … /sled 6 to choose otherwise.  wall ${wall.wallId}`];
       return { answer: blockWith(lines.join('\n'), harness) };
     }
     if (autoContinue) {

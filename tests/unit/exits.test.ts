@@ -13,7 +13,7 @@ function ctx(over: Partial<ExitContext> = {}): ExitContext {
     nowMs: NOW,
     timeZone: TZ,
     wall: { window: 'seven_day', resetAtMs: RESET },
-    session: { id: 's1', harness: 'claude-code', model: 'claude-opus-5-5' },
+    session: { id: 's1', harness: 'claude-code', provider: 'anthropic', model: 'claude-opus-5-5' },
     remaining: { usd: { loMicros: 4_100_000, hiMicros: 9_300_000 }, minutes: { lo: 20, hi: 55 }, fit: 0.82, burnPerHourMicros: 12_400_000 },
     key: { allowanceLeft: { dayMicros: 38_000_000, weekMicros: 120_000_000 } },
     cheaper: { model: 'claude-sonnet-5', priceRatio: 0.2 },

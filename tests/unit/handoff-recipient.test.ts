@@ -24,7 +24,7 @@ const ctx = (over: Partial<ExitContext>): ExitContext => ({
   nowMs: 0,
   timeZone: 'UTC',
   wall: { window: 'five_hour', resetAtMs: 1 },
-  session: { id: 's', harness: 'claude-code', model: null },
+  session: { id: 's', harness: 'claude-code', provider: 'anthropic', model: null },
   remaining: { usd: null, minutes: null, fit: null, burnPerHourMicros: null },
   key: null,
   cheaper: null,

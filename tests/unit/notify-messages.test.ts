@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { pickupWays } from '../../musher/handoff/harness-words.js';
 import { escapeMrkdwn, formatExpiry, handoffMessage, pickedUpMessage, handoffDesktopWords } from '../../core/notify/messages.js';
 import { slackErrorLine } from '../../core/notify/slack-errors.js';
 
@@ -6,7 +7,7 @@ const AT = Date.UTC(2026, 9, 14, 14, 2); // Wed 14 Oct 2026 14:02 UTC
 
 describe('hand-off notice words', () => {
   it('names the sender, the title, both pickup commands and the expiry, in text and blocks', () => {
-    const m = handoffMessage({ sender: 'Jordan', title: 'Retry backoff', handoffId: 'abc123', expiresAt: AT, timeZone: 'UTC' });
+    const m = handoffMessage({ sender: 'Jordan', title: 'Retry backoff', handoffId: 'abc123', expiresAt: AT, timeZone: 'UTC' }, pickupWays('abc123'));
     expect(m.text).toBe(
       'Jordan handed you a session: Retry backoff. Pick it up with `/sled pickup abc123` (Claude Code) or `sled pickup abc123` (Codex) — expires Wed 14 Oct 2:02pm.',
     );
@@ -18,7 +19,7 @@ describe('hand-off notice words', () => {
   });
 
   it('escapes what Slack would read as links or mentions, and flattens a multi-line title', () => {
-    const m = handoffMessage({ sender: 'J<@U1>', title: 'a & b\n<!channel>', handoffId: 'x', expiresAt: AT, timeZone: 'UTC' });
+    const m = handoffMessage({ sender: 'J<@U1>', title: 'a & b\n<!channel>', handoffId: 'x', expiresAt: AT, timeZone: 'UTC' }, pickupWays('x'));
     expect(m.text).not.toMatch(/<[@!]/);
     expect(m.text).toContain('J&lt;@U1&gt; handed you a session: a &amp; b &lt;!channel&gt;.');
     expect(JSON.stringify(m.blocks)).not.toContain('<!channel>');
@@ -41,7 +42,7 @@ describe('hand-off notice words', () => {
   });
 
   it('the desktop words carry the pickup command', () => {
-    expect(handoffDesktopWords('dana', { title: 'Retry', handoffId: 'abc' })).toEqual({
+    expect(handoffDesktopWords('dana', { title: 'Retry', handoffId: 'abc' }, pickupWays('abc')[0]!.command)).toEqual({
       title: 'sleds: handed off to dana',
       body: 'Retry — they pick it up with /sled pickup abc',
     });

@@ -20,8 +20,8 @@ function answer(worth: string | null): PickerAnswer {
     running: null,
     atWall: null,
     ladders: [
-      { harness: 'claude-code', models: ['claude-opus-5-5', 'claude-sonnet-5-5'] },
-      { harness: 'codex', models: ['gpt-6-sol'] },
+      { harness: 'claude-code', name: 'Claude Code', provider: 'anthropic', models: ['claude-opus-5-5', 'claude-sonnet-5-5'] },
+      { harness: 'codex', name: 'Codex', provider: 'openai', models: ['gpt-6-sol'] },
     ],
     bandOf: (_h, m) => (m === 'claude-opus-5-5' ? band(4, 11) : m === 'claude-sonnet-5-5' ? band(2, 6) : null),
     bars: [{ provider: 'anthropic', window: 'five_hour', name: '5-hour', usedPct: 70, resetsAtMs: NOW + 5 * 3_600_000, dollarsToWallMicros: $(6), crossesAtMs: NOW + 100 * 60_000 }],

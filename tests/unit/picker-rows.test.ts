@@ -36,8 +36,8 @@ function input(over: Partial<PickerInput> = {}): PickerInput {
     running: null,
     atWall: null,
     ladders: [
-      { harness: 'claude-code', models: ['claude-opus-5-5', 'claude-sonnet-5-5', 'claude-haiku-5-5'] },
-      { harness: 'codex', models: ['gpt-6-sol', 'gpt-6-luna'] },
+      { harness: 'claude-code', name: 'Claude Code', provider: 'anthropic', models: ['claude-opus-5-5', 'claude-sonnet-5-5', 'claude-haiku-5-5'] },
+      { harness: 'codex', name: 'Codex', provider: 'openai', models: ['gpt-6-sol', 'gpt-6-luna'] },
     ],
     bandOf: (_h, model) => BANDS[model] ?? null,
     bars: [fiveHour(38, 20, NOW + 100 * MIN), { provider: 'openai', window: 'codex_primary', name: 'Codex primary', usedPct: 10, resetsAtMs: null, dollarsToWallMicros: null, crossesAtMs: null }],

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { pickedUpAnswer } from '../../core/handoff/answer.js';
+import { harnessWords } from '../../musher/handoff/harness-words.js';
 import { planResume, resumeArgv, ResumePlanError, resumeWords as printedResumeArgv, type Harness, type ResumeMode, type ResumeRequest } from '../../harnesses/resume-plan.js';
 
 /**
@@ -67,7 +68,7 @@ describe('an id that is an option', () => {
 
   it('the command printed for a person reads back, through a real sh, as the harness with the id as a value', () => {
     for (const harness of ['claude-code', 'codex'] as const) {
-      const line = pickedUpAnswer({ id: 'jd7k2m9qa41p', sender: 'sam', harness, sessionId: HOSTILE, dir: '/tmp/a $(echo pwned)', branch: 'b' }, harness, null, printedResumeArgv).split('\n')[1]!;
+      const line = pickedUpAnswer({ id: 'jd7k2m9qa41p', sender: 'sam', harness, sessionId: HOSTILE, dir: '/tmp/a $(echo pwned)', branch: 'b' }, harness, null, harnessWords).split('\n')[1]!;
       const command = /: cd (.*?)   \(or/.exec(line)![1]!.split(' && ')[1]!;
       const argv = execFileSync('/bin/sh', ['-c', `printf '%s\\0' ${command}`], { encoding: 'utf8' }).split('\0').slice(0, -1);
       expect(argv).toEqual(printedResumeArgv(harness, HOSTILE));
