@@ -45,8 +45,11 @@ interface Fixtures {
   /** Headless streams: a turn with one tool call, and a run refused at a plan limit. */
   turn: string;
   limited: string;
-  /** rate_limited as the limited stream says it (the Codex stream carries no reset time). */
-  limit: { resetsAtMs: number | null; window: string | null };
+  /**
+   * rate_limited as the limited stream says it (the Codex stream carries no reset time); null when the stream cannot
+   * say it at all (Cursor's agent: a failure is an exit code and stderr, the stream just stops).
+   */
+  limit: { resetsAtMs: number | null; window: string | null } | null;
 }
 
 const FIXTURES: Record<string, Fixtures> = {
@@ -80,6 +83,18 @@ const FIXTURES: Record<string, Fixtures> = {
     limitedKinds: ['rate_limited', 'turn_completed'],
     limit: { resetsAtMs: 1_795_985_705_000, window: 'five_hour' },
   },
+  'cursor-agent': {
+    transcript: null,
+    version: ['2025.09.18-7ae6800\n', '2025.09.18-7ae6800'],
+    loggedOut: 'Not logged in',
+    // Written in the DOCUMENTED stream-json format (tests/fixtures/cursor-agent/README.md): not recorded.
+    turn: at('tests/fixtures/cursor-agent/turn.jsonl'),
+    turnKinds: ['turn_started', 'tool_call', 'turn_completed'],
+    limited: at('tests/fixtures/cursor-agent/limited.jsonl'),
+    limitedKinds: ['turn_started'],
+    limit: null,
+    gateway: false,
+  },
   plain: {
     transcript: at('tests/support/minimal-harness/logs/5f0c1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b.jsonl'),
     version: ['plain 1.0.2\n', '1.0.2'],
@@ -105,12 +120,12 @@ function fixturesOf(a: HarnessAdapter): Fixtures {
 
 describe('the harness registry', () => {
   it('holds the shipped harnesses and the registered test harness, each once', () => {
-    expect(adapters.map((a) => a.id)).toEqual(['claude-code', 'codex', 'opencode', 'plain']);
+    expect(adapters.map((a) => a.id)).toEqual(['claude-code', 'codex', 'opencode', 'cursor-agent', 'plain']);
     expect(() => registerHarness(plainHarness)).toThrow(/registered already/);
   });
 
   it('an unknown harness is an error that names the known ones, never Claude Code', () => {
-    expect(harnessById('gemini-cli')).toEqual({ ok: false, error: "unknown harness 'gemini-cli' — sleds knows claude-code, codex, opencode, plain" });
+    expect(harnessById('gemini-cli')).toEqual({ ok: false, error: "unknown harness 'gemini-cli' — sleds knows claude-code, codex, opencode, cursor-agent, plain" });
     expect(harnessById(undefined).ok).toBe(false);
     expect(harnessById('plain')).toMatchObject({ ok: true, adapter: { displayName: 'Plain' } });
   });
@@ -177,6 +192,12 @@ describe.each(table)('harness %s', (_id, adapter) => {
   it('maps a run refused at a plan limit to rate_limited, then a failed turn', () => {
     const events = readHeadlessStream(adapter, readFileSync(f.limited, 'utf8'));
     expect(kinds(events)).toEqual(f.limitedKinds ?? ['turn_started', 'rate_limited', 'turn_completed']);
+    if (f.limit === null) {
+      // Nothing in the stream says it failed, let alone why: never read as a success.
+      expect(events.some((e) => e.kind === 'turn_completed' || e.kind === 'rate_limited')).toBe(false);
+      expect(adapter.readHeadlessResult(readFileSync(f.limited, 'utf8'))?.isError ?? null).toBeNull();
+      return;
+    }
     expect(events.find((e) => e.kind === 'rate_limited')).toEqual({ kind: 'rate_limited', ...f.limit });
     expect(events.at(-1)).toMatchObject({ kind: 'turn_completed', ok: false });
     expect(adapter.readHeadlessResult(readFileSync(f.limited, 'utf8'))).toMatchObject({ isError: true });
