@@ -215,8 +215,8 @@ describe("a stored session's harness", () => {
 
   // Issue 13: an unknown harness is an error to report, never "Claude Code".
   it.each([
-    [null, "no harness named — sleds knows claude-code, codex"],
-    ['something-new', "unknown harness 'something-new' — sleds knows claude-code, codex"],
+    [null, "no harness named — sleds knows claude-code, codex, opencode, cursor-agent"],
+    ['something-new', "unknown harness 'something-new' — sleds knows claude-code, codex, opencode, cursor-agent"],
   ] as const)('%s is reported', (stored, error) => {
     expect(storedHarness(stored)).toEqual({ ok: false, error });
   });
