@@ -14,7 +14,7 @@ export const DEFAULT_HARNESS_ID = 'claude-code';
  * Harnesses whose hook validator fails an answer with a field it does not know: the hook's own "musher is away"
  * block is the bare `{decision, reason}` for them (their adapter's hooks.block says the same).
  */
-export const BARE_BLOCK_HARNESSES: readonly string[] = ['codex'];
+export const BARE_BLOCK_HARNESSES: readonly string[] = ['codex', 'gemini-cli', 'opencode', 'cursor-agent'];
 
 /** The one string a hook treats as the harness it serves: the `--harness` value, or the default. */
 export function hookHarness(flagValue: string | undefined | null): string {

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { claudeCode } from './claude-code/index.js';
 import { codex } from './codex/index.js';
 import { geminiCli } from './gemini-cli/index.js';
+import { cursorAgent } from './cursor-agent/index.js';
+import { opencode } from './opencode/index.js';
 import type { HarnessAdapter } from './port.js';
 
 /**
@@ -9,7 +11,7 @@ import type { HarnessAdapter } from './port.js';
  * (`harnesses/<id>/index.ts`, implementing port.ts) plus one line in BUILT_IN. An id that is not here is an
  * error to report, never taken for another harness.
  */
-const BUILT_IN = [claudeCode, codex, geminiCli] as const;
+const BUILT_IN = [claudeCode, codex, geminiCli, opencode, cursorAgent] as const;
 
 /** The ids stored with sessions, walls and jobs. */
 export const HarnessId = z.enum([claudeCode.id, codex.id]);

@@ -16,13 +16,31 @@ registerHarness(plainHarness);
 const ROOT = join(import.meta.dirname, '..', '..');
 const at = (...p: string[]) => join(ROOT, ...p);
 const SID = '1098c2f4-6a5e-4a8e-9a57-1f3c9d7e2b10';
+const SID_UUID = SID;
 const HOSTILE_ID = '--settings={"hooks":{}}';
 const PROMPT = `fix "the bug" in Bob's code; then -x $HOME \`ls\` SECRET-PROMPT-7f3a`;
 const GATEWAY = { token: 'sleds-gw-token-9d2e', anthropicBaseUrl: 'http://127.0.0.1:47011', openaiBaseUrl: 'http://127.0.0.1:47011/v1', sessionProvider: 'fake' };
 
 interface Fixtures {
-  /** A transcript (or rollout) of a real shape, from tests/fixtures. */
-  transcript: string;
+  /**
+   * A transcript (or rollout) of a real shape, from tests/fixtures; null for a harness that keeps no transcript file
+   * (OpenCode's sessions are rows in its SQLite store; Cursor's agent keeps its chats in its own store).
+   */
+  transcript: string | null;
+  /**
+   * A session id of the harness's own form, when it is not a UUID (OpenCode's `ses_…`), or the one the transcript
+   * holds when its file name carries only part of it (Gemini: 8 hex digits).
+   */
+  sessionId?: string;
+  /**
+   * What the turn stream maps to, when the harness reports each model request on its own (OpenCode: a step_start
+   * and a step_finish with usage per request) rather than one summary; default started, tool call, usage, completed.
+   */
+  turnKinds?: HarnessEventKind[];
+  /** What the limited stream maps to, when the harness refuses before any record of a start (OpenCode). */
+  limitedKinds?: HarnessEventKind[];
+  /** Whether gatewayLaunch can point the harness at musher's gateway (false: a harness on its vendor's backend only). */
+  gateway?: boolean;
   /** What `--version` prints. */
   version: [stdout: string, version: string];
   /** What its login status command prints when logged out. */
@@ -30,10 +48,11 @@ interface Fixtures {
   /** Headless streams: a turn with one tool call, and a run refused at a plan limit. */
   turn: string;
   limited: string;
-  /** rate_limited as the limited stream says it (the Codex stream carries no reset time). */
-  limit: { resetsAtMs: number | null; window: string | null };
-  /** The session id the transcript holds, when its file name carries only part of it (Gemini: 8 hex digits). */
-  sessionId?: string;
+  /**
+   * rate_limited as the limited stream says it (the Codex stream carries no reset time); null when the stream cannot
+   * say it at all (Cursor's agent: a failure is an exit code and stderr, the stream just stops).
+   */
+  limit: { resetsAtMs: number | null; window: string | null } | null;
   /** Why gatewayLaunch refuses, when the gateway cannot serve the harness's wire format at all. */
   gatewayRefused?: RegExp;
   /** The hook event a prompt's context answer names (Claude and Codex: UserPromptSubmit). */
@@ -72,6 +91,30 @@ const FIXTURES: Record<string, Fixtures> = {
     gatewayRefused: /generateContent/,
     promptHookEvent: 'BeforeAgent',
   },
+  opencode: {
+    transcript: null,
+    sessionId: 'ses_dcadb0f94ffeOsg6t1jlXobGZf',
+    version: ['1.18.33\n', '1.18.33'],
+    loggedOut: '\u001b[0m\n┌  Credentials \u001b[90m~/.local/share/opencode/auth.json\n│\n└  0 credentials\n',
+    // Recorded from the pinned opencode-ai 1.18.33 against the fake API (tests/fixtures/opencode/capture.ts).
+    turn: at('tests/fixtures/opencode/turn.jsonl'),
+    turnKinds: ['turn_started', 'tool_call', 'usage', 'turn_started', 'usage', 'turn_completed'],
+    limited: at('tests/fixtures/opencode/limited.jsonl'),
+    limitedKinds: ['rate_limited', 'turn_completed'],
+    limit: { resetsAtMs: 1_795_985_705_000, window: 'five_hour' },
+  },
+  'cursor-agent': {
+    transcript: null,
+    version: ['2025.09.18-7ae6800\n', '2025.09.18-7ae6800'],
+    loggedOut: 'Not logged in',
+    // Written in the DOCUMENTED stream-json format (tests/fixtures/cursor-agent/README.md): not recorded.
+    turn: at('tests/fixtures/cursor-agent/turn.jsonl'),
+    turnKinds: ['turn_started', 'tool_call', 'turn_completed'],
+    limited: at('tests/fixtures/cursor-agent/limited.jsonl'),
+    limitedKinds: ['turn_started'],
+    limit: null,
+    gateway: false,
+  },
   plain: {
     transcript: at('tests/support/minimal-harness/logs/5f0c1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b.jsonl'),
     version: ['plain 1.0.2\n', '1.0.2'],
@@ -97,12 +140,12 @@ function fixturesOf(a: HarnessAdapter): Fixtures {
 
 describe('the harness registry', () => {
   it('holds the shipped harnesses and the registered test harness, each once', () => {
-    expect(adapters.map((a) => a.id)).toEqual(['claude-code', 'codex', 'gemini-cli', 'plain']);
+    expect(adapters.map((a) => a.id)).toEqual(['claude-code', 'codex', 'gemini-cli', 'opencode', 'cursor-agent', 'plain']);
     expect(() => registerHarness(plainHarness)).toThrow(/registered already/);
   });
 
   it('an unknown harness is an error that names the known ones, never Claude Code', () => {
-    expect(harnessById('aider')).toEqual({ ok: false, error: "unknown harness 'aider' — sleds knows claude-code, codex, gemini-cli, plain" });
+    expect(harnessById('aider')).toEqual({ ok: false, error: "unknown harness 'aider' — sleds knows claude-code, codex, gemini-cli, opencode, cursor-agent, plain" });
     expect(harnessById(undefined).ok).toBe(false);
     expect(harnessById('plain')).toMatchObject({ ok: true, adapter: { displayName: 'Plain' } });
   });
@@ -123,6 +166,13 @@ describe.each(table)('harness %s', (_id, adapter) => {
   });
 
   it('parses its own transcript: usage under its source, of the session the path names, and nothing it cannot read', () => {
+    if (f.transcript === null) {
+      // No transcript file: whatever line it is handed is not one of its own.
+      const reader = adapter.transcriptReader('/nowhere/session.jsonl');
+      expect(new Set(readFileSync(FIXTURES['claude-code']!.transcript!, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => reader.read(l).kind))).toEqual(new Set(['ignored']));
+      expect(new Set(readFileSync(f.turn, 'utf8').split('\n').map((l) => reader.read(l).kind))).toEqual(new Set(['ignored']));
+      return;
+    }
     const reader = adapter.transcriptReader(f.transcript);
     const lines = readFileSync(f.transcript, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => reader.read(l));
     const usage = lines.flatMap((l) => (l.kind === 'usage' ? [l.usage] : []));
@@ -133,6 +183,13 @@ describe.each(table)('harness %s', (_id, adapter) => {
   });
 
   it('finds the session a transcript path names, under its home', () => {
+    if (f.transcript === null) {
+      const home = adapter.sessions.home({}, '/home/u');
+      expect(home.startsWith('/home/u/')).toBe(true);
+      expect(adapter.sessions.sessionIdFromPath(`${home}/${SID}.jsonl`)).toBeNull();
+      expect(adapter.sessions.isTranscriptOf(`${f.sessionId ?? SID}.jsonl`, f.sessionId ?? SID)).toBe(false);
+      return;
+    }
     // A file name that carries only part of the id names no session by itself (the id is in the file).
     const fromPath = adapter.sessions.sessionIdFromPath(f.transcript);
     expect(fromPath).toBe(f.sessionId ? null : fromPath);
@@ -148,7 +205,7 @@ describe.each(table)('harness %s', (_id, adapter) => {
   it('maps a headless turn to the shared events in order: started, the tool call, usage, completed with the session id', () => {
     const events = readHeadlessStream(adapter, readFileSync(f.turn, 'utf8'));
     for (const e of events) expect(HarnessEvent.parse(e)).toEqual(e);
-    expect(kinds(events)).toEqual(['turn_started', 'tool_call', 'usage', 'turn_completed']);
+    expect(kinds(events)).toEqual(f.turnKinds ?? ['turn_started', 'tool_call', 'usage', 'turn_completed']);
     const started = events.find((e) => e.kind === 'turn_started')!;
     const done = events.at(-1)!;
     expect(started.kind === 'turn_started' && started.sessionId).toBeTruthy();
@@ -157,7 +214,13 @@ describe.each(table)('harness %s', (_id, adapter) => {
 
   it('maps a run refused at a plan limit to rate_limited, then a failed turn', () => {
     const events = readHeadlessStream(adapter, readFileSync(f.limited, 'utf8'));
-    expect(kinds(events)).toEqual(['turn_started', 'rate_limited', 'turn_completed']);
+    expect(kinds(events)).toEqual(f.limitedKinds ?? ['turn_started', 'rate_limited', 'turn_completed']);
+    if (f.limit === null) {
+      // Nothing in the stream says it failed, let alone why: never read as a success.
+      expect(events.some((e) => e.kind === 'turn_completed' || e.kind === 'rate_limited')).toBe(false);
+      expect(adapter.readHeadlessResult(readFileSync(f.limited, 'utf8'))?.isError ?? null).toBeNull();
+      return;
+    }
     expect(events.find((e) => e.kind === 'rate_limited')).toEqual({ kind: 'rate_limited', ...f.limit });
     expect(events.at(-1)).toMatchObject({ kind: 'turn_completed', ok: false });
     expect(adapter.readHeadlessResult(readFileSync(f.limited, 'utf8'))).toMatchObject({ isError: true });
@@ -178,6 +241,7 @@ describe.each(table)('harness %s', (_id, adapter) => {
   });
 
   it('runs headless with the prompt on stdin, never in argv', () => {
+    const SID = f.sessionId ?? SID_UUID;
     const run = adapter.headlessArgv({ bin: '/opt/bin/h', prompt: PROMPT, model: 'm-1' });
     expect(run.argv[0]).toBe('/opt/bin/h');
     expect(run.stdin).toBe(PROMPT);
@@ -189,6 +253,7 @@ describe.each(table)('harness %s', (_id, adapter) => {
   });
 
   it('resumes interactively with the id where no option can be read from it, and refuses an id that is not one', () => {
+    const SID = f.sessionId ?? SID_UUID;
     const argv = adapter.resumeArgv({ bin: '/opt/bin/h', sessionId: SID, headless: false, prompt: null });
     expect(argv[0]).toBe('/opt/bin/h');
     const at = argv.findIndex((a) => a.includes(SID));
@@ -205,7 +270,8 @@ describe.each(table)('harness %s', (_id, adapter) => {
       expect(launch).toEqual({ ok: false, why: expect.stringMatching(f.gatewayRefused) });
       return;
     }
-    expect(launch.ok).toBe(true);
+    expect(launch.ok).toBe(f.gateway ?? true);
+    if (!launch.ok) expect(launch.why).toMatch(/\S/);
     if (!launch.ok) return;
     const said = [...Object.values(launch.env), ...launch.args].join('\n');
     expect(said).toContain('http://127.0.0.1:47011');
@@ -234,7 +300,7 @@ describe('the fixtures', () => {
   it('every registered harness has conformance fixtures, and every fixture file exists', () => {
     expect(Object.keys(FIXTURES).sort()).toEqual(adapters.map((a) => a.id).sort());
     for (const f of Object.values(FIXTURES)) {
-      for (const p of [f.transcript, f.turn, f.limited]) expect(readdirSync(join(p, '..'))).toContain(basename(p));
+      for (const p of [f.transcript, f.turn, f.limited].filter((x) => x !== null)) expect(readdirSync(join(p, '..'))).toContain(basename(p));
     }
   });
 });

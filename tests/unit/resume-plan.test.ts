@@ -215,8 +215,8 @@ describe("a stored session's harness", () => {
 
   // Issue 13: an unknown harness is an error to report, never "Claude Code".
   it.each([
-    [null, "no harness named — sleds knows claude-code, codex, gemini-cli"],
-    ['something-new', "unknown harness 'something-new' — sleds knows claude-code, codex, gemini-cli"],
+    [null, "no harness named — sleds knows claude-code, codex, gemini-cli, opencode, cursor-agent"],
+    ['something-new', "unknown harness 'something-new' — sleds knows claude-code, codex, gemini-cli, opencode, cursor-agent"],
     // Known (it runs headless nodes) but sleds stores no sessions of it: no hooks of sleds run inside it yet.
     ['gemini-cli', "sleds keeps no sessions for harness 'gemini-cli'"],
   ] as const)('%s is reported', (stored, error) => {

@@ -39,7 +39,7 @@ describe('a mid-work hand-off of a session stored under an unknown harness', () 
       ownerFor: async () => null,
       log: { info: () => {}, warn: () => {}, error: () => {} },
     };
-    expect(await handOffSession(deps, SID, 'dana')).toEqual({ ok: false, line: "sled: hand-off not sent: unknown harness 'aider' — sleds knows claude-code, codex, gemini-cli" });
+    expect(await handOffSession(deps, SID, 'dana')).toEqual({ ok: false, line: "sled: hand-off not sent: unknown harness 'aider' — sleds knows claude-code, codex, gemini-cli, opencode, cursor-agent" });
     expect(calls).toEqual([]);
   });
 });
