@@ -1,0 +1,164 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { homedir, hostname } from 'node:os';
+import { dirname, join } from 'node:path';
+import { resolvePaths } from '../../core/paths.js';
+import type { RunStateName } from '../../core/lifecycle/run.js';
+import { systemClock } from '../clock.js';
+import { loadConfig } from '../config/load.js';
+import { GithubClient, ghHostnameFor, githubApiUrl } from '../github/client.js';
+import { githubTokenSource } from '../github/token.js';
+import { fileLog } from '../log.js';
+import { PolicyLoader } from '../policy/loader.js';
+import { openSecretStore } from '../secrets/store.js';
+import { openStore } from '../store/db.js';
+import { tightenUmask } from '../user-umask.js';
+import { findBinary } from '../find-binary.js';
+import { configuredBinary } from '../config/schema.js';
+import { composeEngine, DEFAULT_RUNS_DIR, DEFAULT_WORKTREES_DIR, type RepoEnginePolicy } from './compose-engine.js';
+import { registryHarnesses } from './harnesses.js';
+import { processRunner } from './runner.js';
+import { engineUnit } from './service-unit.js';
+import type { TickReport } from './engine.js';
+import type { EnginePolicy } from '../../core/policy/schema.js';
+
+/**
+ * `sleds engine`: the engine in the foreground, with a live status line (`--once`: one reconcile round, then exit;
+ * `--json` with it: the round's report). Its harness runs are detached: stopping the engine (Ctrl-C, a restart, a
+ * `kill -9`) leaves them working, and the next engine reattaches to them or resumes them from their session id.
+ * `sleds engine install` writes the user service that keeps it running.
+ */
+
+const PORT_START = 41_000;
+/** How long the loop waits for a run's stream between rounds when nothing happens (a merge on GitHub, a reset). */
+const IDLE_MS = 15_000;
+
+const realWait = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
+
+function repoPolicyOf(loader: PolicyLoader): (repoRoot: string) => RepoEnginePolicy {
+  return (repoRoot) => {
+    const e: EnginePolicy = loader.forDirectory(repoRoot).policy.engine;
+    const checks = (['test', 'types', 'lint', 'build'] as const).flatMap((name) => (e.verify[name] ? [{ name, argv: e.verify[name]! }] : []));
+    return { checks, maxVerifyAttempts: e.maxVerifyAttempts, setup: e.setup ? [e.setup] : [], include: e.include, portBlock: e.portBlock };
+  };
+}
+
+function describeReport(r: TickReport): string[] {
+  return [
+    ...r.claimed.map((n) => `claimed ${n}`),
+    ...r.tookOver.map((n) => `took over ${n}`),
+    ...r.moved.map((m) => `${m.node}: ${m.from} → ${m.to}`),
+    ...r.errors.map((e) => `error: ${e}`),
+  ];
+}
+
+function counts(states: RunStateName[]): string {
+  const by = new Map<string, number>();
+  for (const s of states) by.set(s, (by.get(s) ?? 0) + 1);
+  const label: Partial<Record<RunStateName, string>> = { RUNNING: 'running', VERIFYING: 'verifying', AWAITING_MERGE: 'awaiting merge', WAITING_FOR_LIMIT: 'waiting for a limit', WAITING_FOR_INPUT: 'waiting for an answer', RECOVERY_REQUIRED: 'need a person', QUEUED: 'queued', PREPARING: 'preparing' };
+  const parts = [...by].map(([s, n]) => `${n} ${label[s as RunStateName] ?? s.toLowerCase()}`);
+  return parts.length > 0 ? parts.join(' · ') : 'no nodes armed';
+}
+
+export async function runEngine(args: string[], json: boolean): Promise<number> {
+  if (args[0] === 'install') return installUnit(json);
+  tightenUmask(0o077);
+  const once = args.includes('--once');
+  const home = homedir();
+  const paths = resolvePaths(process.env, home);
+  for (const dir of [paths.dataDir, paths.stateDir]) mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const clock = systemClock;
+  const settings = loadConfig(paths.configDir, home);
+  const config = settings.config;
+  const tty = process.stdout.isTTY === true && !json;
+  const echo = json ? null : (line: string) => process.stdout.write(`${tty ? '\r\x1b[2K' : ''}${line}\n`);
+  const log = fileLog(join(paths.stateDir, 'engine.log'), clock, echo);
+  const policy = new PolicyLoader({ configDir: paths.configDir, homeDir: home, log });
+  const user = policy.forDirectory(paths.configDir).policy.engine;
+  const apiUrl = githubApiUrl({ baseUrl: config.upstreams.github });
+  const ghHost = ghHostnameFor(apiUrl);
+  const github = new GithubClient({
+    token: githubTokenSource({ secrets: openSecretStore(paths), ghBin: () => findBinary('gh', configuredBinary(config.binaries, 'gh'), process.env.PATH).bin, ghHostname: ghHost }),
+    clock,
+    baseUrl: apiUrl,
+    userAgent: 'sleds-engine',
+    log,
+  });
+  const db = openStore(paths.dbFile);
+  const owner = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+  const harnesses = registryHarnesses({ defaultHarness: user.harness ?? null, binaries: config.binaries, env: process.env, portBase: () => PORT_START });
+  const { engine, store } = composeEngine({
+    db,
+    clock,
+    log,
+    github,
+    harnesses,
+    runner: processRunner(),
+    env: process.env,
+    config: {
+      owner,
+      concurrency: user.concurrency,
+      leaseMs: user.leaseMs,
+      repoPolicy: repoPolicyOf(policy),
+      portStart: PORT_START,
+      remote: 'origin',
+      baseBranch: null,
+      worktreesDir: DEFAULT_WORKTREES_DIR(paths.dataDir),
+      runsDir: DEFAULT_RUNS_DIR(paths.dataDir),
+      unknownResetWaitMs: 15 * 60_000,
+      packMaxChars: 60_000,
+    },
+  });
+
+  if (once) {
+    const report = await engine.tick();
+    await engine.settle();
+    if (json) process.stdout.write(`${JSON.stringify({ owner, ...report })}\n`);
+    else for (const line of describeReport(report)) process.stdout.write(`${line}\n`);
+    db.close();
+    return report.errors.length > 0 ? 1 : 0;
+  }
+
+  let stopping = false;
+  const stop = () => {
+    stopping = true;
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  log.info(`sleds engine ${owner} started (concurrency ${user.concurrency}; it never merges)`);
+  while (!stopping) {
+    try {
+      const report = await engine.tick();
+      for (const line of describeReport(report)) log.info(line);
+    } catch (e) {
+      log.warn(`engine round failed: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    if (tty) {
+      const states = store.routes().flatMap((r) => store.nodes(r.key)).filter((n) => n.armed && !['COMPLETED', 'FAILED', 'CANCELLED'].includes(n.run.state)).map((n) => n.run.state);
+      process.stdout.write(`\r\x1b[2Ksleds engine · ${counts(states)} · Ctrl-C stops the engine, not its runs`);
+    }
+    await engine.activity(IDLE_MS, realWait);
+  }
+  if (tty) process.stdout.write('\n');
+  await engine.settle();
+  log.info('sleds engine stopped; its runs go on and the next engine picks them up');
+  db.close();
+  return 0;
+}
+
+function installUnit(json: boolean): number {
+  const home = homedir();
+  const cli = process.argv[1] ?? '';
+  const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
+  if (process.env.SLEDS_HOME) env.SLEDS_HOME = process.env.SLEDS_HOME;
+  const unit = engineUnit({ platform: process.platform, home, node: process.execPath, cli, env });
+  if ('error' in unit) {
+    process.stdout.write(json ? `${JSON.stringify({ error: unit.error })}\n` : `sleds: ${unit.error}\n`);
+    return 1;
+  }
+  mkdirSync(dirname(unit.path), { recursive: true });
+  writeFileSync(unit.path, unit.text, { mode: 0o644 });
+  if (json) process.stdout.write(`${JSON.stringify({ path: unit.path, start: unit.start })}\n`);
+  else process.stdout.write(`wrote ${unit.path}\nstart it with:\n${unit.start.map((a) => `  ${a.join(' ')}`).join('\n')}\n`);
+  return 0;
+}
