@@ -27,7 +27,7 @@ interface Ended {
 }
 
 function wrapper(args: string[], opts: { detached?: boolean } = {}) {
-  const child = spawn(process.execPath, [CLI, 'exec-env', ...args], { cwd: root, env: { PATH: process.env.PATH, HOME: root }, detached: opts.detached ?? false, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...CLI, 'exec-env', ...args], { cwd: root, env: { PATH: process.env.PATH, HOME: root }, detached: opts.detached ?? false, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll } from 'vitest';
 
-import { CLI, disposeWorld, makeWorld, type SledsWorld } from './sleds-env.js';
+import { disposeWorld, SHIPPED_CLI, makeWorld, type SledsWorld } from './sleds-env.js';
 
 /**
  * Registers the scope's afterEach and returns a function that makes a world (`defaults`, then `env`, over
@@ -34,7 +34,7 @@ export function useWorlds(defaults: NodeJS.ProcessEnv = {}): (env?: NodeJS.Proce
 export function useBuiltCliAndBinary(ensureBinary: () => Promise<string>): () => string {
   let bin: string | undefined;
   beforeAll(async () => {
-    if (!existsSync(CLI)) throw new Error(`${CLI} is missing — run 'npm run build' first`);
+    if (!existsSync(SHIPPED_CLI)) throw new Error(`${SHIPPED_CLI} is missing — run 'npm run build' first`);
     bin = await ensureBinary();
   }, 600_000);
   return () => {
