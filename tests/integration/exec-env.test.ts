@@ -7,7 +7,7 @@ import { encodeEnvFile } from '../../core/exec-env-file.js';
 import { CLI, waitFor } from '../support/sleds-env.js';
 
 /**
- * `sleds exec-env <file> -- <program…>` (the built CLI, real processes): what a pane musher restarts runs, so the
+ * `sleds exec-env <file> -- <program…>` (the CLI from source, real processes): what a pane musher restarts runs, so the
  * gateway token reaches the harness through a 0600 file instead of an argv.
  */
 

@@ -1,5 +1,5 @@
 /**
- * `sleds install` / `sleds doctor` / `sleds uninstall`, run as the compiled CLI against a throwaway HOME and
+ * `sleds install` / `sleds doctor` / `sleds uninstall`, run from source against a throwaway HOME and
  * SLEDS_HOME (never the real ~), with the real Claude Code binary (pinned in tests/e2e/harness/claude-binary.ts)
  * handed over through SLEDS_CLAUDE_BIN. Needs `npm run build` first.
  */

@@ -1,6 +1,6 @@
 /**
  * `sleds` as a command: `sleds install` links it into ~/.local/bin (the user's PATH), doctor checks it, uninstall
- * removes it — only a link that is sleds' own. Run as the compiled CLI with a throwaway HOME and a PATH of our making,
+ * removes it — only a link that is sleds' own. Run from source with a throwaway HOME and a PATH of our making,
  * and the linked `sleds` run by name from a folder that is not this package. Needs `npm run build` first.
  */
 import { execFile } from 'node:child_process';

@@ -19,6 +19,11 @@ export const CLI_SOURCE = join(REPO_ROOT, 'cli', 'main.ts');
 const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 /** node's arguments before a subcommand: `spawn(process.execPath, [...CLI, 'status'])`. */
 export const CLI: readonly string[] = ['--import', TSX_LOADER, CLI_SOURCE];
+/**
+ * tsx keeps its compile cache in $TMPDIR/tsx-<uid> (shared by every spawn, so only the first compiles): a test that
+ * gives the CLI a TMPDIR of its own, to check the CLI leaves it clean, turns the cache off for that process.
+ */
+export const NO_TSX_CACHE = { TSX_DISABLE_CACHE: '1' } as const;
 /** The compiled CLI: what `sleds install` links as the `sleds` command and writes into the harnesses' settings. */
 export const SHIPPED_CLI = join(REPO_ROOT, 'dist', 'cli', 'main.js');
 

@@ -1,5 +1,5 @@
 /**
- * The set-up the integration files that drive the compiled CLI share, in one line at a file's top level:
+ * The set-up the integration files that drive the CLI share, in one line at a file's top level:
  *
  *   const world = useWorlds();                               // world(env?) makes one; each is disposed after its test
  *   const codexBin = useBuiltCliAndBinary(ensureCodexBinary); // codexBin() once the file's tests run
@@ -28,8 +28,8 @@ export function useWorlds(defaults: NodeJS.ProcessEnv = {}): (env?: NodeJS.Proce
 }
 
 /**
- * Registers the scope's beforeAll: the compiled CLI must be there (a one-line failure saying to build it), and the
- * pinned harness binary `ensureBinary` installs is installed (once per machine). Returns its path, once known.
+ * Registers the scope's beforeAll: the compiled CLI, which install wires into the harness, must be there (a one-line
+ * failure saying to build it), and the pinned harness binary `ensureBinary` installs is installed (once per machine). Returns its path, once known.
  */
 export function useBuiltCliAndBinary(ensureBinary: () => Promise<string>): () => string {
   let bin: string | undefined;
