@@ -67,7 +67,8 @@ function stateSlot(paths: SledsPaths, prior: InstallState | null): InstallStateS
 
 // ---------------------------------------------------------------------------------------------------------------
 
-export async function runInstall(cliMainArg: string, args: string[]): Promise<number> {
+/** `cliMainArg` is the compiled CLI the harnesses will run; `musherEntry` the CLI that starts musher (this one). */
+export async function runInstall(cliMainArg: string, args: string[], musherEntry: string = cliMainArg): Promise<number> {
   const opts = parseArgs('install', args);
   if (!opts) return 2;
   const rep = new Reporter(opts.json);
@@ -134,7 +135,7 @@ export async function runInstall(cliMainArg: string, args: string[]): Promise<nu
   }
 
   // 4. musher.
-  const m = await ensureStarted(cliMain);
+  const m = await ensureStarted(musherEntry);
   if (m) rep.ok('musher', m.alreadyRunning ? `musher already running (pid ${m.pid})` : `musher started (pid ${m.pid})`, { pid: m.pid });
   else rep.fail('musher', 'musher did not start within 10 s', `see ${paths.logFile}, or run 'sleds musher' to watch it start`);
 

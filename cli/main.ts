@@ -94,6 +94,15 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+/**
+ * The CLI that install links and wires into the harnesses: this one when it is the compiled CLI; run from source
+ * (cli/main.ts under tsx), the package's compiled one, since a harness runs `node <cli>` without a loader.
+ */
+async function shippedCli(self: string): Promise<string> {
+  const { isSourceEntry } = await import('../core/cli-entry.js');
+  return isSourceEntry(self) ? (await import('../musher/package-root.js')).cliMainPath() : self;
+}
+
 async function dispatch(argv: string[], json: boolean): Promise<number> {
   const [command, ...rest] = argv;
   const self = fileURLToPath(import.meta.url);
@@ -107,10 +116,9 @@ async function dispatch(argv: string[], json: boolean): Promise<number> {
       return runHook(event, flag(rest, '--harness') || undefined, self);
     }
     case 'mcp': {
-      const { readFileSync } = await import('node:fs');
-      const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+      const { packageVersion } = await import('../musher/package-root.js');
       const { runMcp } = await import('../mcp-server/server.js');
-      return runMcp(self, pkg.version);
+      return runMcp(self, packageVersion());
     }
     case 'exec-env': {
       // A pane musher restarts: node builtins only, nothing else loaded.
@@ -239,22 +247,21 @@ async function dispatch(argv: string[], json: boolean): Promise<number> {
       return (await import('./demo/index.js')).runDemo(rest, json);
     case 'install': {
       const { runInstall } = await import('./install.js');
-      return runInstall(self, rest);
+      return runInstall(await shippedCli(self), rest, self);
     }
     case 'uninstall': {
       const { runUninstall } = await import('./install.js');
-      return runUninstall(self, rest);
+      return runUninstall(await shippedCli(self), rest);
     }
     case 'doctor': {
       const { runDoctor } = await import('./doctor.js');
-      return runDoctor(self, json);
+      return runDoctor(await shippedCli(self), json);
     }
     case '--version':
     case '-v':
     case 'version': {
-      const { readFileSync } = await import('node:fs');
-      const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-      process.stdout.write(`${pkg.version}\n`);
+      const { packageVersion } = await import('../musher/package-root.js');
+      process.stdout.write(`${packageVersion()}\n`);
       return 0;
     }
     case undefined:

@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { resolvePaths } from '../core/paths.js';
+import { runningCliEntry } from '../musher/package-root.js';
 import { musherClient, nobodyListens, NOT_JSON, type CallFailure, type CallResult } from '../protocol/client/client.js';
 import type { RouteInput, RouteName, RouteReply } from '../protocol/routes.js';
 import { fail, failuresAreJson } from './fail.js';
@@ -15,8 +15,6 @@ import { ensureStarted } from './musher-lifecycle.js';
 
 export const MUSHER_AWAY_MESSAGE = `musher is not running — start it with 'sleds musher start' or let the next hook start it`;
 
-/** dist/cli/main.js, beside this file: what the background start runs. */
-const CLI_MAIN = fileURLToPath(new URL('./main.js', import.meta.url));
 
 /** musher said no: its status and its body (which carries `{error}`). */
 export type MusherRefusal = Extract<CallFailure, { kind: 'refused' }>;
@@ -29,7 +27,8 @@ let startTried = false;
 async function startForCommand(): Promise<'answers' | 'did-not-start' | 'not-tried'> {
   if (process.env.SLEDS_NO_AUTOSTART || startTried) return 'not-tried';
   startTried = true;
-  const started = await ensureStarted(CLI_MAIN);
+  // The CLI this command runs in: the compiled one, or the source entry under the same loader.
+  const started = await ensureStarted(runningCliEntry());
   if (!started) return 'did-not-start';
   if (!started.alreadyRunning) process.stderr.write(`sleds: started musher (pid ${started.pid})\n`);
   return 'answers';

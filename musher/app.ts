@@ -3,7 +3,7 @@ import { resumeArgv } from '../harnesses/resume-plan.js';
 import { storedHarness } from '../harnesses/registry.js';
 import { shellLine } from '../core/shell-quote.js';
 import { startOfZonedDay } from '../core/zoned-time.js';
-import { cliMainPath } from './package-root.js';
+import { cliCommand } from './package-root.js';
 import { HookPayload, type HookAnswer } from '../core/wire.js';
 import { parseSledPrompt, sledUsage, SLED_HELP } from '../core/sled-command.js';
 import { barStatus, liveBars, renderStatusCard, type BarStatus, type StatusSnapshot } from '../core/status.js';
@@ -267,7 +267,7 @@ export class Musher {
       clock: opts.clock,
       logDir: `${opts.paths.stateDir}/resume`,
       // A restarted pane gets its environment (the gateway token) from a 0600 file read by `sleds exec-env`.
-      execEnv: { command: [process.execPath, cliMainPath(), 'exec-env'], dir: `${opts.paths.runtimeDir}/env` },
+      execEnv: { command: [...cliCommand(), 'exec-env'], dir: `${opts.paths.runtimeDir}/env` },
     });
     const resume = resumeJobHandler({
       runner: this.resumeRunner,

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSy
 import { resolvePaths } from '../../core/paths.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { run, CLI_MAIN } from './processes.js';
+import { run, CLI_COMMAND } from './processes.js';
 
 /**
  * The demo's two seats, each a home of its own under one temporary folder: HOME, every XDG folder, SLEDS_HOME and
@@ -135,14 +135,14 @@ export async function startMusher(seat: Seat, cleanup: Cleanup): Promise<void> {
   const pidFile = resolvePaths(seat.env, seat.home).pidFile;
   cleanup.add(
     async () => {
-      await run(process.execPath, [CLI_MAIN, 'musher', 'stop'], { env: seat.env });
+      await run(CLI_COMMAND[0]!, [...CLI_COMMAND.slice(1), 'musher', 'stop'], { env: seat.env });
     },
     () => {
       const pid = Number(readFileSync(pidFile, 'utf8').trim());
       if (Number.isInteger(pid) && pid > 0) process.kill(pid, 'SIGTERM');
     },
   );
-  const r = await run(process.execPath, [CLI_MAIN, 'musher', 'start'], { env: seat.env });
+  const r = await run(CLI_COMMAND[0]!, [...CLI_COMMAND.slice(1), 'musher', 'start'], { env: seat.env });
   if (r.code !== 0) throw new Error(`${seat.handle}'s musher did not start: ${r.stderr.trim() || r.stdout.trim()}`);
 }
 

@@ -1,14 +1,15 @@
 import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
+import { cliCommand, packageRoot } from '../../musher/package-root.js';
 
 /**
  * The real pieces the demo drives, each a child process over stdin and stdout, as Claude Code and a terminal run
- * them: the `sleds` CLI (dist/cli/main.js), the hook bundle (dist/hook.cjs) and the statusline bundle
- * (dist/statusline.cjs). Argument arrays only, never a shell.
+ * them: the `sleds` CLI (the one the demo runs in: dist/cli/main.js, or cli/main.ts under tsx from source), the
+ * hook bundle (dist/hook.cjs) and the statusline bundle (dist/statusline.cjs). Argument arrays only, never a shell.
  */
-const DIST = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const CLI_MAIN = join(DIST, 'cli', 'main.js');
+const DIST = join(packageRoot(), 'dist');
+/** node and its arguments up to the subcommand. */
+export const CLI_COMMAND: readonly string[] = cliCommand();
 export const HOOK_BUNDLE = join(DIST, 'hook.cjs');
 export const STATUSLINE_BUNDLE = join(DIST, 'statusline.cjs');
 
@@ -40,7 +41,7 @@ export function run(file: string, args: string[], opts: RunOptions): Promise<Ran
 
 /** `sleds <args>`, failing with the command's own one-line error when it exits non-zero. */
 export async function sleds(args: string[], opts: RunOptions): Promise<string> {
-  const r = await run(process.execPath, [CLI_MAIN, ...args], opts);
+  const r = await run(CLI_COMMAND[0]!, [...CLI_COMMAND.slice(1), ...args], opts);
   if (r.code !== 0) throw new Error(`'sleds ${args.join(' ')}' exited ${r.code}: ${lastLine(r.stderr || r.stdout)}`);
   return r.stdout;
 }

@@ -28,7 +28,7 @@ function repoDir(): string {
 /** `sleds …` run from a folder (the estimate reads the folder's repository). */
 function sledsIn(w: SledsWorld, cwd: string, args: string[]): Promise<RunResult> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { env: w.env, cwd, timeout: 60_000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, [...CLI, ...args], { env: w.env, cwd, timeout: 60_000 }, (err, stdout, stderr) => {
       resolve({ code: err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1) : 0, stdout, stderr });
     });
   });

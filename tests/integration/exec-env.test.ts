@@ -7,7 +7,7 @@ import { encodeEnvFile } from '../../core/exec-env-file.js';
 import { CLI, waitFor } from '../support/sleds-env.js';
 
 /**
- * `sleds exec-env <file> -- <program…>` (the built CLI, real processes): what a pane musher restarts runs, so the
+ * `sleds exec-env <file> -- <program…>` (the CLI from source, real processes): what a pane musher restarts runs, so the
  * gateway token reaches the harness through a 0600 file instead of an argv.
  */
 
@@ -27,7 +27,7 @@ interface Ended {
 }
 
 function wrapper(args: string[], opts: { detached?: boolean } = {}) {
-  const child = spawn(process.execPath, [CLI, 'exec-env', ...args], { cwd: root, env: { PATH: process.env.PATH, HOME: root }, detached: opts.detached ?? false, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...CLI, 'exec-env', ...args], { cwd: root, env: { PATH: process.env.PATH, HOME: root }, detached: opts.detached ?? false, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));

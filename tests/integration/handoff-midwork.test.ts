@@ -31,7 +31,7 @@ async function prompt(w: SledsWorld, sessionId: string, cwd: string, text: strin
 function sledsOnTty(w: SledsWorld, args: string[], input: string, cwd: string): Promise<{ code: number; stdout: string }> {
   const spawnPty = 'import pty, sys; sys.exit(pty.spawn(sys.argv[1:]) >> 8)';
   return new Promise((resolve) => {
-    const child = execFile('python3', ['-c', spawnPty, process.execPath, CLI, ...args], { env: w.env, cwd, timeout: 60_000 }, (err, stdout) => {
+    const child = execFile('python3', ['-c', spawnPty, process.execPath, ...CLI, ...args], { env: w.env, cwd, timeout: 60_000 }, (err, stdout) => {
       resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout });
     });
     child.stdin!.end(input);
@@ -44,7 +44,7 @@ async function handoffs(w: SledsWorld): Promise<Array<{ id: string; state: strin
 
 /** The MCP server's handoff tool, called as `sessionId` would call it (`sleds mcp` over stdio, the SDK's client). */
 async function handoffTool(w: SledsWorld, sessionId: string, cwd: string): Promise<(args: Record<string, unknown>) => Promise<{ text: string; isError: boolean }>> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp'], env: { ...(w.env as Record<string, string>), CLAUDE_CODE_SESSION_ID: sessionId }, cwd, stderr: 'pipe' });
+  const transport = new StdioClientTransport({ command: process.execPath, args: [...CLI, 'mcp'], env: { ...(w.env as Record<string, string>), CLAUDE_CODE_SESSION_ID: sessionId }, cwd, stderr: 'pipe' });
   const client = new Client({ name: 'sleds-test', version: '0.0.0' });
   await client.connect(transport);
   cleanups.push(() => client.close());

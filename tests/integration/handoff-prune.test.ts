@@ -18,7 +18,7 @@ const git = (cwd: string, ...args: string[]): string =>
 
 function runIn(w: SledsWorld, cwd: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { cwd, env: w.env }, (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }));
+    execFile(process.execPath, [...CLI, ...args], { cwd, env: w.env }, (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }));
   });
 }
 

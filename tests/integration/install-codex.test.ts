@@ -1,5 +1,5 @@
 /**
- * `sleds install` / `sleds doctor` / `sleds uninstall` for Codex CLI, run as the compiled CLI against a throwaway
+ * `sleds install` / `sleds doctor` / `sleds uninstall` for Codex CLI, run from source against a throwaway
  * HOME, CODEX_HOME and SLEDS_HOME (always all three: never the real ~), with the real Codex binary (pinned in
  * tests/e2e/harness/codex-binary.ts) handed over through SLEDS_CODEX_BIN or PATH. What Codex itself makes of the
  * files is asked of Codex: `codex app-server` → hooks/list gives every hook's trust key, hash and trust status,

@@ -1,5 +1,5 @@
 /**
- * `sleds install` / `sleds doctor` / `sleds uninstall`, run as the compiled CLI against a throwaway HOME and
+ * `sleds install` / `sleds doctor` / `sleds uninstall`, run from source against a throwaway HOME and
  * SLEDS_HOME (never the real ~), with the real Claude Code binary (pinned in tests/e2e/harness/claude-binary.ts)
  * handed over through SLEDS_CLAUDE_BIN. Needs `npm run build` first.
  */
@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { parseSledsStatusLine, statusLineCommand } from '../../harnesses/claude-code/settings.js';
 import { shellWords, shQuote } from '../../harnesses/install-files.js';
 import { ensureClaudeBinary } from '../e2e/harness/claude-binary.js';
-import { CLI, REPO_ROOT, sleds, type SledsWorld } from '../support/sleds-env.js';
+import { REPO_ROOT, SHIPPED_CLI, sleds, type SledsWorld } from '../support/sleds-env.js';
 import { useBuiltCliAndBinary, useWorlds } from '../support/worlds.js';
 
 // No request of Claude Code's own may leave the machine (telemetry, hello).
@@ -88,7 +88,7 @@ describe('sleds install with the real claude', () => {
     expect(settings.zeta).toBe(true);
     expect(settings.statusLine.type).toBe('command');
     expect(settings.statusLine.padding).toBe(0);
-    const parsed = parseSledsStatusLine(settings.statusLine.command, CLI);
+    const parsed = parseSledsStatusLine(settings.statusLine.command, SHIPPED_CLI);
     expect(parsed?.then).toBe(THEIRS);
     expect(settings.statusLine.command.startsWith(`${shQuote(process.execPath)} `)).toBe(true);
 
@@ -192,7 +192,7 @@ describe('sleds install with the real claude', () => {
     expect(report.steps.find((s) => s.id === 'plugin')?.detail.method).toBe('claude');
     const settings = readJson(join(cfg, 'settings.json'));
     expect(settings.enabledPlugins['sleds@sleds-local']).toBe(true);
-    expect(parseSledsStatusLine(settings.statusLine.command, CLI)?.then).toBeNull();
+    expect(parseSledsStatusLine(settings.statusLine.command, SHIPPED_CLI)?.then).toBeNull();
     expect(existsSync(join(w.claudeDir, 'settings.json'))).toBe(false);
     expect(await pluginList(w)).toContainEqual(expect.objectContaining({ id: 'sleds@sleds-local', enabled: true }));
 
@@ -218,7 +218,7 @@ describe('sleds install without a claude binary', () => {
     // The exact shape `claude plugin marketplace add` + `claude plugin install` write (checked on 2.1.328 above).
     expect(settings.extraKnownMarketplaces).toEqual({ 'sleds-local': { source: { source: 'directory', path: root } } });
     expect(settings.enabledPlugins).toEqual({ 'sleds@sleds-local': true });
-    expect(parseSledsStatusLine(settings.statusLine.command, CLI)).toEqual(expect.objectContaining({ then: null }));
+    expect(parseSledsStatusLine(settings.statusLine.command, SHIPPED_CLI)).toEqual(expect.objectContaining({ then: null }));
     expect(readJson(join(w.sledsHome, 'config', 'install-state.json')).plugin.method).toBe('direct');
     expect(backups(w.claudeDir)).toHaveLength(0); // nothing to back up: there was no file
 
@@ -259,7 +259,7 @@ describe('the statusLine command', () => {
 
   it.each(nasty)('chains %j so that a POSIX shell hands it back unchanged', async (theirs) => {
     const cmd = statusLineCommand('/usr/bin/node', [join(root, 'dist', 'statusline.cjs')], theirs);
-    expect(parseSledsStatusLine(cmd, CLI)?.then).toBe(theirs);
+    expect(parseSledsStatusLine(cmd, SHIPPED_CLI)?.then).toBe(theirs);
     expect(shellWords(cmd)?.at(-1)).toBe(theirs);
     // What /bin/sh itself makes of it: print each word NUL-separated instead of running node.
     const words = await run('/bin/sh', ['-c', `printf '%s\\0' ${cmd}`], { PATH: process.env.PATH });
@@ -267,9 +267,9 @@ describe('the statusLine command', () => {
   });
 
   it('does not take someone else’s command for ours', () => {
-    expect(parseSledsStatusLine('node /opt/other/dist/cli/main.js statusline', CLI)).toBeNull();
-    expect(parseSledsStatusLine(`sleds statusline; echo owned`, CLI)).toBeNull();
-    expect(parseSledsStatusLine(`'/usr/bin/node' ${shQuote(CLI)} statusline`, CLI)).toEqual({ runner: ['/usr/bin/node', CLI, 'statusline'], then: null });
-    expect(parseSledsStatusLine(`npx -y sleds statusline --then 'echo hi'`, CLI)?.then).toBe('echo hi');
+    expect(parseSledsStatusLine('node /opt/other/dist/cli/main.js statusline', SHIPPED_CLI)).toBeNull();
+    expect(parseSledsStatusLine(`sleds statusline; echo owned`, SHIPPED_CLI)).toBeNull();
+    expect(parseSledsStatusLine(`'/usr/bin/node' ${shQuote(SHIPPED_CLI)} statusline`, SHIPPED_CLI)).toEqual({ runner: ['/usr/bin/node', SHIPPED_CLI, 'statusline'], then: null });
+    expect(parseSledsStatusLine(`npx -y sleds statusline --then 'echo hi'`, SHIPPED_CLI)?.then).toBe('echo hi');
   });
 });

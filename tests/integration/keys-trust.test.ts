@@ -48,7 +48,7 @@ const fps = (k: SeatKeys) => ({ x25519: keyFingerprint(k.x25519.publicKey), ed25
 function sledsOnTty(w: SledsWorld, args: string[], input: string, cwd: string): Promise<RunResult> {
   const spawnPty = 'import pty, sys; sys.exit(pty.spawn(sys.argv[1:]) >> 8)';
   return new Promise((resolveRun) => {
-    const child = execFile('python3', ['-c', spawnPty, process.execPath, CLI, ...args], { env: w.env, cwd, timeout: 60_000 }, (err, stdout, stderr) => {
+    const child = execFile('python3', ['-c', spawnPty, process.execPath, ...CLI, ...args], { env: w.env, cwd, timeout: 60_000 }, (err, stdout, stderr) => {
       resolveRun({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
     });
     child.stdin!.end(input);

@@ -19,7 +19,7 @@ afterEach(async () => {
 });
 
 async function connect(w: SledsWorld, env: Record<string, string> = {}): Promise<Client> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp'], env: { ...(w.env as Record<string, string>), ...env }, cwd: w.home, stderr: 'pipe' });
+  const transport = new StdioClientTransport({ command: process.execPath, args: [...CLI, 'mcp'], env: { ...(w.env as Record<string, string>), ...env }, cwd: w.home, stderr: 'pipe' });
   const client = new Client({ name: 'sleds-test', version: '0.0.0' });
   await client.connect(transport);
   clients.push(client);

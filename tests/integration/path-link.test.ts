@@ -1,19 +1,19 @@
 /**
  * `sleds` as a command: `sleds install` links it into ~/.local/bin (the user's PATH), doctor checks it, uninstall
- * removes it — only a link that is sleds' own. Run as the compiled CLI with a throwaway HOME and a PATH of our making,
+ * removes it — only a link that is sleds' own. Run from source with a throwaway HOME and a PATH of our making,
  * and the linked `sleds` run by name from a folder that is not this package. Needs `npm run build` first.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CLI, REPO_ROOT, sleds, type SledsWorld } from '../support/sleds-env.js';
+import { REPO_ROOT, SHIPPED_CLI, sleds, type SledsWorld } from '../support/sleds-env.js';
 import { useWorlds } from '../support/worlds.js';
 
 const world = useWorlds({ CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' });
 
 beforeAll(() => {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing — run 'npm run build' first`);
+  if (!existsSync(SHIPPED_CLI)) throw new Error(`${SHIPPED_CLI} is missing — run 'npm run build' first`);
 });
 
 interface Step {
@@ -62,9 +62,9 @@ describe('the sleds command on the PATH', () => {
     const installed = await steps(w, ['install']);
     expect(installed.code).toBe(0);
     const link = join(w.bin, 'sleds');
-    expect(stepOf(installed.steps, 'command')).toMatchObject({ status: 'ok', message: `sleds command linked: ${link} → ${realpathSync(CLI)}`, detail: { path: link, target: realpathSync(CLI), onPath: true } });
+    expect(stepOf(installed.steps, 'command')).toMatchObject({ status: 'ok', message: `sleds command linked: ${link} → ${realpathSync(SHIPPED_CLI)}`, detail: { path: link, target: realpathSync(SHIPPED_CLI), onPath: true } });
     expect(lstatSync(link).isSymbolicLink()).toBe(true);
-    expect(readlinkSync(link)).toBe(realpathSync(CLI));
+    expect(readlinkSync(link)).toBe(realpathSync(SHIPPED_CLI));
 
     // By name, from a folder that is not this package: it finds its package (prices/, plugin/) through the link.
     const version = await byName(w, ['--version'], w.project);
@@ -73,7 +73,7 @@ describe('the sleds command on the PATH', () => {
     const doctor = await byName(w, ['doctor', '--json'], w.project);
     const report = JSON.parse(doctor.stdout) as { steps: Step[] };
     expect(stepOf(report.steps, 'build')?.status).toBe('ok');
-    expect(stepOf(report.steps, 'command')).toMatchObject({ status: 'ok', message: `sleds on PATH: ${link} → ${realpathSync(CLI)}` });
+    expect(stepOf(report.steps, 'command')).toMatchObject({ status: 'ok', message: `sleds on PATH: ${link} → ${realpathSync(SHIPPED_CLI)}` });
 
     // A command that talks to musher (started by the install), by name from the project.
     const st = await byName(w, ['status', '--json'], w.project);
@@ -82,7 +82,7 @@ describe('the sleds command on the PATH', () => {
 
     // Again: nothing changes.
     const again = await steps(w, ['install']);
-    expect(stepOf(again.steps, 'command')).toMatchObject({ status: 'ok', message: `sleds command already linked: ${link} → ${realpathSync(CLI)}` });
+    expect(stepOf(again.steps, 'command')).toMatchObject({ status: 'ok', message: `sleds command already linked: ${link} → ${realpathSync(SHIPPED_CLI)}` });
 
     const gone = await steps(w, ['uninstall']);
     expect(gone.code).toBe(0);
@@ -101,8 +101,8 @@ describe('the sleds command on the PATH', () => {
     expect(r.code, r.stdout + r.stderr).toBe(0);
     const link = join(w.bin, 'sleds');
     const line = `export PATH="$HOME/.local/bin:$PATH"`;
-    expect(r.stdout).toContain(`! sleds command linked: ${link} → ${realpathSync(CLI)}, but ~/.local/bin is not on your PATH — add this line to your shell's profile (~/.bashrc or ~/.zshrc) and open a new terminal: ${line}`);
-    expect(readlinkSync(link)).toBe(realpathSync(CLI));
+    expect(r.stdout).toContain(`! sleds command linked: ${link} → ${realpathSync(SHIPPED_CLI)}, but ~/.local/bin is not on your PATH — add this line to your shell's profile (~/.bashrc or ~/.zshrc) and open a new terminal: ${line}`);
+    expect(readlinkSync(link)).toBe(realpathSync(SHIPPED_CLI));
 
     const d = await steps(w, ['doctor']);
     expect(stepOf(d.steps, 'command')).toMatchObject({ status: 'warn', message: `sleds is linked at ${link}, but ~/.local/bin is not on your PATH`, fix: `add this line to your shell's profile (~/.bashrc or ~/.zshrc) and open a new terminal: ${line}` });

@@ -1,7 +1,7 @@
 /**
  * The picker offers only what can run here (issue 12, point 8): a harness that is not installed shows its rows with
  * that reason and no verb; a dispatch opened in tmux whose process dies in its first seconds says so, with the exit
- * code and the last lines it printed, instead of a window that vanishes. A real musher, the built CLI, real tmux.
+ * code and the last lines it printed, instead of a window that vanishes. A real musher, the CLI, real tmux.
  */
 import { execFile } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';

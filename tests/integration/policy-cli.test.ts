@@ -27,7 +27,7 @@ function repoWorld(): Repo {
 
 function policyCmd(r: Repo, args: string[], cwd = r.repo): Promise<RunResult> {
   return new Promise((done) => {
-    execFile(process.execPath, [CLI, 'policy', ...args], { cwd, env: r.world.env, timeout: 30_000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, [...CLI, 'policy', ...args], { cwd, env: r.world.env, timeout: 30_000 }, (err, stdout, stderr) => {
       const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1) : 0;
       done({ code, stdout, stderr });
     });

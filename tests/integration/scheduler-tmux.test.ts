@@ -56,9 +56,9 @@ function readRecord(file: string): Promise<{ argv: string[]; cwd: string; pid: n
   return waitFor(`the respawned program to write ${basename(file)}`, () => JSON.parse(readFileSync(file, 'utf8')));
 }
 
-/** The runner as musher builds it: a pane's variables go through `sleds exec-env` (the built CLI) and a 0600 file. */
+/** The runner as musher builds it: a pane's variables go through `sleds exec-env` (the CLI the tests run) and a 0600 file. */
 function runnerIn(dir: string): ResumeRunner {
-  return new ResumeRunner({ log, clock, logDir: join(dir, 'logs'), execEnv: { command: [process.execPath, CLI, 'exec-env'], dir: join(dir, 'run', 'env') } });
+  return new ResumeRunner({ log, clock, logDir: join(dir, 'logs'), execEnv: { command: [process.execPath, ...CLI, 'exec-env'], dir: join(dir, 'run', 'env') } });
 }
 
 function request(over: Partial<ResumeRequest>): ResumeRequest {

@@ -88,7 +88,7 @@ export interface HookOut {
   reason?: string;
 }
 
-/** One hook event of `sessionId` in `cwd`, through the built CLI; its JSON answer ({} when it printed nothing). */
+/** One hook event of `sessionId` in `cwd`, through the CLI (`sleds hook`); its JSON answer ({} when it printed nothing). */
 export async function hookIn(w: SledsWorld, event: string, sessionId: string, cwd: string, body: Record<string, unknown>): Promise<HookOut> {
   const r = await sleds(w, ['hook', event], JSON.stringify({ session_id: sessionId, cwd, hook_event_name: event, ...body }));
   expect(r.code, r.stderr).toBe(0);

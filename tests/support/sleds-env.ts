@@ -1,12 +1,31 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { waitFor as pollUntil } from '../e2e/harness/wait.js';
 
-/** A private sleds world for one test: its own HOME, SLEDS_HOME and Claude config dir, and the compiled CLI. */
+/**
+ * A private sleds world for one test: its own HOME, SLEDS_HOME and Claude config dir, and the CLI run from the
+ * sources (cli/main.ts under tsx), so a stale dist/ cannot pass a test; the musher that CLI starts runs from the
+ * sources too (musher/package-root.ts runningCliEntry). The hot-path bundles (dist/hook.cjs, dist/statusline.cjs)
+ * and what `sleds install` wires into the harnesses (dist/cli/main.js) stay the built ones: they are what ships.
+ */
 export const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
-export const CLI = join(REPO_ROOT, 'dist', 'cli', 'main.js');
+/** The source entry of the CLI the tests run. */
+export const CLI_SOURCE = join(REPO_ROOT, 'cli', 'main.ts');
+/** tsx's loader as a file URL: `--import tsx` would resolve from the child's cwd, which is often a temp folder. */
+const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+/** node's arguments before a subcommand: `spawn(process.execPath, [...CLI, 'status'])`. */
+export const CLI: readonly string[] = ['--import', TSX_LOADER, CLI_SOURCE];
+/**
+ * tsx keeps its compile cache in $TMPDIR/tsx-<uid> (shared by every spawn, so only the first compiles): a test that
+ * gives the CLI a TMPDIR of its own, to check the CLI leaves it clean, turns the cache off for that process.
+ */
+export const NO_TSX_CACHE = { TSX_DISABLE_CACHE: '1' } as const;
+/** The compiled CLI: what `sleds install` links as the `sleds` command and writes into the harnesses' settings. */
+export const SHIPPED_CLI = join(REPO_ROOT, 'dist', 'cli', 'main.js');
 
 export interface SledsWorld {
   root: string;
@@ -63,7 +82,7 @@ export interface RunResult {
 /** Runs `sleds <args>` in the world; `cwd` for the commands that read the current folder (pickup, estimate). */
 export function sleds(world: SledsWorld, args: string[], input?: string, env: NodeJS.ProcessEnv = {}, cwd?: string): Promise<RunResult> {
   return new Promise((resolveRun) => {
-    const child = execFile(process.execPath, [CLI, ...args], { env: { ...world.env, ...env }, timeout: 60_000, cwd }, (err, stdout, stderr) => {
+    const child = execFile(process.execPath, [...CLI, ...args], { env: { ...world.env, ...env }, timeout: 60_000, cwd }, (err, stdout, stderr) => {
       const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : 1) : 0;
       resolveRun({ code, stdout, stderr });
     });
@@ -73,7 +92,7 @@ export function sleds(world: SledsWorld, args: string[], input?: string, env: No
 
 /** musher in the foreground as a child of the test, so a test can SIGKILL it. */
 export function spawnMusher(world: SledsWorld): ChildProcess {
-  return spawn(process.execPath, [CLI, 'musher', 'run', '--background'], { env: world.env, stdio: 'ignore' });
+  return spawn(process.execPath, [...CLI, 'musher', 'run', '--background'], { env: world.env, stdio: 'ignore' });
 }
 
 /** Polls `check` every 20 ms until it returns a value, or fails with `what` after the deadline. */

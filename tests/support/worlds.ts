@@ -1,5 +1,5 @@
 /**
- * The set-up the integration files that drive the compiled CLI share, in one line at a file's top level:
+ * The set-up the integration files that drive the CLI share, in one line at a file's top level:
  *
  *   const world = useWorlds();                               // world(env?) makes one; each is disposed after its test
  *   const codexBin = useBuiltCliAndBinary(ensureCodexBinary); // codexBin() once the file's tests run
@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll } from 'vitest';
 
-import { CLI, disposeWorld, makeWorld, type SledsWorld } from './sleds-env.js';
+import { disposeWorld, SHIPPED_CLI, makeWorld, type SledsWorld } from './sleds-env.js';
 
 /**
  * Registers the scope's afterEach and returns a function that makes a world (`defaults`, then `env`, over
@@ -28,13 +28,13 @@ export function useWorlds(defaults: NodeJS.ProcessEnv = {}): (env?: NodeJS.Proce
 }
 
 /**
- * Registers the scope's beforeAll: the compiled CLI must be there (a one-line failure saying to build it), and the
- * pinned harness binary `ensureBinary` installs is installed (once per machine). Returns its path, once known.
+ * Registers the scope's beforeAll: the compiled CLI, which install wires into the harness, must be there (a one-line
+ * failure saying to build it), and the pinned harness binary `ensureBinary` installs is installed (once per machine). Returns its path, once known.
  */
 export function useBuiltCliAndBinary(ensureBinary: () => Promise<string>): () => string {
   let bin: string | undefined;
   beforeAll(async () => {
-    if (!existsSync(CLI)) throw new Error(`${CLI} is missing — run 'npm run build' first`);
+    if (!existsSync(SHIPPED_CLI)) throw new Error(`${SHIPPED_CLI} is missing — run 'npm run build' first`);
     bin = await ensureBinary();
   }, 600_000);
   return () => {
