@@ -7,6 +7,6 @@ export default defineConfig({
     hookTimeout: 300_000,
     pool: 'forks',
     // Stops (and names) any musher a test left running in a temp home.
-    globalSetup: ['tests/support/global-teardown.ts'],
+    globalSetup: ['tests/support/source-build.ts', 'tests/support/global-teardown.ts'],
   },
 });

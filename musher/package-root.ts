@@ -1,5 +1,5 @@
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { nodeArgsFor } from '../core/cli-entry.js';
 
@@ -25,13 +25,16 @@ export function cliMainPath(): string {
 
 /**
  * The CLI entry this process runs, to run it again (musher in the background, a restarted pane's `sleds
- * exec-env`): this package's source entry when that is what runs (cli/main.ts under tsx: `npm run dev`, the
- * integration tests), so a stale dist/ is never mixed in; for any other process (the shipped bin, a test's
- * in-process musher) the compiled CLI.
+ * exec-env`): the entry that runs now when it is one of this package's (`cli/main.ts` under tsx for `npm run dev`,
+ * the integration tests' fresh compile under .cache/, the shipped dist/cli/main.js), so a stale dist/ is never
+ * mixed in; for any other process (a test's in-process musher, a linked bin elsewhere) the compiled CLI.
  */
 export function runningCliEntry(argv1: string | undefined = process.argv[1]): string {
-  const source = join(packageRoot(), 'cli', 'main.ts');
-  return argv1 !== undefined && sameFile(argv1, source) ? source : cliMainPath();
+  if (argv1 === undefined) return cliMainPath();
+  const root = realOrNull(packageRoot());
+  const entry = realOrNull(argv1);
+  if (root && entry && entry.startsWith(root + sep) && /[\\/]cli[\\/]main\.[jt]s$/.test(entry)) return entry;
+  return cliMainPath();
 }
 
 /** The command (node, its flags, the entry) that runs this process's CLI again: see runningCliEntry. */
@@ -39,11 +42,11 @@ export function cliCommand(argv1: string | undefined = process.argv[1], execArgv
   return [process.execPath, ...nodeArgsFor(runningCliEntry(argv1), execArgv)];
 }
 
-function sameFile(a: string, b: string): boolean {
+function realOrNull(p: string): string | null {
   try {
-    return realpathSync(a) === realpathSync(b);
+    return realpathSync(p);
   } catch {
-    // a path that does not resolve (gone, or not a file) is not the source entry
-    return false;
+    // a path that does not resolve (gone, or not a file) is no entry of ours
+    return null;
   }
 }

@@ -10,7 +10,7 @@ import { createInterface } from 'node:readline';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CLI, NO_TSX_CACHE, waitFor } from '../support/sleds-env.js';
+import { CLI, waitFor } from '../support/sleds-env.js';
 
 interface Frame {
   step: string;
@@ -39,7 +39,7 @@ function demo(args: string[], shell: { home: string; tmp: string }, env: NodeJS.
     const child = execFile(
       process.execPath,
       [...CLI, 'demo', ...args],
-      { env: { PATH: process.env.PATH, HOME: shell.home, TMPDIR: shell.tmp, LANG: 'C.UTF-8', TZ: 'UTC', ...NO_TSX_CACHE, ...env }, timeout: 90_000, maxBuffer: 16 * 1024 * 1024 },
+      { env: { PATH: process.env.PATH, HOME: shell.home, TMPDIR: shell.tmp, LANG: 'C.UTF-8', TZ: 'UTC', ...env }, timeout: 90_000, maxBuffer: 16 * 1024 * 1024 },
       (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
     );
     child.stdin!.end();
@@ -146,7 +146,7 @@ describe('sleds demo', { timeout: 120_000 }, () => {
 
   it('Ctrl-C mid-story stops both mushers and removes everything', async () => {
     const shell = userShell();
-    const child = spawn(process.execPath, [...CLI, 'demo', '--json'], { env: { PATH: process.env.PATH, HOME: shell.home, TMPDIR: shell.tmp, LANG: 'C.UTF-8', TZ: 'UTC', ...NO_TSX_CACHE }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...CLI, 'demo', '--json'], { env: { PATH: process.env.PATH, HOME: shell.home, TMPDIR: shell.tmp, LANG: 'C.UTF-8', TZ: 'UTC' }, stdio: ['ignore', 'pipe', 'pipe'] });
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     // The first frame means both mushers are up.
     const firstFrame = await new Promise<Frame>((resolve, reject) => {

@@ -1,8 +1,8 @@
 /**
- * The integration suite runs sleds from its sources (cli/main.ts under tsx), so a stale dist/ cannot pass it: the
- * CLI the tests run, the version it reports, the musher it starts in the background (and the CLI that musher runs
- * again for a restarted pane), all from the checkout's own .ts files. Only what ships stays built: the hook and
- * statusline bundles, and the CLI `sleds install` wires into the harnesses.
+ * The integration suite runs sleds from its sources (compiled afresh before the run, tests/support/source-build.ts),
+ * so a stale dist/ cannot pass it: the CLI the tests run, the version it reports, the musher it starts in the
+ * background (and the CLI that musher runs again for a restarted pane), all from the checkout's own .ts files as
+ * they are now. Only what ships stays built: the hook and statusline bundles, and the CLI `sleds install` wires in.
  */
 import { readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,13 +19,15 @@ function argvOf(pid: number): string[] {
 }
 
 describe('the integration suite runs sleds from source', () => {
-  it("runs cli/main.ts under tsx, and `sleds --version` reads this package's package.json", async () => {
-    expect(CLI.at(-1)).toBe(join(REPO_ROOT, 'cli', 'main.ts'));
+  it("runs a build of the sources made for this run, and `sleds --version` reads this package's package.json", async () => {
+    expect(CLI.at(-1)).toBe(CLI_SOURCE);
+    expect(CLI_SOURCE.startsWith(join(REPO_ROOT, '.cache', 'src-build'))).toBe(true);
+    expect(CLI_SOURCE).not.toBe(SHIPPED_CLI);
     const r = await sleds(world(), ['--version']);
     expect(r).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
   });
 
-  it('the musher the source CLI starts runs the source entry under the same loader, never dist/', async () => {
+  it('the musher the source CLI starts runs the same build, never dist/', async () => {
     const w = world();
     const r = await sleds(w, ['musher', 'start', '--json']);
     expect(r.stderr).toBe('');

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
  * stopped, and named, so a leak is seen rather than left behind on the machine. Linux only (/proc); elsewhere a no-op.
  */
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const ENTRIES = [join('dist', 'cli', 'main.js'), join('cli', 'main.ts')];
+const ENTRIES = [join('cli', 'main.js'), join('cli', 'main.ts')];
 
 function leakedMushers(): Array<{ pid: number; home: string }> {
   let pids: string[];

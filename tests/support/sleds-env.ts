@@ -1,9 +1,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { waitFor as pollUntil } from '../e2e/harness/wait.js';
 
 /**
@@ -13,17 +11,18 @@ import { waitFor as pollUntil } from '../e2e/harness/wait.js';
  * and what `sleds install` wires into the harnesses (dist/cli/main.js) stay the built ones: they are what ships.
  */
 export const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
-/** The source entry of the CLI the tests run. */
-export const CLI_SOURCE = join(REPO_ROOT, 'cli', 'main.ts');
-/** tsx's loader as a file URL: `--import tsx` would resolve from the child's cwd, which is often a temp folder. */
-const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
-/** node's arguments before a subcommand: `spawn(process.execPath, [...CLI, 'status'])`. */
-export const CLI: readonly string[] = ['--import', TSX_LOADER, CLI_SOURCE];
 /**
- * tsx keeps its compile cache in $TMPDIR/tsx-<uid> (shared by every spawn, so only the first compiles): a test that
- * gives the CLI a TMPDIR of its own, to check the CLI leaves it clean, turns the cache off for that process.
+ * The CLI the tests run: the sources as they are now, compiled file by file before the run
+ * (tests/support/source-build.ts); its musher runs from the same build.
  */
-export const NO_TSX_CACHE = { TSX_DISABLE_CACHE: '1' } as const;
+function sourceBuild(): string {
+  const dir = process.env.SLEDS_TEST_SOURCE_BUILD;
+  if (!dir) throw new Error('tests/support/source-build.ts did not run (vitest.config.ts globalSetup): no fresh build of the sources');
+  return dir;
+}
+export const CLI_SOURCE = join(sourceBuild(), 'cli', 'main.js');
+/** node's arguments before a subcommand: `spawn(process.execPath, [...CLI, 'status'])`. */
+export const CLI: readonly string[] = [CLI_SOURCE];
 /** The compiled CLI: what `sleds install` links as the `sleds` command and writes into the harnesses' settings. */
 export const SHIPPED_CLI = join(REPO_ROOT, 'dist', 'cli', 'main.js');
 
