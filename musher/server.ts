@@ -5,6 +5,8 @@ import { CARRY_ON, type Musher } from './app.js';
 import { renderCardForPrompt } from '../core/wall/card.js';
 import type { Log } from './log.js';
 import { cancelJob, createJob, listJobs, type ApiAnswer } from './scheduler/api.js';
+import { routesApi } from './engine/routes-api.js';
+import { HarnessId } from '../harnesses/registry.js';
 import { createTask, listTasks, showTask, updateTask } from './tasks/api.js';
 import { answerQuestion, listQuestions, parkQuestion, sessionTask, showQuestion } from './questions/api.js';
 import { estimateRoute } from './estimate/api.js';
@@ -246,6 +248,10 @@ export function startServer(musher: Musher, socketPath: string, log: Log, onShut
       }
       if (url.pathname === '/v1/tracker' || url.pathname.startsWith('/v1/tracker/')) {
         const answer = await trackerRoute(musher, req, url);
+        if (answer) return send(res, answer.status, JSON.stringify(answer.body));
+      }
+      if (url.pathname === '/v1/routes' || url.pathname.startsWith('/v1/routes/')) {
+        const answer = await routesApi({ store: musher.routes, harnesses: HarnessId.options, defaultMode: musher.routeDefaultMode, readBody }, req, url);
         if (answer) return send(res, answer.status, JSON.stringify(answer.body));
       }
       if (url.pathname === '/v1/jobs' || url.pathname.startsWith('/v1/jobs/')) {

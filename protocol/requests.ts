@@ -58,3 +58,12 @@ export const EmptyRequest = z.looseObject({});
 export const LimitQuery = z.looseObject({ limit: z.string().optional() });
 export const TasksQuery = z.looseObject({ state: z.string().optional(), limit: z.string().optional() });
 export const QuestionsQuery = z.looseObject({ state: z.string().optional(), task: z.string().optional(), limit: z.string().optional() });
+
+/** `POST /v1/routes/load`: the route files of the repository `cwd` is in (one, with `key`). */
+export const RouteLoadRequest = z.object({ cwd: z.string().min(1), key: z.string().regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'a route key like eng-503').optional() });
+/** `POST /v1/routes/:key/arm`: the nodes to arm; none named: every node. */
+export const RouteArmRequest = z.object({ nodes: z.array(z.string().min(1)).nullable().optional() });
+/** `POST /v1/routes/:key/mode`. */
+export const RouteModeRequest = z.object({ mode: z.enum(['approve', 'auto'], { error: 'approve or auto' }) });
+/** `POST /v1/routes/start`: `<route>/<node>`, or a node id alone when one route has it. */
+export const RouteStartRequest = z.object({ node: z.string().min(1).max(81) });
