@@ -67,3 +67,26 @@ export const RouteArmRequest = z.object({ nodes: z.array(z.string().min(1)).null
 export const RouteModeRequest = z.object({ mode: z.enum(['approve', 'auto'], { error: 'approve or auto' }) });
 /** `POST /v1/routes/start`: `<route>/<node>`, or a node id alone when one route has it. */
 export const RouteStartRequest = z.object({ node: z.string().min(1).max(81) });
+
+/** A node as the MCP `plan` verb takes it (the route file's own field names). */
+export const PlanNode = z.object({
+  id: z.string().min(1).max(40),
+  title: z.string().min(1).max(200).optional(),
+  brief: z.string().min(1).max(100_000),
+  depends_on: z.array(z.string().min(1)).max(100).optional(),
+  area: z.string().min(1).max(100).optional(),
+  harness: z.string().min(1).max(60).optional(),
+  model: z.string().min(1).max(200).optional(),
+  overnight: z.boolean().optional(),
+  band: z.object({ low_usd: z.number(), high_usd: z.number(), low_min: z.number(), high_min: z.number(), confidence: z.number() }).optional(),
+});
+/** `POST /v1/routes/plan`: writes `.sleds/routes/<key>.yml` in the repository `cwd` is in, checked as a file is, and loads it. */
+export const RoutePlanRequest = z.object({
+  cwd: z.string().min(1),
+  key: z.string().min(1).max(40),
+  title: z.string().min(1).max(200),
+  tracker: z.string().min(1).max(100).optional(),
+  mode: z.enum(['approve', 'auto']).optional(),
+  notes: z.string().max(100_000).optional(),
+  nodes: z.array(PlanNode).min(1).max(100),
+});

@@ -364,3 +364,4 @@ export const RouteDecisionsReply = z.looseObject({
   key: z.string(),
   decisions: z.array(z.looseObject({ nodeId: z.string(), question: z.string(), options: z.array(z.string()), answer: z.string(), answeredBy: z.string(), answeredAt: epochMs, source: z.string() })),
 });
+export const RoutePlanReply = z.looseObject({ key: z.string(), file: z.string(), waves: z.array(z.array(z.string())) });

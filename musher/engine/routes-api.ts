@@ -1,11 +1,13 @@
 import type { IncomingMessage } from 'node:http';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { ApiAnswer } from '../scheduler/api.js';
 import { parseBody } from '../api/parse-body.js';
-import { RouteArmRequest, RouteLoadRequest, RouteModeRequest, RouteStartRequest } from '../../protocol/requests.js';
+import { RouteArmRequest, RouteLoadRequest, RouteModeRequest, RoutePlanRequest, RouteStartRequest } from '../../protocol/requests.js';
+import type { z } from 'zod';
+import { stringify } from 'yaml';
 import { routeBand } from '../../core/routes/band.js';
 import { routeLine } from '../../core/routes/route-line.js';
 import { ROUTE_ID, type RouteMode } from '../../core/routes/route-file.js';
@@ -63,6 +65,29 @@ export async function loadRoutes(deps: RoutesApiDeps, cwd: string, key?: string)
   const mode = deps.defaultMode(root);
   for (const p of parsed) deps.store.upsertRoute(p.route, { repoRoot: root, filePath: p.path }, mode);
   return { status: 200, body: { repoRoot: root, loaded: parsed.map((p) => p.route.key) } };
+}
+
+/**
+ * The MCP `plan` verb: the nodes an agent gives, written as `.sleds/routes/<key>.yml` and checked exactly as a file
+ * is (the text written is the text checked), then loaded. An existing file is never overwritten: it is reviewed code.
+ */
+export async function planRoute(deps: RoutesApiDeps, plan: z.output<typeof RoutePlanRequest>): Promise<ApiAnswer> {
+  const root = await repoRootOf(plan.cwd);
+  if (!root) return { status: 409, body: { error: `${plan.cwd} is not in a git repository — routes live in <repo>/.sleds/routes/<key>.yml` } };
+  const shown = join(ROUTES_DIR, `${plan.key}.yml`);
+  const { cwd: _cwd, key: _key, ...doc } = plan;
+  const text = `# Written by the sleds plan verb: review it like code.\n${stringify(doc, { lineWidth: 0 })}`;
+  const r = parseRouteFile(text, { path: shown, harnesses: deps.harnesses });
+  if (!r.ok) return { status: 422, body: { error: r.error } };
+  const path = join(root, shown);
+  mkdirSync(join(root, ROUTES_DIR), { recursive: true });
+  try {
+    writeFileSync(path, text, { flag: 'wx' });
+  } catch (e) {
+    return { status: 409, body: { error: (e as NodeJS.ErrnoException).code === 'EEXIST' ? `${shown} is there already: edit it, or plan under another key` : `could not write ${shown}: ${(e as Error).message}` } };
+  }
+  deps.store.upsertRoute(r.route, { repoRoot: root, filePath: path }, deps.defaultMode(root));
+  return { status: 200, body: { key: r.route.key, file: path, waves: r.route.waves } };
 }
 
 function nodeView(n: NodeRow) {
@@ -132,6 +157,11 @@ export async function routesApi(deps: RoutesApiDeps, req: IncomingMessage, url: 
     const body = parseBody(await deps.readBody(req), RouteLoadRequest, '{cwd, key?}');
     if (!body.ok) return body.answer;
     return loadRoutes(deps, body.value.cwd, body.value.key);
+  }
+  if (req.method === 'POST' && url.pathname === '/v1/routes/plan') {
+    const body = parseBody(await deps.readBody(req), RoutePlanRequest, '{cwd, key, title, nodes: [{id, brief, depends_on?}]}');
+    if (!body.ok) return body.answer;
+    return planRoute(deps, body.value);
   }
   if (req.method === 'POST' && url.pathname === '/v1/routes/start') {
     const body = parseBody(await deps.readBody(req), RouteStartRequest, '{node}');

@@ -183,6 +183,7 @@ describe('a real musher answers every route as the table says', { timeout: 120_0
     await held(client, 'routeMode', { params: { key: 'eng-503' }, body: { mode: 'auto' } }, 200, seen);
     await held(client, 'routeStart', { body: { node: 'mailer' } }, 200, seen);
     await held(client, 'routeDecisions', { params: { key: 'eng-503' } }, 200, seen);
+    await held(client, 'routePlan', { body: { cwd: repo, key: 'eng-600', title: 'Planned', nodes: [{ id: 'one', brief: 'do one' }] } }, 200, seen);
 
     await held(client, 'shutdown', {}, 200, seen);
 

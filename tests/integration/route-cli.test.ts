@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { musherClient } from '../../protocol/client/client.js';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sleds, startMusher, type SledsWorld } from '../support/sleds-env.js';
@@ -80,5 +81,24 @@ describe('sleds route', { timeout: 60_000 }, () => {
       expect((JSON.parse(json.stdout) as { error: string }).error.startsWith(line)).toBe(true);
     }
     expect(JSON.parse((await sleds(w, ['routes', '--json'], undefined, {}, repo)).stdout)).toEqual({ routes: [] });
+  });
+
+  it('the plan verb writes a route file checked as a file is: a cycle is refused with its line, a good plan is written, loaded and never overwritten', async () => {
+    const w = newWorld();
+    const repo = repoWith(w, {});
+    await startMusher(w);
+    const client = musherClient({ socketPath: w.socket });
+    const cyclic = await client.call('routePlan', { body: { cwd: repo, key: 'eng-503', title: 'T', nodes: [{ id: 'a', brief: 'x', depends_on: ['b'] }, { id: 'b', brief: 'y', depends_on: ['a'] }] } });
+    expect(cyclic.ok).toBe(false);
+    if (!cyclic.ok && cyclic.kind === 'refused') expect(cyclic.error).toMatch(/^\.sleds\/routes\/eng-503\.yml:\d+: nodes a → b → a form a cycle$/);
+    const plan = { cwd: repo, key: 'eng-503', title: 'Large exports', tracker: 'ENG-503', nodes: [{ id: 'schema', brief: 'A table.' }, { id: 'mailer', brief: 'Mail it.', depends_on: ['schema'], harness: 'codex' }] };
+    const good = await client.call('routePlan', { body: plan });
+    expect(good.ok && good.body.waves).toEqual([['schema'], ['mailer']]);
+    const file = join(repo, '.sleds', 'routes', 'eng-503.yml');
+    expect(readFileSync(file, 'utf8')).toContain('depends_on:\n      - schema');
+    const shown = JSON.parse((await sleds(w, ['route', 'show', 'eng-503', '--json'], undefined, {}, repo)).stdout) as { route: { tracker: string }; waves: Array<Array<{ nodeId: string; harness: string | null }>> };
+    expect([shown.route.tracker, shown.waves.map((wave) => wave.map((n) => `${n.nodeId}:${n.harness}`))]).toEqual(['ENG-503', [['schema:null'], ['mailer:codex']]]);
+    const again = await client.call('routePlan', { body: plan });
+    expect(!again.ok && again.kind === 'refused' ? again.error : null).toBe('.sleds/routes/eng-503.yml is there already: edit it, or plan under another key');
   });
 });
