@@ -78,7 +78,8 @@ export async function runRoute(args: string[], json: boolean): Promise<number> {
   if (key !== undefined && !ROUTE_ID.test(key)) return fail(`'${key}' is not a route key (lowercase letters, digits and '-', e.g. eng-503)`, 2);
   switch (sub) {
     case 'new': {
-      if (!key) return fail('route new takes a key — e.g. sleds route new eng-503', 2);
+      if (!key || rest.length > 0) return fail('route new takes a key — e.g. sleds route new eng-503', 2);
+      if (args.includes('--from')) return fail('route new --from <tracker item> is not built yet: sleds route new <key>, then paste the item into the first brief', 2);
       let root: string;
       try {
         root = execFileSync('git', ['rev-parse', '--show-toplevel'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();

@@ -101,4 +101,17 @@ describe('sleds route', { timeout: 60_000 }, () => {
     const again = await client.call('routePlan', { body: plan });
     expect(!again.ok && again.kind === 'refused' ? again.error : null).toBe('.sleds/routes/eng-503.yml is there already: edit it, or plan under another key');
   });
+
+  it('route new writes a skeleton that passes the file check, and never overwrites a route', async () => {
+    const w = newWorld();
+    const repo = repoWith(w, {});
+    await startMusher(w);
+    const made = await sleds(w, ['route', 'new', 'eng-700', '--json'], undefined, {}, repo);
+    expect(made.code, made.stderr).toBe(0);
+    expect(JSON.parse(made.stdout)).toMatchObject({ key: 'eng-700' });
+    const shown = JSON.parse((await sleds(w, ['route', 'show', 'eng-700', '--json'], undefined, {}, repo)).stdout) as { waves: Array<Array<{ nodeId: string }>> };
+    expect(shown.waves.map((wave) => wave.map((n) => n.nodeId))).toEqual([['eng-700']]);
+    const again = await sleds(w, ['route', 'new', 'eng-700', '--json'], undefined, {}, repo);
+    expect([again.code, (JSON.parse(again.stdout) as { error: string }).error]).toEqual([1, '.sleds/routes/eng-700.yml is there already — edit it, or pick another key']);
+  });
 });
