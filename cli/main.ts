@@ -235,6 +235,12 @@ async function dispatch(argv: string[], json: boolean): Promise<number> {
       const { runGithub } = await import('./github.js');
       return runGithub(rest, json);
     }
+    case 'routes':
+      return (await import('./route.js')).runRoutes(json);
+    case 'route':
+      return (await import('./route.js')).runRoute(rest, json);
+    case 'start':
+      return (await import('./start.js')).runStart(rest, json);
     case 'tracker': {
       const { runTracker } = await import('./tracker.js');
       return runTracker(rest, json);

@@ -5,6 +5,7 @@ import type { RouteInput, RouteName, RouteReply } from '../protocol/routes.js';
 import { CHOICES, parseChoice } from '../core/question/question.js';
 import { shellLine } from '../core/shell-quote.js';
 import { MusherAway, type ApiReply, type MusherApi } from './musher-api.js';
+import { PlanNode } from '../protocol/requests.js';
 import { renderHandOffForTool } from './exit-view.js';
 
 /**
@@ -83,6 +84,17 @@ export const TOOL_INPUTS = {
       .refine((s) => parseChoice(s) !== null, { message: `choose ${CHOICES.join(' or ')}` })
       .describe('A or B.'),
   }),
+  plan: z.object({
+    key: z.string().regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'a route key: lowercase letters, digits and -, e.g. eng-503').describe('The route key: the file is .sleds/routes/<key>.yml and branches are sleds/<key>/<node>.'),
+    title: z.string().trim().min(1).max(200).describe('What the whole route delivers.'),
+    tracker: z.string().trim().min(1).max(100).optional().describe('The tracker item it is for (ENG-503).'),
+    notes: z.string().max(100_000).optional().describe('Notes every node gets in its pack.'),
+    nodes: z
+      .array(PlanNode)
+      .min(1)
+      .max(100)
+      .describe('The nodes: id (lowercase, digits, -), title, brief (what the agent does, on its own), depends_on (ids of nodes that must merge first), optional harness, model, area.'),
+  }),
 } as const;
 
 export type ToolName = keyof typeof TOOL_INPUTS;
@@ -95,6 +107,7 @@ export const TOOL_DESCRIPTIONS: Record<ToolName, string> = {
   handoff: "Hand this session to a teammate (give `to`, or `now: true` for the owner of the changed files): its work-in-progress, branch and conversation go to them encrypted and signed, and they resume it with /sled pickup <id>. Without either, lists this seat's hand-offs. Hand off only when the person asks; stop working on the session afterwards.",
   pickup: "Pick up a teammate's hand-off into a checkout here: the work, its branch, and how to resume the session.",
   park: 'Park the task behind one question for the person, with exactly two answers (A and B), each a sentence with its effect on the band. The task waits until they answer; stop after parking.',
+  plan: 'Write a route: a request too big for one session as nodes an agent can land one at a time, in waves (each node waits for the ones it depends_on to merge). Writes .sleds/routes/<key>.yml in this repository for review; nothing starts until the person arms it (sleds route arm <key>).',
   answer: 'Answer a parked question with A or B: the task is open again and its session carries on with the answer.',
 };
 
@@ -223,6 +236,12 @@ const HANDLERS: Handlers = {
     const task = await taskFor(ctx, args.taskId);
     const r = await ask(ctx.api, 'park', { params: { id: task.id }, body: { question: args.question, options: args.options, ...(ctx.sessionId ? { sessionId: ctx.sessionId } : {}) } }, 'parked questions');
     return r.text;
+  },
+
+  async plan(args, ctx) {
+    const r = await ask(ctx.api, 'routePlan', { body: { cwd: ctx.cwd, ...args } }, 'routes');
+    const waves = r.waves.map((w, i) => `wave ${i}: ${w.join(', ')}`).join('; ');
+    return `Wrote ${r.file} (${waves}). Nothing starts yet: the person reviews it, then runs sleds route arm ${r.key} (and sleds start ${r.key}/<node> in approve mode).`;
   },
 
   async answer(args, ctx) {

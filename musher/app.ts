@@ -14,6 +14,7 @@ import type { Clock } from './clock.js';
 import { CARRY_ON, blockWith } from './hook-answers.js';
 import type { Log } from './log.js';
 import { openStore, type Db } from './store/db.js';
+import { RouteStore, type RouteMode } from './engine/route-store.js';
 import { HookEventStore } from './store/hook-events.js';
 import { SessionStore } from './store/sessions.js';
 import { UsageStore } from './store/usage.js';
@@ -219,6 +220,9 @@ export class Musher {
 
   /** The untracked files that look like secrets a folder's policy lets a snapshot keep (`handoff.allow_untracked`). */
   private allowUntracked: (cwd: string) => readonly string[] = () => [];
+  /** Routes and their nodes (issue 14): the engine's store, and the mode of a route whose file names none. */
+  readonly routes: RouteStore;
+  routeDefaultMode: (dir: string) => RouteMode = () => 'approve';
 
   constructor(private readonly opts: MusherOptions) {
     const b = opts.base;
@@ -297,6 +301,7 @@ export class Musher {
     this.roster = b.roster;
     const wiring = opts.wall;
     this.allowUntracked = (cwd) => wiring.policy.forDirectory(cwd).handoffAllowUntracked;
+    this.routeDefaultMode = (dir) => wiring.policy.forDirectory(dir).engine.mode;
     this.tasks = new TaskService({
       store: new TaskStore(this.db),
       sessions: this.sessions,
@@ -307,6 +312,7 @@ export class Musher {
       claimPrompt: (prompt) => this.picker.claimDispatched(prompt),
     });
     this.receiptStore = new ReceiptStore(this.db);
+    this.routes = new RouteStore(this.db, opts.clock);
     const history = new ReceiptHistory(this.receiptStore, opts.log);
     this.estimates = new EstimateService({
       history: (q) => history.of(q),

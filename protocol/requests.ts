@@ -58,3 +58,35 @@ export const EmptyRequest = z.looseObject({});
 export const LimitQuery = z.looseObject({ limit: z.string().optional() });
 export const TasksQuery = z.looseObject({ state: z.string().optional(), limit: z.string().optional() });
 export const QuestionsQuery = z.looseObject({ state: z.string().optional(), task: z.string().optional(), limit: z.string().optional() });
+
+/** `POST /v1/routes/load`: the route files of the repository `cwd` is in (one, with `key`). */
+export const RouteLoadRequest = z.object({ cwd: z.string().min(1), key: z.string().regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'a route key like eng-503').optional() });
+/** `POST /v1/routes/:key/arm`: the nodes to arm; none named: every node. */
+export const RouteArmRequest = z.object({ nodes: z.array(z.string().min(1)).nullable().optional() });
+/** `POST /v1/routes/:key/mode`. */
+export const RouteModeRequest = z.object({ mode: z.enum(['approve', 'auto'], { error: 'approve or auto' }) });
+/** `POST /v1/routes/start`: `<route>/<node>`, or a node id alone when one route has it. */
+export const RouteStartRequest = z.object({ node: z.string().min(1).max(81) });
+
+/** A node as the MCP `plan` verb takes it (the route file's own field names). */
+export const PlanNode = z.object({
+  id: z.string().min(1).max(40),
+  title: z.string().min(1).max(200).optional(),
+  brief: z.string().min(1).max(100_000),
+  depends_on: z.array(z.string().min(1)).max(100).optional(),
+  area: z.string().min(1).max(100).optional(),
+  harness: z.string().min(1).max(60).optional(),
+  model: z.string().min(1).max(200).optional(),
+  overnight: z.boolean().optional(),
+  band: z.object({ low_usd: z.number(), high_usd: z.number(), low_min: z.number(), high_min: z.number(), confidence: z.number() }).optional(),
+});
+/** `POST /v1/routes/plan`: writes `.sleds/routes/<key>.yml` in the repository `cwd` is in, checked as a file is, and loads it. */
+export const RoutePlanRequest = z.object({
+  cwd: z.string().min(1),
+  key: z.string().min(1).max(40),
+  title: z.string().min(1).max(200),
+  tracker: z.string().min(1).max(100).optional(),
+  mode: z.enum(['approve', 'auto']).optional(),
+  notes: z.string().max(100_000).optional(),
+  nodes: z.array(PlanNode).min(1).max(100),
+});

@@ -79,6 +79,15 @@ export const ROUTES = {
   handoffsPrune: route({ method: 'POST', path: '/v1/handoffs/prune', body: Q.PruneRequest, reply: R.PruneReply, callers: ['cli'] }),
   pickup: route({ method: 'POST', path: '/v1/handoffs/pickup', body: Q.PickupRequest, reply: R.PickupReply, callers: ['cli', 'mcp'] }),
 
+  routes: route({ method: 'GET', path: '/v1/routes', reply: R.RouteListReply, callers: ['cli'] }),
+  routeLoad: route({ method: 'POST', path: '/v1/routes/load', body: Q.RouteLoadRequest, reply: R.RouteLoadReply, callers: ['cli'] }),
+  routePlan: route({ method: 'POST', path: '/v1/routes/plan', body: Q.RoutePlanRequest, reply: R.RoutePlanReply, callers: ['mcp'] }),
+  routeStart: route({ method: 'POST', path: '/v1/routes/start', body: Q.RouteStartRequest, reply: R.RouteStartReply, callers: ['cli'] }),
+  route: route({ method: 'GET', path: '/v1/routes/:key', reply: R.RouteShowReply, callers: ['cli'] }),
+  routeArm: route({ method: 'POST', path: '/v1/routes/:key/arm', body: Q.RouteArmRequest, reply: R.RouteArmReply, callers: ['cli'] }),
+  routeMode: route({ method: 'POST', path: '/v1/routes/:key/mode', body: Q.RouteModeRequest, reply: R.RouteArmReply, callers: ['cli'] }),
+  routeDecisions: route({ method: 'GET', path: '/v1/routes/:key/decisions', reply: R.RouteDecisionsReply, callers: ['cli'] }),
+
   health: route({ method: 'GET', path: '/v1/health', reply: R.HealthReply, callers: ['cli'] }),
   shutdown: route({ method: 'POST', path: '/v1/shutdown', reply: R.OkReply, callers: ['cli'] }),
 } as const satisfies Record<string, RouteSpec>;

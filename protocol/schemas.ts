@@ -328,3 +328,40 @@ export const OkReply = z.looseObject({ ok: z.literal(true) });
 
 /** A hook's answer in musher's words (hooks/ turns it into the harness's dialect); hooks read it raw. */
 export const HookAnswerReply = z.looseObject({});
+
+// ---- routes (issue 14) ----
+const RouteBandReply = z.object({ lowUsd: z.number(), highUsd: z.number(), lowMin: z.number(), highMin: z.number(), confidence: z.number() });
+export const RouteRowReply = z.looseObject({
+  key: z.string(),
+  title: z.string(),
+  tracker: z.string().nullable(),
+  mode: z.enum(['approve', 'auto']),
+  notes: z.string().nullable(),
+  repoRoot: z.string(),
+  filePath: z.string(),
+});
+export const RouteNodeReply = z.looseObject({
+  nodeId: z.string(),
+  title: z.string(),
+  dependsOn: z.array(z.string()),
+  wave: z.number().int(),
+  state: z.string(),
+  armed: z.boolean(),
+  approved: z.boolean(),
+  band: RouteBandReply.nullable(),
+  harness: z.string().nullable(),
+  model: z.string().nullable(),
+  prNumber: z.number().nullable(),
+  prUrl: z.string().nullable(),
+});
+export const RouteSummaryReply = RouteRowReply.extend({ nodes: z.number().int(), landed: z.number().int(), band: RouteBandReply.nullable(), line: z.string() });
+export const RouteListReply = z.looseObject({ routes: z.array(RouteSummaryReply) });
+export const RouteShowReply = z.looseObject({ route: RouteRowReply, waves: z.array(z.array(RouteNodeReply)), band: RouteBandReply.nullable(), line: z.string() });
+export const RouteLoadReply = z.looseObject({ repoRoot: z.string(), loaded: z.array(z.string()) });
+export const RouteArmReply = z.looseObject({ key: z.string(), armed: z.array(z.string()), mode: z.enum(['approve', 'auto']) });
+export const RouteStartReply = z.looseObject({ key: z.string(), node: z.string(), state: z.string(), ready: z.boolean(), waitingFor: z.array(z.string()) });
+export const RouteDecisionsReply = z.looseObject({
+  key: z.string(),
+  decisions: z.array(z.looseObject({ nodeId: z.string(), question: z.string(), options: z.array(z.string()), answer: z.string(), answeredBy: z.string(), answeredAt: epochMs, source: z.string() })),
+});
+export const RoutePlanReply = z.looseObject({ key: z.string(), file: z.string(), waves: z.array(z.array(z.string())) });

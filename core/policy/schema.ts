@@ -17,7 +17,7 @@ export type { ExitKind };
 export const RULE_ACTIONS = [...EXIT_KINDS, 'ask'] as const;
 export type RuleAction = ExitKind | 'ask';
 
-export const POLICY_SECTIONS = ['amber_at', 'worth', 'allowance', 'overnight', 'cheaper', 'rules', 'worth_values', 'handoff', 'tracker'] as const;
+export const POLICY_SECTIONS = ['amber_at', 'worth', 'allowance', 'overnight', 'cheaper', 'rules', 'worth_values', 'handoff', 'tracker', 'engine'] as const;
 export type PolicySection = (typeof POLICY_SECTIONS)[number];
 export const CONDITION_KEYS = ['reset_within', 'worth', 'worth_at_least', 'allowance_left', 'owner_idle', 'keeps_until_morning', 'window'] as const;
 
@@ -89,6 +89,47 @@ export const TRACKER_DEFAULT_EVERY_MS = 120_000;
 export const TRACKER_MIN_EVERY_MS = 60_000;
 export const TRACKER_DEFAULT_LABEL = 'sleds';
 
+/** A command from the policy as argv: the text split on whitespace, never given to a shell. */
+export type CommandArgv = string[];
+
+/** `engine:` (issue 14): how `sleds engine` runs a route's nodes. */
+export interface EnginePolicy {
+  /** A route's mode when its file names none. */
+  mode: 'approve' | 'auto';
+  /** Nodes run at once by one engine. */
+  concurrency: number;
+  leaseMs: number;
+  /** The repository's checks, run in the node's worktree before its PR; null: not checked. */
+  verify: { test: CommandArgv | null; types: CommandArgv | null; lint: CommandArgv | null; build: CommandArgv | null };
+  /** Failed verifications sent back to the agent before the node is RECOVERY_REQUIRED. */
+  maxVerifyAttempts: number;
+  /** Run once in a new worktree (`npm ci`); null: none. */
+  setup: CommandArgv | null;
+  /** Untracked files copied into each worktree (`.env`). */
+  include: string[];
+  /** Free ports per worktree, from SLEDS_PORT_BASE. */
+  portBlock: number;
+  /** The harness a node runs in when its route file names none; null: the node must name one (sleds never picks). */
+  harness: string | null;
+}
+
+/**
+ * The engine's defaults, each key filled on its own (a file's `engine: {concurrency: 3}` keeps the rest). No checks
+ * and no setup by default: a command that fits one repository (`npm test`) fails every node of another, so the
+ * repository names its own in `.sleds/policy.yml`.
+ */
+export const ENGINE_DEFAULTS: EnginePolicy = {
+  mode: 'approve',
+  concurrency: 2,
+  leaseMs: 120_000,
+  verify: { test: null, types: null, lint: null, build: null },
+  maxVerifyAttempts: 3,
+  setup: null,
+  include: [],
+  portBlock: 10,
+  harness: null,
+};
+
 export interface Policy {
   amberAt: number;
   worth: { levels: WorthLevel[]; default: string | null };
@@ -107,6 +148,7 @@ export interface Policy {
    */
   worthValues: Record<string, number>;
   tracker: TrackerPolicy;
+  engine: EnginePolicy;
   /** Which file the rules came from ("defaults" for the built-in ones). */
   rulesSource: string;
 }
@@ -213,6 +255,31 @@ const Tracker = z.strictObject({
     .optional(),
 });
 
+/** "npm test" → ['npm', 'test']: whitespace-split, no shell, so no quoting, pipes or variables. */
+export function commandArgv(text: string): CommandArgv {
+  return text.trim().split(/\s+/).filter((w) => w.length > 0);
+}
+
+const Command = fromText<CommandArgv | null>((v) => {
+  if (v === null || v === false) return { ok: true, value: null };
+  if (typeof v !== 'string' || commandArgv(v).length === 0) return { ok: false, error: `expected a command like "npm test" (split on spaces, never run by a shell), got ${JSON.stringify(v ?? null)}` };
+  if (/[|&;<>`$]/.test(v)) return { ok: false, error: `'${v}' needs a shell (| & ; < > \` $): sleds runs commands without one — put it in a script and name the script` };
+  return { ok: true, value: commandArgv(v) };
+});
+
+const Engine = z.strictObject({
+  mode: z.enum(['approve', 'auto'], { error: 'expected approve or auto' }).optional(),
+  concurrency: z.number().int().min(1).max(32).optional(),
+  lease: Span.optional(),
+  verify: z.strictObject({ test: Command.optional(), types: Command.optional(), lint: Command.optional(), build: Command.optional() }).nullable().optional(),
+  max_verify_attempts: z.number().int().min(1).max(20).optional(),
+  setup: Command.optional(),
+  include: z.array(z.string().trim().min(1)).optional(),
+  port_block: z.number().int().min(1).max(1000).optional(),
+  // The seat's harness for nodes whose route file names none (checked against the registry where it is used).
+  harness: z.string().trim().regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'expected a harness id such as claude-code').optional(),
+});
+
 const Cheaper = z.record(z.string(), z.string().trim().min(1).nullable());
 
 export const PolicyFileSchema = z.strictObject({
@@ -241,6 +308,7 @@ export const PolicyFileSchema = z.strictObject({
     return r.ok ? { ok: true, value: r.micros } : r;
   })).optional(),
   tracker: Tracker.optional(),
+  engine: Engine.optional(),
 });
 export type PolicyFile = z.output<typeof PolicyFileSchema>;
 
@@ -357,6 +425,10 @@ function shapeProblems(file: PolicyFile): PolicyIssue[] {
   gh?.repos.forEach((r, i) => {
     if (!parseRepoSlug(r)) out.push({ path: ['tracker', 'github', 'repos', i], message: `'${r}' is not a GitHub repository like owner/name` });
   });
+  if (file.engine?.lease !== undefined && file.engine.lease < 10_000) out.push({ path: ['engine', 'lease'], message: 'a lease under 10s would expire between renewals: use 30s or more' });
+  for (const [i, f] of (file.engine?.include ?? []).entries()) {
+    if (f.startsWith('/') || f.split('/').includes('..')) out.push({ path: ['engine', 'include', i], message: `'${f}' is not a path inside the repository` });
+  }
   if (gh?.every !== undefined && gh.every < TRACKER_MIN_EVERY_MS) out.push({ path: ['tracker', 'github', 'every'], message: 'at most one round a minute (GitHub allows 30 searches a minute): use 1m or more' });
   (file.rules ?? []).forEach((rule, i) => {
     for (const w of rule.when?.window ?? []) {
@@ -443,9 +515,25 @@ export function buildPolicy(file: PolicyFile, rulesSource: string): { policy: Po
           ? { repos: file.tracker.github.repos, label: file.tracker.github.label ?? TRACKER_DEFAULT_LABEL, everyMs: file.tracker.github.every ?? TRACKER_DEFAULT_EVERY_MS }
           : null,
       },
+      engine: enginePolicy(file.engine),
       rulesSource,
     },
     errors,
+  };
+}
+
+function enginePolicy(e: PolicyFile['engine']): EnginePolicy {
+  const d = ENGINE_DEFAULTS;
+  return {
+    mode: e?.mode ?? d.mode,
+    concurrency: e?.concurrency ?? d.concurrency,
+    leaseMs: e?.lease ?? d.leaseMs,
+    verify: { test: e?.verify?.test ?? null, types: e?.verify?.types ?? null, lint: e?.verify?.lint ?? null, build: e?.verify?.build ?? null },
+    maxVerifyAttempts: e?.max_verify_attempts ?? d.maxVerifyAttempts,
+    setup: e?.setup ?? d.setup,
+    include: e?.include ?? d.include,
+    portBlock: e?.port_block ?? d.portBlock,
+    harness: e?.harness ?? d.harness,
   };
 }
 

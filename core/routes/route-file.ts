@@ -1,11 +1,11 @@
-import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node as YamlNode, type Pair, type YAMLMap } from 'yaml';
 import { routeBand, type RouteBand } from './band.js';
 import { waves } from './waves.js';
 
 /**
- * A route file, `.sleds/routes/<key>.yml` (issue 14 § 1): parsed with positions kept, so that every refusal is one
- * line naming the file and the line that has it. Pure: the known harness ids come in as an argument (core/ does not
- * import harnesses/).
+ * A route file, `.sleds/routes/<key>.yml` (issue 14 § 1), checked as a tree that kept each value's line (the YAML
+ * parsing is musher/engine/route-yaml.ts': core/ imports no packages), so that every refusal is one line naming the
+ * file and the line that has it. Pure: the known harness ids come in as an argument (core/ does not import
+ * harnesses/).
  *
  * Unknown fields are REFUSED, not warned: a file is reviewed like code, and a typo such as `depends-on` that were
  * only warned about would drop a dependency and let a node start before the one it needs.
@@ -58,24 +58,38 @@ export function routeKeyOfFile(path: string): string | null {
   return m && ROUTE_ID.test(m[1]!) ? m[1]! : null;
 }
 
+/** A parsed document with the 1-based line of every value and key. */
+export type Positioned =
+  | { kind: 'scalar'; line: number; value: string | number | boolean | null }
+  | { kind: 'seq'; line: number; items: Positioned[] }
+  | { kind: 'map'; line: number; entries: PositionedEntry[] };
+export interface PositionedEntry {
+  key: string;
+  keyLine: number;
+  value: Positioned;
+}
+
 class Refusal extends Error {}
 
-export function parseRouteFile(text: string, opts: { path: string; harnesses: readonly string[] }): RouteParse {
+type Pair = PositionedEntry;
+type YAMLMap = Extract<Positioned, { kind: 'map' }>;
+type YamlNode = Positioned;
+const isMap = (p: unknown): p is YAMLMap => (p as Positioned | null)?.kind === 'map';
+const isSeq = (p: unknown): p is Extract<Positioned, { kind: 'seq' }> => (p as Positioned | null)?.kind === 'seq';
+const isScalar = (p: unknown): p is Extract<Positioned, { kind: 'scalar' }> => (p as Positioned | null)?.kind === 'scalar';
+
+/** Checks a route file's tree; `notYaml` is the reader's first parse error (with its line), if any. */
+export function checkRouteTree(tree: Positioned | null, opts: { path: string; harnesses: readonly string[]; notYaml?: { line: number; message: string } | null }): RouteParse {
   const file = opts.path;
-  const lc = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lc, prettyErrors: false, uniqueKeys: true });
-  const lineOf = (n: { range?: [number, number, number] | null } | null | undefined): number => (n?.range ? lc.linePos(n.range[0]).line : 1);
+  const lineOf = (n: Positioned | PositionedEntry | null | undefined): number => (n ? ('keyLine' in n ? n.keyLine : n.line) : 1);
   const refuse = (at: number, what: string): never => {
     throw new Refusal(`${file}:${at}: ${what}`);
   };
   try {
-    if (doc.errors.length > 0) {
-      const e = doc.errors[0]!;
-      refuse(lc.linePos(e.pos[0]).line, `not YAML: ${e.message.split('\n')[0]}`);
-    }
+    if (opts.notYaml) refuse(opts.notYaml.line, `not YAML: ${opts.notYaml.message.split('\n')[0]}`);
     const key = routeKeyOfFile(file);
     if (key === null) refuse(1, `the file's name is not a route key (lowercase letters, digits and '-', at most 40, e.g. eng-503.yml)`);
-    const top = doc.contents;
+    const top = tree;
     if (!isMap(top)) refuse(lineOf(top as YamlNode | null), 'a route is a map with title and nodes');
     const fields = fieldsOf(top as YAMLMap, ROUTE_FIELDS, 'the route', lineOf, refuse);
 
@@ -86,7 +100,7 @@ export function parseRouteFile(text: string, opts: { path: string; harnesses: re
     if (modeText !== null && !ROUTE_MODES.includes(modeText as RouteMode)) refuse(lineOf(fields.mode!.value as YamlNode), `mode '${modeText}' is not approve or auto`);
 
     const nodesPair = fields.nodes;
-    if (!nodesPair || !isSeq(nodesPair.value) || nodesPair.value.items.length === 0) refuse(nodesPair ? lineOf(nodesPair.key as YamlNode) : 1, 'a route needs nodes: a list with at least one node');
+    if (!nodesPair || !isSeq(nodesPair.value) || nodesPair.value.items.length === 0) refuse(nodesPair ? nodesPair.keyLine : 1, 'a route needs nodes: a list with at least one node');
     const nodes: RouteNode[] = [];
     const depLines = new Map<string, Map<string, number>>();
     const seen = new Map<string, number>();
@@ -108,7 +122,7 @@ export function parseRouteFile(text: string, opts: { path: string; harnesses: re
         const v = f.depends_on.value;
         if (isScalar(v) && v.value === null) {
           // `depends_on:` with nothing: none
-        } else if (!isSeq(v)) refuse(lineOf(f.depends_on.key as YamlNode), `${where}: depends_on is a list of node ids`);
+        } else if (!isSeq(v)) refuse(f.depends_on.keyLine, `${where}: depends_on is a list of node ids`);
         else
           for (const d of v.items) {
             if (!isScalar(d) || typeof d.value !== 'string') refuse(lineOf(d as YamlNode), `${where}: depends_on is a list of node ids`);
@@ -164,14 +178,14 @@ export function parseRouteFile(text: string, opts: { path: string; harnesses: re
   }
 }
 
-type LineOf = (n: { range?: [number, number, number] | null } | null | undefined) => number;
+type LineOf = (n: Positioned | PositionedEntry | null | undefined) => number;
 type Refuse = (at: number, what: string) => never;
 
 function fieldsOf<K extends string>(map: YAMLMap, known: readonly K[], what: string, lineOf: LineOf, refuse: Refuse): Partial<Record<K, Pair>> {
   const out: Partial<Record<K, Pair>> = {};
-  for (const pair of map.items) {
-    const k = isScalar(pair.key) ? String(pair.key.value) : null;
-    if (k === null || !known.includes(k as K)) refuse(lineOf(pair.key as YamlNode), `${what} has no field '${k ?? '?'}' (fields: ${known.join(', ')})`);
+  for (const pair of map.entries) {
+    const k: string | null = pair.key;
+    if (k === null || !known.includes(k as K)) refuse(pair.keyLine, `${what} has no field '${k ?? '?'}' (fields: ${known.join(', ')})`);
     out[k as K] = pair as Pair;
   }
   return out;
@@ -188,13 +202,13 @@ function optionalText(pair: Pair | undefined, field: string, what: string, lineO
 
 function requiredText(pair: Pair | undefined, field: string, what: string, at: number, lineOf: LineOf, refuse: Refuse): string {
   const text = optionalText(pair, field, what, lineOf, refuse);
-  if (text === null) refuse(pair ? lineOf(pair.key as YamlNode) : at, `${what} has no ${field}${pair ? ' (it is empty)' : ''}`);
+  if (text === null) refuse(pair ? pair.keyLine : at, `${what} has no ${field}${pair ? ' (it is empty)' : ''}`);
   return text!;
 }
 
 function bandOf(pair: Pair, what: string, lineOf: LineOf, refuse: Refuse): RouteBand {
   const v = pair.value;
-  const at = lineOf(pair.key as YamlNode);
+  const at = pair.keyLine;
   if (!isMap(v)) refuse(at, `${what}: band is { low_usd, high_usd, low_min, high_min, confidence }`);
   const f = fieldsOf(v as YAMLMap, BAND_FIELDS, `${what}'s band`, lineOf, refuse);
   const num = (k: (typeof BAND_FIELDS)[number]): number => {

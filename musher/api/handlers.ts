@@ -1,3 +1,5 @@
+import { routeVerbs } from '../engine/routes-api.js';
+import { allHarnesses } from '../../harnesses/registry.js';
 import { DEFAULT_HARNESS_ID } from '../../harnesses/hook-defaults.js';
 import type { RouteName } from '../../protocol/routes.js';
 import { renderCardForPrompt } from '../../core/wall/card.js';
@@ -58,6 +60,8 @@ function withWall(s: HandlerContext, r: RouteRequest, then: (wall: NonNullable<R
   return then(wall);
 }
 
+/** The route verbs over musher's route store; the harness ids a route file may name are the registry's. */
+const verbs = (s: HandlerContext) => routeVerbs({ store: s.core.routes, harnesses: allHarnesses().map((a) => a.id), defaultMode: s.core.routeDefaultMode });
 const cwdOf = (s: HandlerContext) => (sid: string) => s.core.sessions.get(sid)?.cwd ?? null;
 
 export const HANDLERS = {
@@ -190,4 +194,12 @@ export const HANDLERS = {
   },
   health: (s) => json(200, { ok: true, pid: process.pid, startedAt: s.core.startedAt }),
   shutdown: (s) => ({ ...json(200, { ok: true }), after: { on: 'next', run: s.shutdown } }),
+  routes: (s) => answered(verbs(s).list()),
+  routeLoad: async (s, r) => answered(await verbs(s).load(r.body)),
+  routePlan: async (s, r) => answered(await verbs(s).plan(r.body)),
+  routeStart: (s, r) => answered(verbs(s).start(r.body)),
+  route: (s, r) => answered(verbs(s).show(r.params.key!)),
+  routeArm: (s, r) => answered(verbs(s).arm(r.params.key!, r.body)),
+  routeMode: (s, r) => answered(verbs(s).mode(r.params.key!, r.body)),
+  routeDecisions: (s, r) => answered(verbs(s).decisions(r.params.key!)),
 } as const satisfies RouteHandlers;

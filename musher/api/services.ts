@@ -36,6 +36,8 @@ export type RouteCore = Pick<
   | 'handoffs'
   | 'handOffSession'
   | 'pickupHandoff'
+  | 'routes'
+  | 'routeDefaultMode'
 >;
 
 export interface ApiServices {

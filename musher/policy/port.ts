@@ -36,6 +36,7 @@ function viewOf(policy: Policy, sources: string[], errors: string[]): PolicyView
     handoffAllowUntracked: policy.handoff.allowUntracked,
     worthValues: policy.worthValues,
     tracker: policy.tracker,
+    engine: policy.engine,
     sources,
     errors,
   };

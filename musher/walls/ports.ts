@@ -1,7 +1,7 @@
 import type { ExitKind } from '../../core/exits/types.js';
 import type { ExitOutcome } from '../../core/exits/outcome.js';
 import type { PolicyContext } from '../../core/policy/evaluate.js';
-import type { TrackerPolicy } from '../../core/policy/schema.js';
+import type { EnginePolicy, TrackerPolicy } from '../../core/policy/schema.js';
 import type { WallRow } from '../store/wall-book.js';
 
 /**
@@ -27,6 +27,8 @@ export interface PolicyView {
   worthValues: Record<string, number>;
   /** Where tracker intake looks (`tracker:`). */
   tracker: TrackerPolicy;
+  /** How `sleds engine` runs route nodes here (`engine:`). */
+  engine: EnginePolicy;
   /** Where the policy came from and any errors in it, for the audit log. */
   sources: string[];
   errors: string[];

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { parseRouteFile } from '../../core/routes/route-file.js';
+import { parseRouteFile } from '../../musher/engine/route-yaml.js';
 import { registerHarness, harnessById } from '../../harnesses/registry.js';
 import { GithubClient } from '../../musher/github/client.js';
 import { composeEngine, type EngineConfig } from '../../musher/engine/compose-engine.js';

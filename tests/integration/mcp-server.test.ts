@@ -56,7 +56,7 @@ describe('sleds mcp', { timeout: 60_000 }, () => {
     worlds.push(w);
     const c = await connect(w);
     const { tools } = await c.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['answer', 'dispatch', 'estimate', 'handoff', 'intake', 'park', 'pickup', 'status']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['answer', 'dispatch', 'estimate', 'handoff', 'intake', 'park', 'pickup', 'plan', 'status']);
     const park = tools.find((t) => t.name === 'park')!;
     expect(Object.keys(park.inputSchema.properties ?? {}).sort()).toEqual(['options', 'question', 'taskId']);
     expect(park.inputSchema.required).toEqual(['question', 'options']);

@@ -4,7 +4,8 @@
  * held to the server: musher/server.ts dispatches from the table to one handler per route (musher/api/handlers.ts),
  * so a route answered outside the table, or a table entry with no handler, fails here.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { musherClient, type CallResult, type MusherClient } from '../../protocol/client/client.js';
@@ -171,6 +172,20 @@ describe('a real musher answers every route as the table says', { timeout: 120_0
     await held(client, 'handOff', { body: { sessionId: SESSION, to: 'sam' } }, 409, seen);
     await held(client, 'handoffsPrune', { body: { cwd: '/tmp' } }, 409, seen);
     await held(client, 'pickup', { body: { id: 'jd7k2m9qa45p', cwd: '/tmp' } }, 409, seen);
+
+    // A route (issue 14): a repository with one route file, loaded, shown, armed, put in auto, a node started.
+    const repo = join(w.home, 'route-repo');
+    mkdirSync(join(repo, '.sleds', 'routes'), { recursive: true });
+    execFileSync('git', ['init', '-q', repo]);
+    writeFileSync(join(repo, '.sleds', 'routes', 'eng-503.yml'), 'title: Exports\nnodes:\n  - id: schema\n    brief: a table\n  - id: mailer\n    brief: mail\n    depends_on: [schema]\n');
+    expect(must(await held(client, 'routeLoad', { body: { cwd: repo } }, 200, seen)).loaded).toEqual(['eng-503']);
+    await held(client, 'routes', {}, 200, seen);
+    expect(must(await held(client, 'route', { params: { key: 'eng-503' } }, 200, seen)).waves.map((wave) => wave.map((n) => n.nodeId))).toEqual([['schema'], ['mailer']]);
+    await held(client, 'routeArm', { params: { key: 'eng-503' }, body: {} }, 200, seen);
+    await held(client, 'routeMode', { params: { key: 'eng-503' }, body: { mode: 'auto' } }, 200, seen);
+    await held(client, 'routeStart', { body: { node: 'mailer' } }, 200, seen);
+    await held(client, 'routeDecisions', { params: { key: 'eng-503' } }, 200, seen);
+    await held(client, 'routePlan', { body: { cwd: repo, key: 'eng-600', title: 'Planned', nodes: [{ id: 'one', brief: 'do one' }] } }, 200, seen);
 
     await held(client, 'shutdown', {}, 200, seen);
 

@@ -8,7 +8,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../musher/store/db.js';
 import { LifecycleEvents } from '../../musher/store/lifecycle-events.js';
 import { RouteStore } from '../../musher/engine/route-store.js';
-import { parseRouteFile, type ParsedRoute } from '../../core/routes/route-file.js';
+import type { ParsedRoute } from '../../core/routes/route-file.js';
+import { parseRouteFile } from '../../musher/engine/route-yaml.js';
 
 /** The route store on real SQLite: two engines (two connections to one file) never both get a node. */
 const T = Date.UTC(2026, 11, 2, 9);

@@ -191,6 +191,6 @@ describe('the policy file schema', () => {
 
   it('a file that is not a mapping says what it should be', () => {
     const r = checkPolicyFile(['rules']);
-    expect(r.errors[0]!.message).toMatch(/expected a mapping of amber_at, worth, allowance, overnight, cheaper, rules, worth_values, handoff, tracker; got a list/);
+    expect(r.errors[0]!.message).toMatch(/expected a mapping of amber_at, worth, allowance, overnight, cheaper, rules, worth_values, handoff, tracker, engine; got a list/);
   });
 });

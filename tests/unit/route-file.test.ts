@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseRouteFile } from '../../core/routes/route-file.js';
+import { parseRouteFile } from '../../musher/engine/route-yaml.js';
 import { routeBand } from '../../core/routes/band.js';
 
 /** Route files (issue 14 § 1): every refusal is one line naming the file and the line that has it; waves are layers. */
