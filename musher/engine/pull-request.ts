@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { oneLine } from '../../core/format.js';
 import { withReceiptBlock } from '../../core/receipt/pr-block.js';
 import type { Clock } from '../clock.js';
 import type { GithubClient } from '../github/client.js';
@@ -140,11 +141,6 @@ function checksOf(rollup: string | undefined): PrStatus['checks'] {
   return 'PENDING'; // PENDING, EXPECTED
 }
 
-function oneLine(s: string, max = 500): string {
-  const t = s.replace(/\s+/g, ' ').trim();
-  return t.length > max ? `${t.slice(0, max - 1)}…` : t;
-}
-
 export function statusOf(n: z.infer<typeof PrNode>): PrStatus {
   const failing: PrStatus['failing'] = [];
   const rollup = n.commits.nodes.at(-1)?.commit.statusCheckRollup;
@@ -152,12 +148,12 @@ export function statusOf(n: z.infer<typeof PrNode>): PrStatus {
     if (!c) continue;
     const run = CheckRunNode.safeParse(c);
     if (run.success && run.data.conclusion && FAILED_RUN.has(run.data.conclusion)) {
-      failing.push({ name: run.data.name, summary: oneLine([run.data.title, run.data.summary].filter(Boolean).join(' — ') || run.data.conclusion.toLowerCase()) });
+      failing.push({ name: run.data.name, summary: oneLine([run.data.title, run.data.summary].filter(Boolean).join(' — ') || run.data.conclusion.toLowerCase(), 500) });
       continue;
     }
     const status = StatusContextNode.safeParse(c);
     if (status.success && (status.data.state === 'FAILURE' || status.data.state === 'ERROR')) {
-      failing.push({ name: status.data.context, summary: oneLine(status.data.description || status.data.state.toLowerCase()) });
+      failing.push({ name: status.data.context, summary: oneLine(status.data.description || status.data.state.toLowerCase(), 500) });
     }
   }
   const reviewComments: string[] = [];
@@ -263,7 +259,7 @@ export function prBody(i: PrBodyInput): string {
   ];
   if (i.decisions.length > 0) {
     lines.push('### Decisions', '');
-    for (const d of [...i.decisions].sort((a, b) => a.at - b.at)) lines.push(`- ${oneLine(d.question)} → **${oneLine(d.answer)}** (${d.answeredBy}, ${new Date(d.at).toISOString().slice(0, 16).replace('T', ' ')}Z)`);
+    for (const d of [...i.decisions].sort((a, b) => a.at - b.at)) lines.push(`- ${oneLine(d.question, 500)} → **${oneLine(d.answer, 500)}** (${d.answeredBy}, ${new Date(d.at).toISOString().slice(0, 16).replace('T', ' ')}Z)`);
     lines.push('');
   }
   lines.push('### Verified before this PR', '', i.verification, '', '_Opened by `sleds engine`. sleds never merges: a person does._');

@@ -1,4 +1,3 @@
-import type { IncomingMessage } from 'node:http';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { execFile } from 'node:child_process';

@@ -16,11 +16,12 @@ describe('policy: engine', () => {
       setup: null,
       include: [],
       portBlock: 10,
+      harness: null,
     });
   });
 
   it('a block fills each key it names and keeps the defaults of the rest; commands become argv', () => {
-    const r = repo({ mode: 'auto', concurrency: 3, lease: '5m', verify: { test: 'npm  test', types: 'npx tsc --noEmit' }, setup: 'npm ci', include: ['.env', 'config/local.json'] });
+    const r = repo({ mode: 'auto', concurrency: 3, lease: '5m', verify: { test: 'npm  test', types: 'npx tsc --noEmit' }, setup: 'npm ci', include: ['.env', 'config/local.json'], harness: 'codex' });
     expect(r.errors).toEqual([]);
     expect(r.policy!.engine).toEqual({
       mode: 'auto',
@@ -31,6 +32,7 @@ describe('policy: engine', () => {
       setup: ['npm', 'ci'],
       include: ['.env', 'config/local.json'],
       portBlock: 10,
+      harness: 'codex',
     });
   });
 
