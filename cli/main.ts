@@ -56,6 +56,14 @@ Usage:
   sleds keys trust <handle> [--yes] [--json] | trusted [--json] | untrust <handle> [--json]
                                 pin a teammate's keys from this checkout's roster (shows the fingerprints, asks);
                                 list the pinned keys; remove a pin
+  sleds routes [--json]         the routes (.sleds/routes/<key>.yml) with their line: nodes landed, time, dollars
+  sleds route show <key> [--json]  the waves, each node's state, band and PR
+  sleds route new <key> | load [<key>] | arm <key> [node…] | mode <key> approve|auto | decisions <key> [--json]
+  sleds start <route>/<node>    let an armed node of an approve-mode route start once it is ready
+  sleds engine [--once] [--json]
+                                run route nodes: each in its own worktree and headless session, checked, its PR
+                                followed to the merge (never merged by sleds); --once: one round
+  sleds engine install          a user service (systemd, launchd) that keeps the engine running
   sleds musher [run]            run the daemon in the foreground
   sleds musher start|stop|status
   sleds hook <Event>            (called by the harness) forward a hook event
@@ -241,6 +249,11 @@ async function dispatch(argv: string[], json: boolean): Promise<number> {
       return (await import('./route.js')).runRoute(rest, json);
     case 'start':
       return (await import('./start.js')).runStart(rest, json);
+    case 'engine': {
+      // The engine is its own process beside musher (its runs outlive it); it opens the store itself.
+      const { runEngine } = await import('../musher/engine/main.js');
+      return runEngine(rest, json);
+    }
     case 'tracker': {
       const { runTracker } = await import('./tracker.js');
       return runTracker(rest, json);

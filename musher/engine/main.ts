@@ -114,7 +114,10 @@ export async function runEngine(args: string[], json: boolean): Promise<number> 
     const report = await engine.tick();
     await engine.settle();
     if (json) process.stdout.write(`${JSON.stringify({ owner, ...report })}\n`);
-    else for (const line of describeReport(report)) process.stdout.write(`${line}\n`);
+    else {
+      const lines = describeReport(report);
+      for (const line of lines.length > 0 ? lines : ['nothing to do: no armed node is ready and none is under way — sleds route arm <key>, then sleds start <route>/<node> (approve mode)']) process.stdout.write(`${line}\n`);
+    }
     db.close();
     return report.errors.length > 0 ? 1 : 0;
   }
