@@ -60,9 +60,10 @@ Usage:
   sleds route show <key> [--json]  the waves, each node's state, band and PR
   sleds route new <key> | load [<key>] | arm <key> [node…] | mode <key> approve|auto | decisions <key> [--json]
   sleds start <route>/<node>    let an armed node of an approve-mode route start once it is ready
-  sleds engine [--once] [--json]
+  sleds engine [--once] [--every 15s] [--json]
                                 run route nodes: each in its own worktree and headless session, checked, its PR
-                                followed to the merge (never merged by sleds); --once: one round
+                                followed to the merge (never merged by sleds); --once: one round; --every: how
+                                often it looks at GitHub when no run is writing
   sleds engine install          a user service (systemd, launchd) that keeps the engine running
   sleds musher [run]            run the daemon in the foreground
   sleds musher start|stop|status

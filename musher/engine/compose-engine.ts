@@ -130,12 +130,23 @@ async function defaultBranchOf(repoRoot: string, remote: string): Promise<string
   return head ? head.slice(remote.length + 1) : 'main';
 }
 
+/** Runs git work on one repository one at a time: two fetches at once race for the same ref lock. */
+function perRepository() {
+  const tails = new Map<string, Promise<unknown>>();
+  return <T>(repo: string, work: () => Promise<T>): Promise<T> => {
+    const run = (tails.get(repo) ?? Promise.resolve()).then(work, work);
+    tails.set(repo, run.catch(() => undefined));
+    return run;
+  };
+}
+
 function gitWorktrees(c: EngineConfig, env: NodeJS.ProcessEnv): Worktrees {
+  const oneAtATime = perRepository();
   return {
-    baseFor: async (route) => mergedTip(route.repoRoot, c.remote, c.baseBranch ?? (await defaultBranchOf(route.repoRoot, c.remote)), []),
+    baseFor: (route) => oneAtATime(route.repoRoot, async () => mergedTip(route.repoRoot, c.remote, c.baseBranch ?? (await defaultBranchOf(route.repoRoot, c.remote)), [])),
     create: (route, node, baseRef, slot) => {
       const policy = c.repoPolicy(route.repoRoot);
-      return createWorktree({
+      return oneAtATime(route.repoRoot, () => createWorktree({
         repoRoot: route.repoRoot,
         routeKey: route.key,
         nodeId: node.nodeId,
@@ -145,11 +156,11 @@ function gitWorktrees(c: EngineConfig, env: NodeJS.ProcessEnv): Worktrees {
         include: policy.include,
         portBase: c.portStart + slot * policy.portBlock,
         env,
-      });
+      }));
     },
     remove: (route, path) => removeWorktree(route.repoRoot, path),
     commitAll: (path, message) => commitAll(path, message),
-    push: (_route, path, branch) => pushBranch(path, c.remote, branch),
+    push: (route, path, branch) => oneAtATime(route.repoRoot, () => pushBranch(path, c.remote, branch)),
     fieldBook: (path) => readFieldBook(path),
   };
 }

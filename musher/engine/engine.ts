@@ -84,7 +84,8 @@ export class Engine {
       if (n.leaseOwner === settings.owner) {
         if (store.renew(n.routeKey, n.nodeId, settings.owner, n.fencingToken, now, settings.leaseMs)) mine.push(n);
         else this.forget(n, 'its lease was taken by another engine');
-      } else if (n.leaseExpiresAt !== null && n.leaseExpiresAt <= now) {
+      } else if (n.state !== 'RECOVERY_REQUIRED' && n.leaseExpiresAt !== null && n.leaseExpiresAt <= now) {
+        // (A node that needs a person is left alone until they say it is safe: `recovered` queues it again.)
         const token = store.takeOver(n.routeKey, n.nodeId, settings.owner, now, settings.leaseMs);
         if (token !== null) {
           this.report.tookOver.push(keyOf(n));

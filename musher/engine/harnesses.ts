@@ -9,10 +9,10 @@ import type { EngineNode, Harnesses } from './ports.js';
  * `binaries.<name>` when set, else the adapter's binary on PATH. The environment is the engine's own plus where the
  * node is, so the agent's `park` verb and its setup know which node they belong to.
  */
-export function registryHarnesses(opts: { defaultHarness: string | null; binaries: SledsConfig['binaries']; env: NodeJS.ProcessEnv; portBase: (n: EngineNode) => number }): Harnesses {
+export function registryHarnesses(opts: { defaultHarness: (node: EngineNode) => string | null; binaries: SledsConfig['binaries']; env: NodeJS.ProcessEnv; portBase: (n: EngineNode) => number }): Harnesses {
   return {
     forNode(node) {
-      const id = node.harness ?? opts.defaultHarness;
+      const id = node.harness ?? opts.defaultHarness(node);
       if (!id) return { ok: false, error: "no harness named — give the node `harness:` in its route file, or set `engine.harness` in .sleds/policy.yml" };
       const found = harnessById(id);
       if (!found.ok) return { ok: false, error: found.error };

@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { homedir, hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { resolvePaths } from '../../core/paths.js';
+import { parseDuration } from '../../core/policy/duration.js';
 import type { RunStateName } from '../../core/lifecycle/run.js';
 import { systemClock } from '../clock.js';
 import { loadConfig } from '../config/load.js';
@@ -30,10 +31,11 @@ import type { EnginePolicy } from '../../core/policy/schema.js';
  */
 
 const PORT_START = 41_000;
-/** How long the loop waits for a run's stream between rounds when nothing happens (a merge on GitHub, a reset). */
+/** How long the loop waits for a run's stream between rounds when nothing happens (a merge on GitHub, a reset); `--every`. */
 const IDLE_MS = 15_000;
 
-const realWait = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
+// Not unref'd: this wait is what keeps the foreground engine alive between rounds (its runs are detached).
+const realWait = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 function repoPolicyOf(loader: PolicyLoader): (repoRoot: string) => RepoEnginePolicy {
   return (repoRoot) => {
@@ -64,6 +66,17 @@ export async function runEngine(args: string[], json: boolean): Promise<number> 
   if (args[0] === 'install') return installUnit(json);
   tightenUmask(0o077);
   const once = args.includes('--once');
+  const everyAt = args.indexOf('--every');
+  let idleMs = IDLE_MS;
+  if (everyAt >= 0) {
+    const every = parseDuration(args[everyAt + 1]);
+    if (!every.ok || every.ms < 1000) {
+      const error = `--every: ${every.ok ? 'at least 1s' : every.error}`;
+      process.stdout.write(json ? `${JSON.stringify({ error })}\n` : `sleds: ${error}\n`);
+      return 2;
+    }
+    idleMs = every.ms;
+  }
   const home = homedir();
   const paths = resolvePaths(process.env, home);
   for (const dir of [paths.dataDir, paths.stateDir]) mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -86,7 +99,13 @@ export async function runEngine(args: string[], json: boolean): Promise<number> 
   });
   const db = openStore(paths.dbFile);
   const owner = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
-  const harnesses = registryHarnesses({ defaultHarness: user.harness ?? null, binaries: config.binaries, env: process.env, portBase: () => PORT_START });
+  // The seat's harness for a node whose route names none: its repository's policy (engine.harness), else the user's.
+  let routeStore: { route(key: string): { repoRoot: string } | null } | null = null;
+  const defaultHarness = (n: { routeKey: string }) => {
+    const repo = routeStore?.route(n.routeKey)?.repoRoot ?? null;
+    return (repo ? policy.forDirectory(repo).policy.engine.harness : null) ?? user.harness;
+  };
+  const harnesses = registryHarnesses({ defaultHarness, binaries: config.binaries, env: process.env, portBase: () => PORT_START });
   const { engine, store } = composeEngine({
     db,
     clock,
@@ -109,6 +128,7 @@ export async function runEngine(args: string[], json: boolean): Promise<number> 
       packMaxChars: 60_000,
     },
   });
+  routeStore = store;
 
   if (once) {
     const report = await engine.tick();
@@ -140,7 +160,7 @@ export async function runEngine(args: string[], json: boolean): Promise<number> 
       const states = store.routes().flatMap((r) => store.nodes(r.key)).filter((n) => n.armed && !['COMPLETED', 'FAILED', 'CANCELLED'].includes(n.run.state)).map((n) => n.run.state);
       process.stdout.write(`\r\x1b[2Ksleds engine · ${counts(states)} · Ctrl-C stops the engine, not its runs`);
     }
-    await engine.activity(IDLE_MS, realWait);
+    await engine.activity(idleMs, realWait);
   }
   if (tty) process.stdout.write('\n');
   await engine.settle();

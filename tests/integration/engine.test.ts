@@ -102,7 +102,7 @@ async function world(opts: { owner?: string; checks?: Record<string, string>; ro
     packMaxChars: 40_000,
   };
   const log = { lines: [] as string[], info: (l: string) => log.lines.push(l), warn: (l: string) => log.lines.push(`warn: ${l}`) };
-  const harnesses = registryHarnesses({ defaultHarness: 'plain', binaries: DEFAULT_CONFIG.binaries, env, portBase: () => 41000 });
+  const harnesses = registryHarnesses({ defaultHarness: () => 'plain', binaries: DEFAULT_CONFIG.binaries, env, portBase: () => 41000 });
   const { engine, store } = composeEngine({ db, clock, log, github, harnesses, runner: processRunner(), env, config });
   const parsed = parseRouteFile(opts.route, { path: '.sleds/routes/eng-503.yml', harnesses: ['plain'] });
   if (!parsed.ok) throw new Error(parsed.error);
@@ -247,7 +247,7 @@ nodes:
       clock: w.clock,
       log: { info: () => undefined, warn: () => undefined },
       github: new GithubClient({ token: async () => ({ ok: true, token: TOKEN, source: 'secret-store' }), clock: w.clock, baseUrl: w.gh.apiUrl, sleep: async () => undefined }),
-      harnesses: registryHarnesses({ defaultHarness: 'plain', binaries: DEFAULT_CONFIG.binaries, env: { ...process.env, PATH: `${join(w.root, 'bin')}:${process.env.PATH ?? ''}`, PLAIN_HOME: w.plainHome }, portBase: () => 42000 }),
+      harnesses: registryHarnesses({ defaultHarness: () => 'plain', binaries: DEFAULT_CONFIG.binaries, env: { ...process.env, PATH: `${join(w.root, 'bin')}:${process.env.PATH ?? ''}`, PLAIN_HOME: w.plainHome }, portBase: () => 42000 }),
       runner: processRunner(),
       env: process.env,
       config: { owner: 'host-b:2:bbbb', concurrency: 2, leaseMs: 120_000, repoPolicy: () => ({ checks: [], maxVerifyAttempts: 3, setup: [], include: [], portBlock: 10 }), portStart: 42000, remote: 'origin', baseBranch: null, worktreesDir: join(w.root, 'worktrees'), runsDir: join(w.root, 'runs'), unknownResetWaitMs: 60_000, packMaxChars: 40_000 },
