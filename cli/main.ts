@@ -107,9 +107,10 @@ async function main(argv: string[]): Promise<number> {
  * The CLI that install links and wires into the harnesses: this one when it is the compiled CLI; run from source
  * (cli/main.ts under tsx), the package's compiled one, since a harness runs `node <cli>` without a loader.
  */
-async function shippedCli(self: string): Promise<string> {
-  const { isSourceEntry } = await import('../core/cli-entry.js');
-  return isSourceEntry(self) ? (await import('../musher/package-root.js')).cliMainPath() : self;
+async function shippedCli(_self: string): Promise<string> {
+  // Always the package's compiled dist/cli/main.js, whatever runs now (the sources under tsx, the test suite's fresh
+  // compile): a harness runs the command it is given with a bare node.
+  return (await import('../musher/package-root.js')).cliMainPath();
 }
 
 async function dispatch(argv: string[], json: boolean): Promise<number> {

@@ -4,7 +4,7 @@ import { homedir } from 'node:os';
 import { askMusher, reportRefusal } from './musher-call.js';
 import { findHarnessBinary } from '../musher/config/cli-settings.js';
 import { resumeArgv } from '../harnesses/resume-plan.js';
-import { allHarnesses, storedHarness } from '../harnesses/registry.js';
+import { sessionHarnesses, storedHarness } from '../harnesses/registry.js';
 import { cdAndRun } from '../core/shell-quote.js';
 import { seatHandle } from '../musher/handoff/keys.js';
 import { runKeysTrust } from './keys-trust.js';
@@ -39,9 +39,9 @@ export async function runPickup(args: string[], json: boolean): Promise<number> 
   }
   const want = flag(args, '--harness');
   // --harness names a harness by its binary, as a person runs it.
-  const wanted = want === null ? null : (allHarnesses().find((a) => a.binary.name === want) ?? null);
+  const wanted = want === null ? null : (sessionHarnesses().find((a) => a.binary.name === want) ?? null);
   if (want !== null && !wanted) {
-    return fail(`--harness takes ${allHarnesses().map((a) => a.binary.name).join(' or ')}, not '${want}'`, 2);
+    return fail(`--harness takes ${sessionHarnesses().map((a) => a.binary.name).join(' or ')}, not '${want}'`, 2);
   }
   // A pickup fetches from the remote and checks out a worktree: give it time.
   const ask = () => askMusher('pickup', { body: { id: id.toLowerCase(), cwd: process.cwd() } }, 120_000);

@@ -70,6 +70,14 @@ export function allHarnesses(): HarnessAdapter[] {
   return [...registered.values()];
 }
 
+/**
+ * The harnesses sleds keeps sessions of (its hooks run inside them: walls, the picker's dispatch, hand-offs and
+ * pickups). The others (Gemini CLI, OpenCode, Cursor's agent) run route nodes headless only.
+ */
+export function sessionHarnesses(): HarnessAdapter[] {
+  return allHarnesses().filter((a) => knownHarnessId(a.id) !== null);
+}
+
 /** Adds an adapter (a harness folder outside the built-in list: the test-only minimal adapter). Ids are unique. */
 export function registerHarness(adapter: HarnessAdapter): void {
   if (registered.has(adapter.id)) throw new Error(`harness '${adapter.id}' is registered already`);

@@ -2,7 +2,7 @@ import { pickupCommand, type HarnessWords } from '../../core/handoff/answer.js';
 import type { PickupWay } from '../../core/notify/messages.js';
 import { DEFAULT_HARNESS_ID } from '../../harnesses/hook-defaults.js';
 import type { HarnessAdapter } from '../../harnesses/port.js';
-import { allHarnesses, harnessById, knownHarnessId } from '../../harnesses/registry.js';
+import { harnessById, sessionHarnesses } from '../../harnesses/registry.js';
 
 /** What the hand-off answers say of one harness, from its adapter (core/handoff/answer.ts names none). */
 export function wordsOf(adapter: HarnessAdapter): HarnessWords {
@@ -31,7 +31,7 @@ export function harnessWords(id: string): HarnessWords {
  */
 function adapterOfRosterEntry(entry: string): HarnessAdapter | null {
   const e = entry.toLowerCase();
-  return allHarnesses().find((a) => knownHarnessId(a.id) !== null && [a.id, a.binary.name, a.displayName.toLowerCase()].some((w) => e.includes(w))) ?? null;
+  return sessionHarnesses().find((a) => [a.id, a.binary.name, a.displayName.toLowerCase()].some((w) => e.includes(w))) ?? null;
 }
 
 /**
@@ -52,6 +52,6 @@ export function pickupWays(handoffId: string): PickupWay[] {
 
 /** Every harness's words, the default first: a message that cannot know the reader's harness lists them all. */
 export function everyHarnessWords(): HarnessWords[] {
-  const all = allHarnesses().filter((a) => knownHarnessId(a.id) !== null).map(wordsOf);
+  const all = sessionHarnesses().map(wordsOf);
   return [...all.filter((w) => w.id === DEFAULT_HARNESS_ID), ...all.filter((w) => w.id !== DEFAULT_HARNESS_ID)];
 }

@@ -5,7 +5,7 @@ import { formatShortTime } from '../../core/exits/words.js';
 import { modelFitsProvider, modelLadder } from '../../core/picker/models.js';
 import { DEFAULT_HARNESS_ID } from '../../harnesses/hook-defaults.js';
 import type { HarnessAdapter } from '../../harnesses/port.js';
-import { allHarnesses, harnessById } from '../../harnesses/registry.js';
+import { harnessById, sessionHarnesses } from '../../harnesses/registry.js';
 import type { DispatchAnswer, DispatchRequest, HarnessCommand, PickerAnswer, PickerHarness, PickerRow } from '../../core/picker/row.js';
 import { buildPicker, type PickerBar } from '../../core/picker/rows.js';
 import { rowTitle } from '../../core/picker/words.js';
@@ -29,7 +29,7 @@ export const DEFAULT_MODELS: Readonly<Record<string, string>> = { anthropic: 'cl
 
 /** The harnesses the picker offers: the registry's, in its order, those whose provider has a model to start from. */
 function pickerHarnesses(): HarnessAdapter[] {
-  return allHarnesses().filter((a) => DEFAULT_MODELS[a.provider] !== undefined);
+  return sessionHarnesses().filter((a) => DEFAULT_MODELS[a.provider] !== undefined);
 }
 /** How long a dispatched command may take to be started and still join its task. */
 export const DISPATCH_CLAIM_MS = 60 * 60_000;

@@ -213,7 +213,7 @@ describe('the policy loader', () => {
   it('a file that is a list, not a mapping, is one line at line 1', () => {
     const w = world();
     writeFileSync(w.teamFile, '- hold\n- ask\n');
-    expect(w.loader.forDirectory(w.repo).errors).toEqual(['.sleds/policy.yml:1: expected a mapping of amber_at, worth, allowance, overnight, cheaper, rules, worth_values, handoff, tracker; got a list']);
+    expect(w.loader.forDirectory(w.repo).errors).toEqual(['.sleds/policy.yml:1: expected a mapping of amber_at, worth, allowance, overnight, cheaper, rules, worth_values, handoff, tracker, engine; got a list']);
   });
 });
 
