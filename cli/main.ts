@@ -10,7 +10,7 @@ const USAGE = `sleds — keeps you moving when your AI seat runs out
 Usage:
   sleds demo [--keep] [--json]  the whole story (a wall, its exits, a hand-off, the pickup) in temporary homes:
                                 no seat, no key, no network; --keep leaves the homes for a look
-  sleds install                 wire sleds into Claude Code (plugin, statusline) and start musher
+  sleds install                 wire sleds into the harnesses it finds (plugin, hooks, statusline) and start musher
   sleds uninstall               undo everything install changed
   sleds doctor [--json]         what is wired and what is not, line by line
   sleds status [--json]         bars, today's spend, sessions, walls
@@ -29,7 +29,7 @@ Usage:
                                 one snapshot: its git state, transcript and brief
   sleds handoffs [--json]       hand-offs sent and received: state, pickup, expiry
   sleds handoffs prune          remove the expired ones from this repository's remote
-  sleds pickup <id> [--harness claude|codex]
+  sleds pickup <id> [--harness <binary>]
                                 pick up a teammate's hand-off here and start the session
   sleds jobs [--json]           held, deferred and scheduled resumes: when, state, result
   sleds tasks [--json]          the tasks: state, worth, type, title

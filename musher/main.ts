@@ -56,7 +56,7 @@ export async function runMusher(opts: { background: boolean }): Promise<number> 
           if (now - lastDraw < 250 && done < total) return;
           lastDraw = now;
           const pct = total > 0 ? Math.floor((done / total) * 100) : 100;
-          process.stderr.write(`\rsleds: reading Claude Code history ${(done / 1e6).toFixed(0)} of ${(total / 1e6).toFixed(0)} MB (${pct}%)  `);
+          process.stderr.write(`\rsleds: reading session history ${(done / 1e6).toFixed(0)} of ${(total / 1e6).toFixed(0)} MB (${pct}%)  `);
         }
       : undefined,
   });

@@ -423,12 +423,6 @@ describe('architecture', () => {
     const names = (text: string): boolean => words.has(text) || displayNames.test(text);
     // Files that still name one, and why; each entry leaves when its file is swept (the rule then says to drop it).
     const allowed = new Map<string, string>([
-      ['musher/main.ts', 'TODO(A): moved by the composition root'],
-      ['musher/app.ts', 'TODO(A): moved by the composition root'],
-      ['musher/server.ts', 'TODO(A): moved by the composition root'],
-      ['musher/compose.ts', 'TODO(A): moved by the composition root'],
-      ['musher/walls/daemon-wiring.ts', 'TODO(A): moved by the composition root'],
-      ['musher/walls/wiring.ts', 'TODO(A): moved by the composition root'],
       // Words that are the harness's but are not a harness's name at all:
       ['core/usage-endpoint.ts', "a model's vendor word dropped from its display name ('Claude Opus 5' → opus): a model family, not the harness"],
       ['core/forecast/replay.ts', "recorded traces label each bar's provider 'claude'/'codex' (bench/ and tests/fixtures/ traces): a file format"],
@@ -446,7 +440,6 @@ describe('architecture', () => {
       ['core/sled-command.ts', 'the /sled help text says how Codex users type a verb; TODO: from the adapters\' sledCommand'],
       ['musher/quota/credentials.ts', "Claude Code's keychain entry and credentials file (the usage endpoint is Claude's); TODO: the usage endpoint source moves to harnesses/claude-code/"],
       ['mcp-server/tools.ts', 'the pickup tool names the session\'s harness; mcp-server may not load harnesses/: TODO: PickupReply carries the display name (server.ts is Part A\'s)'],
-      ['cli/main.ts', "the help text: 'wire sleds into Claude Code', '--harness claude|codex'"],
       ['cli/demo/script.ts', "the demo's story ('jake works in Claude Code'), shown as a recording of one"],
     ]);
     const dirs = ['core', 'hooks', 'statusline', 'mcp-server', 'musher', 'cli', 'protocol', 'bench', 'scripts'].filter(isDir);
