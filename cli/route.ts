@@ -14,7 +14,7 @@ import { fail } from './fail.js';
  * is now; a file that does not pass is refused with its one file:line line.
  */
 
-const USAGE = 'route takes new <key>, load [<key>], show <key>, arm <key> [node…], mode <key> approve|auto, decisions <key>';
+const USAGE = 'route takes new <key>, load [<key>], show <key>, arm <key> [node…], mode <key> approve|auto, answer <route>/<node> <answer…>, decisions <key>';
 
 function out(json: boolean, body: unknown, text: string): number {
   process.stdout.write(json ? `${JSON.stringify(body, null, 2)}\n` : `${text}\n`);
@@ -75,6 +75,15 @@ export async function runRoute(args: string[], json: boolean): Promise<number> {
   const words = args.filter((a) => !a.startsWith('--'));
   const [sub, key, ...rest] = words;
   if (sub === undefined) return fail(USAGE, 2);
+  if (sub === 'answer') {
+    // `<route>/<node>` (or a node id only one route has): checked by musher, which knows the routes.
+    const answer = [...rest].join(' ').trim();
+    if (!key || !answer) return fail('route answer takes a node and the answer — e.g. sleds route answer eng-503/mailer "send a link, not the file"', 2);
+    const res = await askMusher('routeAnswer', { body: { node: key, answer, by: process.env.USER || undefined } });
+    if (!res) return 1;
+    if (!res.ok) return reportRefusal(res, json);
+    return out(json, res.body, `${res.body.key}/${res.body.node}: answered — the engine resumes it with your answer`);
+  }
   if (key !== undefined && !ROUTE_ID.test(key)) return fail(`'${key}' is not a route key (lowercase letters, digits and '-', e.g. eng-503)`, 2);
   switch (sub) {
     case 'new': {

@@ -67,6 +67,8 @@ export const RouteArmRequest = z.object({ nodes: z.array(z.string().min(1)).null
 export const RouteModeRequest = z.object({ mode: z.enum(['approve', 'auto'], { error: 'approve or auto' }) });
 /** `POST /v1/routes/start`: `<route>/<node>`, or a node id alone when one route has it. */
 export const RouteStartRequest = z.object({ node: z.string().min(1).max(81) });
+/** A person's answer to a node's parked question (`sleds route answer <route>/<node> <answer…>`). */
+export const RouteAnswerRequest = z.object({ node: z.string().min(1).max(81), answer: z.string().trim().min(1).max(4000), by: z.string().trim().min(1).max(80).optional() });
 
 /** A node as the MCP `plan` verb takes it (the route file's own field names). */
 export const PlanNode = z.object({

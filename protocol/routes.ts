@@ -83,6 +83,7 @@ export const ROUTES = {
   routeLoad: route({ method: 'POST', path: '/v1/routes/load', body: Q.RouteLoadRequest, reply: R.RouteLoadReply, callers: ['cli'] }),
   routePlan: route({ method: 'POST', path: '/v1/routes/plan', body: Q.RoutePlanRequest, reply: R.RoutePlanReply, callers: ['mcp'] }),
   routeStart: route({ method: 'POST', path: '/v1/routes/start', body: Q.RouteStartRequest, reply: R.RouteStartReply, callers: ['cli'] }),
+  routeAnswer: route({ method: 'POST', path: '/v1/routes/answer', body: Q.RouteAnswerRequest, reply: R.RouteAnswerReply, callers: ['cli'] }),
   route: route({ method: 'GET', path: '/v1/routes/:key', reply: R.RouteShowReply, callers: ['cli'] }),
   routeArm: route({ method: 'POST', path: '/v1/routes/:key/arm', body: Q.RouteArmRequest, reply: R.RouteArmReply, callers: ['cli'] }),
   routeMode: route({ method: 'POST', path: '/v1/routes/:key/mode', body: Q.RouteModeRequest, reply: R.RouteArmReply, callers: ['cli'] }),

@@ -359,6 +359,7 @@ export const RouteListReply = z.looseObject({ routes: z.array(RouteSummaryReply)
 export const RouteShowReply = z.looseObject({ route: RouteRowReply, waves: z.array(z.array(RouteNodeReply)), band: RouteBandReply.nullable(), line: z.string() });
 export const RouteLoadReply = z.looseObject({ repoRoot: z.string(), loaded: z.array(z.string()) });
 export const RouteArmReply = z.looseObject({ key: z.string(), armed: z.array(z.string()), mode: z.enum(['approve', 'auto']) });
+export const RouteAnswerReply = z.looseObject({ key: z.string(), node: z.string(), question: z.string(), answer: z.string() });
 export const RouteStartReply = z.looseObject({ key: z.string(), node: z.string(), state: z.string(), ready: z.boolean(), waitingFor: z.array(z.string()) });
 export const RouteDecisionsReply = z.looseObject({
   key: z.string(),

@@ -198,6 +198,7 @@ export const HANDLERS = {
   routeLoad: async (s, r) => answered(await verbs(s).load(r.body)),
   routePlan: async (s, r) => answered(await verbs(s).plan(r.body)),
   routeStart: (s, r) => answered(verbs(s).start(r.body)),
+  routeAnswer: (s, r) => answered(verbs(s).answer(r.body, s.core.clock.now())),
   route: (s, r) => answered(verbs(s).show(r.params.key!)),
   routeArm: (s, r) => answered(verbs(s).arm(r.params.key!, r.body)),
   routeMode: (s, r) => answered(verbs(s).mode(r.params.key!, r.body)),

@@ -17,6 +17,7 @@ import { checksFromPolicy } from '../../musher/engine/verify.js';
 import type { Engine } from '../../musher/engine/engine.js';
 import { registryHarnesses } from '../../musher/engine/harnesses.js';
 import { processRunner } from '../../musher/engine/runner.js';
+import { routeVerbs } from '../../musher/engine/routes-api.js';
 import type { RouteStore } from '../../musher/engine/route-store.js';
 import { DEFAULT_CONFIG } from '../../musher/config/schema.js';
 import { openStore } from '../../musher/store/db.js';
@@ -217,6 +218,37 @@ nodes:
     const second = readFileSync(join(w.plainHome, 'sessions', `${api.sessionId}.log`), 'utf8');
     expect(second).toContain('api.ts lacks export');
     expect(git(w.bare, 'show', 'sleds/eng-503/api:api.ts')).toBe('export const api = 1;');
+  });
+
+  it('a node that asks waits for a person while its sibling lands; the answer resumes it in its session and lands it', async () => {
+    const w = await world({
+      route: `title: t
+nodes:
+  - id: mailer
+    brief: |
+      @ask Send the export as a file or as a link?
+      @after a-link-please @write mailer.txt link
+  - id: docs
+    brief: "@write docs.md exports"
+`,
+    });
+    await w.until(() => w.state('mailer') === 'WAITING_FOR_INPUT' && w.state('docs') === 'AWAITING_MERGE', 'mailer asks, docs awaits its merge');
+    // Nothing after the question was blocked: docs lands in the meantime.
+    w.gh.mergePull(SLUG, pullOf(w, 'docs')!, 'dana');
+    await w.until(() => w.state('docs') === 'COMPLETED', 'docs landed');
+    expect(w.state('mailer')).toBe('WAITING_FOR_INPUT');
+    // An answer to a node that asks nothing is refused; the person's answer to mailer is kept with a name and a time.
+    const verbs = routeVerbs({ store: w.store, harnesses: ['plain'], defaultMode: () => 'auto' });
+    expect(verbs.answer(JSON.stringify({ node: 'eng-503/docs', answer: 'x' }), w.clock.now())).toMatchObject({ status: 409 });
+    expect(verbs.answer(JSON.stringify({ node: 'eng-503/mailer', answer: 'a-link-please', by: 'dana' }), w.clock.now())).toMatchObject({ status: 200, body: { question: 'Send the export as a file or as a link?' } });
+    await w.until(() => w.state('mailer') === 'AWAITING_MERGE', 'mailer resumed and awaiting merge');
+    const mailer = w.store.node('eng-503', 'mailer')!;
+    expect(git(w.bare, 'show', 'sleds/eng-503/mailer:mailer.txt')).toBe('link');
+    // Resumed in its own session, with the answer in its pack; the decision is on the route and in the PR.
+    expect(w.starts().filter((l) => l.startsWith(mailer.sessionId!))).toHaveLength(2);
+    expect(readFileSync(join(w.plainHome, 'sessions', `${mailer.sessionId}.log`), 'utf8')).toContain('a-link-please');
+    expect(w.store.decisions('eng-503')).toMatchObject([{ nodeId: 'mailer', question: 'Send the export as a file or as a link?', answer: 'a-link-please', answeredBy: 'dana', source: 'cli' }]);
+    expect(w.gh.pull(SLUG, mailer.prNumber!)!.body).toContain('a-link-please');
   });
 
   it('a node whose worktree cannot be made needs a person, with git’s error, and the rest of the route goes on', async () => {

@@ -93,6 +93,8 @@ function must<N extends RouteName>(r: CallResult<N>): Extract<CallResult<N>, { o
 
 /** Routes the one-seat world reaches only as a refusal: a hand-off needs a roster and a remote (the team below). */
 const REFUSED_ONLY: RouteName[] = ['handOff', 'handoffsPrune', 'pickup'];
+/** An answer needs a node that asks (tests/integration/engine.test.ts answers one): here it is refused. */
+const ANSWER_REFUSED: RouteName[] = ['routeAnswer'];
 
 describe('a real musher answers every route as the table says', { timeout: 120_000 }, () => {
   it('each reply parses by its route schema', async () => {
@@ -184,6 +186,8 @@ describe('a real musher answers every route as the table says', { timeout: 120_0
     await held(client, 'routeArm', { params: { key: 'eng-503' }, body: {} }, 200, seen);
     await held(client, 'routeMode', { params: { key: 'eng-503' }, body: { mode: 'auto' } }, 200, seen);
     await held(client, 'routeStart', { body: { node: 'mailer' } }, 200, seen);
+    // mailer asks nothing: an answer to it is refused (the engine's test answers a node that asks).
+    await held(client, 'routeAnswer', { body: { node: 'eng-503/mailer', answer: 'a link' } }, 409, seen);
     await held(client, 'routeDecisions', { params: { key: 'eng-503' } }, 200, seen);
     await held(client, 'routePlan', { body: { cwd: repo, key: 'eng-600', title: 'Planned', nodes: [{ id: 'one', brief: 'do one' }] } }, 200, seen);
 
@@ -191,7 +195,7 @@ describe('a real musher answers every route as the table says', { timeout: 120_0
 
     // Every entry was called; all but the few this world cannot set up answered with their success reply.
     expect(TABLE.map(([n]) => n).filter((n) => !seen.has(n))).toEqual([]);
-    expect([...seen].filter(([, status]) => status >= 300).map(([n]) => n).sort()).toEqual([...REFUSED_ONLY].sort());
+    expect([...seen].filter(([, status]) => status >= 300).map(([n]) => n).sort()).toEqual([...REFUSED_ONLY, ...ANSWER_REFUSED].sort());
   });
 });
 

@@ -4,7 +4,7 @@
 // tool calls:
 //   @write <path> <text>            write a file in the cwd (its tool call)
 //   @after <marker> @write <p> <t>  only when the prompt holds <marker> (e.g. feedback from failed checks)
-//   @ask <question>                 ask, and end the turn, unless the prompt holds "Answer:"
+//   @ask <question>                 ask, and end the turn, unless the prompt says its question was answered
 //   @limit <resetsAt epoch s>       refused at a limit, unless the prompt holds "limit has reset"
 //   @hold <file>                    before ending, wait until <file> exists (the test lets it finish)
 // Every start is logged to $PLAIN_HOME/starts.log ("<session> new|resume"), each session's prompts to
@@ -59,7 +59,7 @@ async function main() {
       continue;
     }
     const a = /^@ask (.*)$/.exec(l);
-    if (a && !has('Answer:')) {
+    if (a && !has('question was answered')) {
       out({ e: 'ask', text: a[1] });
       out({ e: 'end', ok: true, text: 'waiting for an answer' });
       return;
