@@ -277,7 +277,7 @@ const Engine = z.strictObject({
   include: z.array(z.string().trim().min(1)).optional(),
   port_block: z.number().int().min(1).max(1000).optional(),
   // The seat's harness for nodes whose route file names none (checked against the registry where it is used).
-  harness: z.string().trim().regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'expected a harness id such as claude-code').optional(),
+  harness: z.string().trim().regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'expected a harness id (lowercase letters, digits and -, as `sleds doctor` names them)').optional(),
 });
 
 const Cheaper = z.record(z.string(), z.string().trim().min(1).nullable());

@@ -1,6 +1,6 @@
 import { harnessById } from '../../harnesses/registry.js';
-import { BINARY_NAMES, configuredBinary, type SledsConfig } from '../config/schema.js';
-import { findBinary } from '../find-binary.js';
+import type { SledsConfig } from '../config/schema.js';
+import { findHarnessBinary } from '../resume/binaries.js';
 import type { EngineNode, Harnesses } from './ports.js';
 
 /**
@@ -9,7 +9,7 @@ import type { EngineNode, Harnesses } from './ports.js';
  * `binaries.<name>` when set, else the adapter's binary on PATH. The environment is the engine's own plus where the
  * node is, so the agent's `park` verb and its setup know which node they belong to.
  */
-export function registryHarnesses(opts: { defaultHarness: (node: EngineNode) => string | null; binaries: SledsConfig['binaries']; env: NodeJS.ProcessEnv; portBase: (n: EngineNode) => number }): Harnesses {
+export function registryHarnesses(opts: { defaultHarness: (node: EngineNode) => string | null; binaries: SledsConfig['binaries']; env: NodeJS.ProcessEnv; home: string; portBase: (n: EngineNode) => number }): Harnesses {
   return {
     forNode(node) {
       const id = node.harness ?? opts.defaultHarness(node);
@@ -17,8 +17,7 @@ export function registryHarnesses(opts: { defaultHarness: (node: EngineNode) => 
       const found = harnessById(id);
       if (!found.ok) return { ok: false, error: found.error };
       const name = found.adapter.binary.name;
-      const setting = (BINARY_NAMES as readonly string[]).includes(name) ? configuredBinary(opts.binaries, name as (typeof BINARY_NAMES)[number]) : null;
-      const bin = findBinary(name, setting, opts.env.PATH);
+      const bin = findHarnessBinary(name, opts.binaries, opts.env.PATH, opts.home);
       if (!bin.bin) return { ok: false, error: `${found.adapter.displayName} (${name}) was not found (${bin.how}) — install ${found.adapter.binary.installs} or set binaries.${name} in config.yml` };
       const env: Record<string, string> = {};
       for (const [k, v] of Object.entries(opts.env)) if (v !== undefined) env[k] = v;

@@ -105,7 +105,7 @@ export async function runEngine(args: string[], json: boolean): Promise<number> 
     const repo = routeStore?.route(n.routeKey)?.repoRoot ?? null;
     return (repo ? policy.forDirectory(repo).policy.engine.harness : null) ?? user.harness;
   };
-  const harnesses = registryHarnesses({ defaultHarness, binaries: config.binaries, env: process.env, portBase: () => PORT_START });
+  const harnesses = registryHarnesses({ defaultHarness, binaries: config.binaries, env: process.env, home, portBase: () => PORT_START });
   const { engine, store } = composeEngine({
     db,
     clock,

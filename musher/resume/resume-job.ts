@@ -13,16 +13,12 @@ import type { HeadlessHandle, ResumeOutcome, ResumeRunner } from './runner.js';
  * holds), runs it, and keeps the outcome as the job's result.
  */
 
-export interface Binaries {
-  claude: string | null;
-  codex: string | null;
-  tmux: string | null;
-}
+/** The binaries musher runs, by name: each harness's (its adapter's binary name, as config.yml's binaries keys) and tmux. */
+export type Binaries = Readonly<Record<string, string | null>> & { readonly tmux: string | null };
 
 /** The binary found for a harness (by the adapter's binary name), or null. */
 export function harnessBinary(bins: Binaries, harness: HarnessId): string | null {
-  const name = builtInHarness(harness).binary.name;
-  return name === 'claude' || name === 'codex' ? bins[name] : null;
+  return bins[builtInHarness(harness).binary.name] ?? null;
 }
 
 export interface ResumeJobDeps {

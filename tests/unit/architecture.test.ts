@@ -429,8 +429,6 @@ describe('architecture', () => {
       // Settings and stored formats keyed by a harness's binary or id: a new harness adds its key there.
       ['musher/config/schema.ts', "config.yml's binaries.<name> keys (claude, codex, tmux, …): the settings file's format"],
       ['musher/config/cli-settings.ts', 'SLEDS_<NAME>_BIN, the variables that override config.yml\'s binaries.<name>: the settings\' format'],
-      ['musher/resume/binaries.ts', 'the Binaries record musher resolves, keyed by binary name like config.yml\'s binaries (its lookup takes the installers\' places from the adapter)'],
-      ['musher/resume/resume-job.ts', 'harnessBinary picks the adapter\'s binary out of that Binaries record'],
       ['cli/doctor.ts', "the install state file's plugin.method value 'claude' (installed through `claude plugin`): a stored format"],
       ['core/snapshot.ts', "the snapshot manifest's harness field, validated in core where a hostile bundle is parsed; TODO: check it against the registry in musher/handoff and widen it to an id"],
       // Sentences still written for one harness: TODO, each takes the adapter's displayName when its owner moves.
