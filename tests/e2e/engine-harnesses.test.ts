@@ -4,8 +4,7 @@
  * stdin, the harness's own write tool making the file, the stream read into the run's states, the push, the pull
  * request on the fake GitHub, and the person's merge completing the node. The engine names neither harness.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -18,6 +17,7 @@ import { processRunner } from '../../musher/engine/runner.js';
 import { GithubClient } from '../../musher/github/client.js';
 import { openStore } from '../../musher/store/db.js';
 import { startFakeGithub } from '../support/fake-github.js';
+import { AGENT_GIT_IDENTITY, git, routeRepo } from '../support/route-repo.js';
 import { startFakeAnthropic, waitFor, type RecordedRequest } from './harness/index.js';
 import { ensureGeminiBinary } from './harness/gemini-binary.js';
 import { makeGeminiHome, startFakeGemini } from './harness/fake-gemini.js';
@@ -29,10 +29,6 @@ const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@x', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@x' } }).trim();
-}
 
 interface HarnessWorld {
   bin: string;
@@ -79,17 +75,7 @@ describe.each(['gemini-cli', 'opencode'] as const)('a route node in %s through s
     const w = await WORLDS[harness]!();
     const root = realpathSync(mkdtempSync(join(tmpdir(), 'sl-e2e-nodes-')));
     cleanups.push(() => rmSync(root, { recursive: true, force: true }));
-    const bare = join(root, 'remote.git');
-    const repo = join(root, 'repo');
-    git(root, 'init', '-q', '--bare', '-b', 'main', bare);
-    git(root, 'clone', '-q', bare, repo);
-    git(repo, 'checkout', '-q', '-b', 'main');
-    writeFileSync(join(repo, 'README.md'), '# shop\n');
-    git(repo, 'add', '.');
-    git(repo, 'commit', '-q', '-m', 'start');
-    git(repo, 'push', '-q', 'origin', 'main');
-    git(repo, 'remote', 'set-head', 'origin', 'main');
-    git(repo, 'remote', 'add', 'github', 'https://github.com/acme/shop.git');
+    const { bare, repo } = routeRepo(root, { 'README.md': '# shop\n' });
     // The binary by its own name on PATH, as a person installs it.
     const bin = join(root, 'bin');
     mkdirSync(bin);
@@ -102,14 +88,14 @@ describe.each(['gemini-cli', 'opencode'] as const)('a route node in %s through s
     const clock = { now: () => Date.now() };
     const db = openStore(join(root, 'sleds.db'));
     cleanups.push(() => void db.close());
-    const env = { ...w.env, PATH: `${bin}:${process.env.PATH ?? ''}`, GIT_AUTHOR_NAME: 'agent', GIT_AUTHOR_EMAIL: 'agent@x', GIT_COMMITTER_NAME: 'agent', GIT_COMMITTER_EMAIL: 'agent@x' };
+    const env = { ...w.env, PATH: `${bin}:${process.env.PATH ?? ''}`, ...AGENT_GIT_IDENTITY };
     const lines: string[] = [];
     const { engine, store } = composeEngine({
       db,
       clock,
       log: { info: (l) => lines.push(l), warn: (l) => lines.push(`warn: ${l}`) },
       github: new GithubClient({ token: async () => ({ ok: true, token: TOKEN, source: 'secret-store' }), clock, baseUrl: gh.apiUrl, sleep: async () => undefined }),
-      harnesses: registryHarnesses({ defaultHarness: () => null, binaries: DEFAULT_CONFIG.binaries, env, portBase: () => 43000 }),
+      harnesses: registryHarnesses({ defaultHarness: () => null, binaries: DEFAULT_CONFIG.binaries, env, home: root, portBase: () => 43000 }),
       runner: processRunner(),
       env,
       config: {

@@ -5,7 +5,7 @@
  * advance only on a merge; a failing check sends its node back and it lands on the second try; `kill -9` of the
  * engine mid-wave and a restart leave nothing started twice; no merge endpoint is ever called.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +15,7 @@ import { ensureCodexBinary } from './harness/codex-binary.js';
 import { makeCodexHome } from './harness/codex-env.js';
 import { startFakeOpenAI } from './harness/fake-openai.js';
 import { startFakeGithub } from '../support/fake-github.js';
+import { AGENT_GIT_IDENTITY, git, routeRepo } from '../support/route-repo.js';
 import { CLI, sleds, type SledsWorld } from '../support/sleds-env.js';
 import { openStore } from '../../musher/store/db.js';
 import { RouteStore } from '../../musher/engine/route-store.js';
@@ -25,10 +26,6 @@ const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@x', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@x' } }).trim();
-}
 
 const ROUTE = `title: Large exports by email
 tracker: ENG-503
@@ -71,20 +68,11 @@ describe('sleds engine, end to end with the real claude and codex', { timeout: 6
     const [claudeBin, codexBin] = await Promise.all([ensureClaudeBinary(), ensureCodexBinary()]);
     const root = realpathSync(mkdtempSync(join(tmpdir(), 'sl-e2e-engine-')));
     cleanups.push(() => rmSync(root, { recursive: true, force: true }));
-    const bare = join(root, 'remote.git');
-    const repo = join(root, 'repo');
-    git(root, 'init', '-q', '--bare', '-b', 'main', bare);
-    git(root, 'clone', '-q', bare, repo);
-    git(repo, 'checkout', '-q', '-b', 'main');
-    mkdirSync(join(repo, '.sleds', 'routes'), { recursive: true });
-    writeFileSync(join(repo, '.sleds', 'routes', 'eng-503.yml'), ROUTE);
-    writeFileSync(join(repo, '.sleds', 'policy.yml'), 'engine:\n  mode: auto\n  harness: claude-code\n  concurrency: 2\n  verify:\n    test: node check.mjs\n');
-    writeFileSync(join(repo, 'check.mjs'), "import { existsSync, readFileSync } from 'node:fs';\nif (existsSync('mailer.txt') && !readFileSync('mailer.txt', 'utf8').includes('v2')) { console.error('mailer.txt must say v2'); process.exit(1); }\nconsole.log('1 passing');\n");
-    git(repo, 'add', '.');
-    git(repo, 'commit', '-q', '-m', 'start');
-    git(repo, 'push', '-q', 'origin', 'main');
-    git(repo, 'remote', 'set-head', 'origin', 'main');
-    git(repo, 'remote', 'add', 'github', 'https://github.com/acme/shop.git');
+    const { bare, repo } = routeRepo(root, {
+      '.sleds/routes/eng-503.yml': ROUTE,
+      '.sleds/policy.yml': 'engine:\n  mode: auto\n  harness: claude-code\n  concurrency: 2\n  verify:\n    test: node check.mjs\n',
+      'check.mjs': "import { existsSync, readFileSync } from 'node:fs';\nif (existsSync('mailer.txt') && !readFileSync('mailer.txt', 'utf8').includes('v2')) { console.error('mailer.txt must say v2'); process.exit(1); }\nconsole.log('1 passing');\n",
+    });
 
     // The person who merges, on a fake GitHub linked to the bare remote.
     const gh = await startFakeGithub({ token: TOKEN });
@@ -131,10 +119,7 @@ describe('sleds engine, end to end with the real claude and codex', { timeout: 6
       FAKE_OPENAI_KEY: codexHome.env.FAKE_OPENAI_KEY!,
       SLEDS_HOME: sledsHome,
       TZ: 'UTC',
-      GIT_AUTHOR_NAME: 'agent',
-      GIT_AUTHOR_EMAIL: 'agent@x',
-      GIT_COMMITTER_NAME: 'agent',
-      GIT_COMMITTER_EMAIL: 'agent@x',
+      ...AGENT_GIT_IDENTITY,
     };
     const world: SledsWorld = { root, home: claudeHome.home, sledsHome, claudeDir: join(claudeHome.home, '.claude'), env, socket: join(sledsHome, 'run', 'musher.sock'), logFile: join(sledsHome, 'state', 'musher.log'), spoolDir: join(sledsHome, 'state', 'spool') };
     cleanups.push(async () => void (await sleds(world, ['musher', 'stop'])));

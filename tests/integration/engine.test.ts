@@ -4,7 +4,6 @@
  * what its brief's directives say, as a model would through tool calls), and the fake GitHub in which the test plays
  * the person who merges. The engine names no harness: "plain" reaches it through the registry like any other.
  */
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,6 +21,7 @@ import type { RouteStore } from '../../musher/engine/route-store.js';
 import { DEFAULT_CONFIG } from '../../musher/config/schema.js';
 import { openStore } from '../../musher/store/db.js';
 import { startFakeGithub, type FakeGithub } from '../support/fake-github.js';
+import { AGENT_GIT_IDENTITY, git, routeRepo } from '../support/route-repo.js';
 import { plainHarness } from '../support/minimal-harness/index.js';
 
 const TOKEN = 'ghp_engine_test_token';
@@ -36,10 +36,6 @@ const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@x', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@x' } }).trim();
-}
 
 interface World {
   root: string;
@@ -58,24 +54,12 @@ interface World {
 
 async function world(opts: { owner?: string; checks?: Record<string, string>; route: string; concurrency?: number }): Promise<World> {
   const root = mkdtempSync(join(tmpdir(), 'sl-engine-'));
-  const bare = join(root, 'remote.git');
-  const repo = join(root, 'repo');
-  git(root, 'init', '-q', '--bare', '-b', 'main', bare);
-  git(root, 'clone', '-q', bare, repo);
-  git(repo, 'checkout', '-q', '-b', 'main');
-  writeFileSync(join(repo, 'README.md'), '# shop\n');
-  writeFileSync(join(repo, 'AGENTS.md'), 'Keep functions small.\n');
   // The repository's check: every file the route's nodes must write, with the right words.
-  writeFileSync(
-    join(repo, 'check.mjs'),
-    `import { readFileSync, existsSync } from 'node:fs';\nlet bad = 0;\nfor (const [f, words] of process.argv.slice(2).map((a) => a.split(':'))) {\n  if (existsSync(f) && !readFileSync(f, 'utf8').includes(words)) { console.error(f + ' lacks ' + words); bad++; }\n}\nprocess.exit(bad ? 1 : 0);\n`,
-  );
-  git(repo, 'add', '.');
-  git(repo, 'commit', '-q', '-m', 'start');
-  git(repo, 'push', '-q', 'origin', 'main');
-  git(repo, 'remote', 'set-head', 'origin', 'main');
-  // How the repository is known on GitHub (never fetched): gh's default repository.
-  git(repo, 'remote', 'add', 'github', 'https://github.com/acme/shop.git');
+  const { bare, repo } = routeRepo(root, {
+    'README.md': '# shop\n',
+    'AGENTS.md': 'Keep functions small.\n',
+    'check.mjs': `import { readFileSync, existsSync } from 'node:fs';\nlet bad = 0;\nfor (const [f, words] of process.argv.slice(2).map((a) => a.split(':'))) {\n  if (existsSync(f) && !readFileSync(f, 'utf8').includes(words)) { console.error(f + ' lacks ' + words); bad++; }\n}\nprocess.exit(bad ? 1 : 0);\n`,
+  });
 
   const bin = join(root, 'bin');
   mkdirSync(bin);
@@ -88,7 +72,7 @@ async function world(opts: { owner?: string; checks?: Record<string, string>; ro
   gh.linkRemote(SLUG, bare);
   const db = openStore(join(root, 'sleds.db'));
   const github = new GithubClient({ token: async () => ({ ok: true, token: TOKEN, source: 'secret-store' }), clock, baseUrl: gh.apiUrl, sleep: async () => undefined });
-  const env = { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}`, PLAIN_HOME: plainHome, GIT_AUTHOR_NAME: 'agent', GIT_AUTHOR_EMAIL: 'agent@x', GIT_COMMITTER_NAME: 'agent', GIT_COMMITTER_EMAIL: 'agent@x' };
+  const env = { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}`, PLAIN_HOME: plainHome, ...AGENT_GIT_IDENTITY };
   const config: EngineConfig = {
     owner: opts.owner ?? 'host-a:1:aaaa',
     concurrency: opts.concurrency ?? 2,
@@ -103,7 +87,7 @@ async function world(opts: { owner?: string; checks?: Record<string, string>; ro
     packMaxChars: 40_000,
   };
   const log = { lines: [] as string[], info: (l: string) => log.lines.push(l), warn: (l: string) => log.lines.push(`warn: ${l}`) };
-  const harnesses = registryHarnesses({ defaultHarness: () => 'plain', binaries: DEFAULT_CONFIG.binaries, env, portBase: () => 41000 });
+  const harnesses = registryHarnesses({ defaultHarness: () => 'plain', binaries: DEFAULT_CONFIG.binaries, env, home: root, portBase: () => 41000 });
   const { engine, store } = composeEngine({ db, clock, log, github, harnesses, runner: processRunner(), env, config });
   const parsed = parseRouteFile(opts.route, { path: '.sleds/routes/eng-503.yml', harnesses: ['plain'] });
   if (!parsed.ok) throw new Error(parsed.error);
@@ -279,7 +263,7 @@ nodes:
       clock: w.clock,
       log: { info: () => undefined, warn: () => undefined },
       github: new GithubClient({ token: async () => ({ ok: true, token: TOKEN, source: 'secret-store' }), clock: w.clock, baseUrl: w.gh.apiUrl, sleep: async () => undefined }),
-      harnesses: registryHarnesses({ defaultHarness: () => 'plain', binaries: DEFAULT_CONFIG.binaries, env: { ...process.env, PATH: `${join(w.root, 'bin')}:${process.env.PATH ?? ''}`, PLAIN_HOME: w.plainHome }, portBase: () => 42000 }),
+      harnesses: registryHarnesses({ defaultHarness: () => 'plain', binaries: DEFAULT_CONFIG.binaries, env: { ...process.env, PATH: `${join(w.root, 'bin')}:${process.env.PATH ?? ''}`, PLAIN_HOME: w.plainHome }, home: w.root, portBase: () => 42000 }),
       runner: processRunner(),
       env: process.env,
       config: { owner: 'host-b:2:bbbb', concurrency: 2, leaseMs: 120_000, repoPolicy: () => ({ checks: [], maxVerifyAttempts: 3, setup: [], include: [], portBlock: 10 }), portStart: 42000, remote: 'origin', baseBranch: null, worktreesDir: join(w.root, 'worktrees'), runsDir: join(w.root, 'runs'), unknownResetWaitMs: 60_000, packMaxChars: 40_000 },
