@@ -58,7 +58,7 @@ Usage:
                                 list the pinned keys; remove a pin
   sleds routes [--json]         the routes (.sleds/routes/<key>.yml) with their line: nodes landed, time, dollars
   sleds route show <key> [--json]  the waves, each node's state, band and PR
-  sleds route new <key> | load [<key>] | arm <key> [node…] | mode <key> approve|auto | decisions <key> [--json]
+  sleds route new <key> [--from owner/repo#12] | load [<key>] | arm <key> [node…] | mode <key> approve|auto | decisions <key> [--json]
   sleds route answer <route>/<node> <answer…>
                                 answer a node's question; the engine resumes it with your answer
   sleds start <route>/<node>    let an armed node of an approve-mode route start once it is ready

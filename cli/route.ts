@@ -72,7 +72,8 @@ export async function runRoutes(json: boolean): Promise<number> {
 }
 
 export async function runRoute(args: string[], json: boolean): Promise<number> {
-  const words = args.filter((a) => !a.startsWith('--'));
+  // `--from <item>` takes a value: it is not one of the words.
+  const words = args.filter((a, i) => !a.startsWith('--') && args[i - 1] !== '--from');
   const [sub, key, ...rest] = words;
   if (sub === undefined) return fail(USAGE, 2);
   if (sub === 'answer') {
@@ -87,8 +88,17 @@ export async function runRoute(args: string[], json: boolean): Promise<number> {
   if (key !== undefined && !ROUTE_ID.test(key)) return fail(`'${key}' is not a route key (lowercase letters, digits and '-', e.g. eng-503)`, 2);
   switch (sub) {
     case 'new': {
+      const fromAt = args.indexOf('--from');
+      if (fromAt >= 0) {
+        const from = args[fromAt + 1];
+        if (!key || !from || from.startsWith('--')) return fail('route new --from takes a tracker item — e.g. sleds route new eng-503 --from acme/shop#12', 2);
+        const res = await askMusher('routeNew', { body: { cwd: process.cwd(), key, from } }, 30_000);
+        if (!res) return 1;
+        if (!res.ok) return reportRefusal(res, json);
+        const waves = res.body.waves.map((w, i) => `  wave ${i}: ${w.join(', ')}`).join('\n');
+        return out(json, res.body, `wrote ${res.body.file} from ${from}:\n${waves}\nreview it like code (edit the briefs and depends_on), then sleds route show ${key}`);
+      }
       if (!key || rest.length > 0) return fail('route new takes a key — e.g. sleds route new eng-503', 2);
-      if (args.includes('--from')) return fail('route new --from <tracker item> is not built yet: sleds route new <key>, then paste the item into the first brief', 2);
       let root: string;
       try {
         root = execFileSync('git', ['rev-parse', '--show-toplevel'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();

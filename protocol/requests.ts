@@ -82,6 +82,12 @@ export const PlanNode = z.object({
   overnight: z.boolean().optional(),
   band: z.object({ low_usd: z.number(), high_usd: z.number(), low_min: z.number(), high_min: z.number(), confidence: z.number() }).optional(),
 });
+/** `POST /v1/routes/new`: `sleds route new <key> --from <tracker item>` (owner/repo#12, #12, or the issue's URL). */
+export const RouteNewRequest = z.object({
+  cwd: z.string().min(1),
+  key: z.string().regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'a route key: lowercase letters, digits and -, e.g. eng-503'),
+  from: z.string().trim().min(1).max(300),
+});
 /** `POST /v1/routes/plan`: writes `.sleds/routes/<key>.yml` in the repository `cwd` is in, checked as a file is, and loads it. */
 export const RoutePlanRequest = z.object({
   cwd: z.string().min(1),

@@ -82,6 +82,7 @@ export const ROUTES = {
   routes: route({ method: 'GET', path: '/v1/routes', reply: R.RouteListReply, callers: ['cli'] }),
   routeLoad: route({ method: 'POST', path: '/v1/routes/load', body: Q.RouteLoadRequest, reply: R.RouteLoadReply, callers: ['cli'] }),
   routePlan: route({ method: 'POST', path: '/v1/routes/plan', body: Q.RoutePlanRequest, reply: R.RoutePlanReply, callers: ['mcp'] }),
+  routeNew: route({ method: 'POST', path: '/v1/routes/new', body: Q.RouteNewRequest, reply: R.RoutePlanReply, callers: ['cli'] }),
   routeStart: route({ method: 'POST', path: '/v1/routes/start', body: Q.RouteStartRequest, reply: R.RouteStartReply, callers: ['cli'] }),
   routeAnswer: route({ method: 'POST', path: '/v1/routes/answer', body: Q.RouteAnswerRequest, reply: R.RouteAnswerReply, callers: ['cli'] }),
   route: route({ method: 'GET', path: '/v1/routes/:key', reply: R.RouteShowReply, callers: ['cli'] }),

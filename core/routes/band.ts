@@ -1,3 +1,4 @@
+import type { Band as EstimateBand } from '../estimate/band.js';
 /** A node's (or a route's) band: dollars and active minutes, low and high, with the estimator's confidence. */
 export interface RouteBand {
   lowUsd: number;
@@ -20,4 +21,15 @@ export function routeBand(bands: ReadonlyArray<RouteBand | null>): RouteBand | n
   const all = bands as RouteBand[];
   const sum = (f: (b: RouteBand) => number): number => Math.round(all.reduce((s, b) => s + f(b), 0) * 100) / 100;
   return { lowUsd: sum((b) => b.lowUsd), highUsd: sum((b) => b.highUsd), lowMin: sum((b) => b.lowMin), highMin: sum((b) => b.highMin), confidence: Math.min(...all.map((b) => b.confidence)) };
+}
+
+/**
+ * A node's band from the estimator's answer (its measured band, else its labelled prior): dollars from micros, the
+ * fit as the confidence. A prior's confidence is 0: it stands on no receipt, and is never shown as if it were measured.
+ */
+export function nodeBand(answer: { band: EstimateBand | null; prior: EstimateBand | null }): RouteBand | null {
+  const b = answer.band ?? answer.prior;
+  if (!b) return null;
+  const confidence = b.basis === 'receipts' && b.fit && b.fit.of > 0 ? Math.round((b.fit.inBand / b.fit.of) * 100) / 100 : 0;
+  return { lowUsd: b.lowMicros / 1e6, highUsd: b.highMicros / 1e6, lowMin: b.lowMinutes, highMin: b.highMinutes, confidence };
 }

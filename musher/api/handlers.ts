@@ -9,6 +9,8 @@ import { cancelJob, createJob, listJobs, type ApiAnswer } from '../scheduler/api
 import { createTask, listTasks, showTask, updateTask } from '../tasks/api.js';
 import { answerQuestion, listQuestions, parkQuestion, sessionTask, showQuestion } from '../questions/api.js';
 import { estimateRoute } from '../estimate/api.js';
+import { nodeBand } from '../../core/routes/band.js';
+import { fetchTrackerItem } from '../engine/route-from-item.js';
 import { finishTaskRoute, listReceipts, showReceipt } from '../receipts/api.js';
 import { dispatchTask, showPicker } from '../picker/api.js';
 import type { ApiServices } from './services.js';
@@ -61,7 +63,14 @@ function withWall(s: HandlerContext, r: RouteRequest, then: (wall: NonNullable<R
 }
 
 /** The route verbs over musher's route store; the harness ids a route file may name are the registry's. */
-const verbs = (s: HandlerContext) => routeVerbs({ store: s.core.routes, harnesses: allHarnesses().map((a) => a.id), defaultMode: s.core.routeDefaultMode });
+const verbs = (s: HandlerContext) =>
+  routeVerbs({
+    store: s.core.routes,
+    harnesses: allHarnesses().map((a) => a.id),
+    defaultMode: s.core.routeDefaultMode,
+    bandFor: (node) => nodeBand(s.core.estimates.forRouteNode(node)),
+    trackerItem: (from, cwd) => fetchTrackerItem(s.github?.client ?? null, from, cwd),
+  });
 const cwdOf = (s: HandlerContext) => (sid: string) => s.core.sessions.get(sid)?.cwd ?? null;
 
 export const HANDLERS = {
@@ -197,6 +206,7 @@ export const HANDLERS = {
   routes: (s) => answered(verbs(s).list()),
   routeLoad: async (s, r) => answered(await verbs(s).load(r.body)),
   routePlan: async (s, r) => answered(await verbs(s).plan(r.body)),
+  routeNew: async (s, r) => answered(await verbs(s).fromItem(r.body)),
   routeStart: (s, r) => answered(verbs(s).start(r.body)),
   routeAnswer: (s, r) => answered(verbs(s).answer(r.body, s.core.clock.now())),
   route: (s, r) => answered(verbs(s).show(r.params.key!)),

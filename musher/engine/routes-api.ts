@@ -4,13 +4,17 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { ApiAnswer } from '../scheduler/api.js';
 import { parseBody } from '../api/parse-body.js';
-import { RouteArmRequest, RouteLoadRequest, RouteModeRequest, RoutePlanRequest, RouteAnswerRequest, RouteStartRequest } from '../../protocol/requests.js';
+import { RouteArmRequest, RouteLoadRequest, RouteModeRequest, RoutePlanRequest, RouteAnswerRequest, RouteStartRequest, RouteNewRequest } from '../../protocol/requests.js';
 import type { z } from 'zod';
 import { stringify } from 'yaml';
 import { routeBand } from '../../core/routes/band.js';
 import { routeLine } from '../../core/routes/route-line.js';
 import { ROUTE_ID, type RouteMode } from '../../core/routes/route-file.js';
 import { parseRouteFile } from './route-yaml.js';
+import { draftRoute } from '../../core/routes/from-item.js';
+import type { ParsedRoute, RouteNode } from '../../core/routes/route-file.js';
+import type { RouteBand } from '../../core/routes/band.js';
+import type { ItemAnswer } from './route-from-item.js';
 import type { NodeRow, RouteRow, RouteStore } from './route-store.js';
 
 /**
@@ -25,6 +29,17 @@ export interface RoutesApiDeps {
   harnesses: readonly string[];
   /** The policy's `engine.mode` for a directory: the mode of a route whose file names none. */
   defaultMode(dir: string): RouteMode;
+  /** The estimator's band for a node whose file gives none (null: none yet). */
+  bandFor?(node: RouteNode, repoRoot: string): RouteBand | null;
+  /** The tracker item a route is drafted from (`route new --from`). */
+  trackerItem?(from: string, cwd: string): Promise<ItemAnswer>;
+}
+
+/** A route with every node's band: the file's, else the estimator's; the route's band their sum. */
+function withBands(deps: RoutesApiDeps, route: ParsedRoute, repoRoot: string): ParsedRoute {
+  if (!deps.bandFor) return route;
+  const nodes = route.nodes.map((n) => (n.band === null ? { ...n, band: deps.bandFor!(n, repoRoot) } : n));
+  return { ...route, nodes, band: routeBand(nodes.map((n) => n.band)) };
 }
 
 export const ROUTES_DIR = join('.sleds', 'routes');
@@ -61,7 +76,7 @@ export async function loadRoutes(deps: RoutesApiDeps, cwd: string, key?: string)
     parsed.push({ route: r.route, path });
   }
   const mode = deps.defaultMode(root);
-  for (const p of parsed) deps.store.upsertRoute(p.route, { repoRoot: root, filePath: p.path }, mode);
+  for (const p of parsed) deps.store.upsertRoute(withBands(deps, p.route, root), { repoRoot: root, filePath: p.path }, mode);
   return { status: 200, body: { repoRoot: root, loaded: parsed.map((p) => p.route.key) } };
 }
 
@@ -69,12 +84,12 @@ export async function loadRoutes(deps: RoutesApiDeps, cwd: string, key?: string)
  * The MCP `plan` verb: the nodes an agent gives, written as `.sleds/routes/<key>.yml` and checked exactly as a file
  * is (the text written is the text checked), then loaded. An existing file is never overwritten: it is reviewed code.
  */
-export async function planRoute(deps: RoutesApiDeps, plan: z.output<typeof RoutePlanRequest>): Promise<ApiAnswer> {
+export async function planRoute(deps: RoutesApiDeps, plan: z.output<typeof RoutePlanRequest>, header = '# Written by the sleds plan verb: review it like code.'): Promise<ApiAnswer> {
   const root = await repoRootOf(plan.cwd);
   if (!root) return { status: 409, body: { error: `${plan.cwd} is not in a git repository — routes live in <repo>/.sleds/routes/<key>.yml` } };
   const shown = join(ROUTES_DIR, `${plan.key}.yml`);
   const { cwd: _cwd, key: _key, ...doc } = plan;
-  const text = `# Written by the sleds plan verb: review it like code.\n${stringify(doc, { lineWidth: 0 })}`;
+  const text = `${header}\n${stringify(doc, { lineWidth: 0 })}`;
   const r = parseRouteFile(text, { path: shown, harnesses: deps.harnesses });
   if (!r.ok) return { status: 422, body: { error: r.error } };
   const path = join(root, shown);
@@ -84,8 +99,18 @@ export async function planRoute(deps: RoutesApiDeps, plan: z.output<typeof Route
   } catch (e) {
     return { status: 409, body: { error: (e as NodeJS.ErrnoException).code === 'EEXIST' ? `${shown} is there already: edit it, or plan under another key` : `could not write ${shown}: ${(e as Error).message}` } };
   }
-  deps.store.upsertRoute(r.route, { repoRoot: root, filePath: path }, deps.defaultMode(root));
+  deps.store.upsertRoute(withBands(deps, r.route, root), { repoRoot: root, filePath: path }, deps.defaultMode(root));
   return { status: 200, body: { key: r.route.key, file: path, waves: r.route.waves } };
+}
+
+/** `sleds route new <key> --from <item>`: the tracker item drafted as a route file (core/routes/from-item.ts), written and loaded as `plan` does. */
+export async function routeFromItem(deps: RoutesApiDeps, req: { cwd: string; key: string; from: string }): Promise<ApiAnswer> {
+  if (!deps.trackerItem) return { status: 503, body: { error: 'this musher reads no tracker — sleds github set-token < tokenfile, then try again' } };
+  const item = await deps.trackerItem(req.from, req.cwd);
+  if (!item.ok) return { status: item.status, body: { error: item.error } };
+  const draft = draftRoute(item.item);
+  if ('error' in draft) return { status: 422, body: { error: draft.error } };
+  return planRoute(deps, { cwd: req.cwd, key: req.key, ...draft }, `# Drafted by sleds route new --from ${item.item.key}: review it like code, then sleds route arm ${req.key}.`);
 }
 
 function nodeView(n: NodeRow) {
@@ -161,6 +186,11 @@ export function routeVerbs(deps: RoutesApiDeps) {
       const body = parseBody(raw, RoutePlanRequest, '{cwd, key, title, nodes: [{id, brief, depends_on?}]}');
       if (!body.ok) return body.answer;
       return planRoute(deps, body.value);
+    },
+    fromItem: async (raw: string): Promise<ApiAnswer> => {
+      const body = parseBody(raw, RouteNewRequest, '{cwd, key, from}');
+      if (!body.ok) return body.answer;
+      return routeFromItem(deps, body.value);
     },
     start: (raw: string): ApiAnswer => {
       const body = parseBody(raw, RouteStartRequest, '{node}');

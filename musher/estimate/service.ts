@@ -76,6 +76,11 @@ export class EstimateService {
     return null;
   }
 
+  /** A route node's band before it runs: its brief's size on its model (else the one this machine used last). */
+  forRouteNode(node: { brief: string; model: string | null }): EstimateAnswer {
+    return this.estimate({ type: null, repo: null, model: node.model, promptChars: node.brief.length, seat: this.d.seat }, node.model ?? this.recentModel());
+  }
+
   /** A task's estimate as it stands now (its type, repository, model, size, and files and turns so far). */
   forTask(task: Task): EstimateAnswer {
     const model = this.taskModel(task.id);

@@ -531,6 +531,12 @@ export async function startFakeGithub(opts: { token: string; now?: () => number;
         }
         return notFound(res, h);
       }
+      const oneIssue = /^\/repos\/([^/]+\/[^/]+)\/issues\/(\d+)$/.exec(url.pathname);
+      if (oneIssue && m === 'GET') {
+        const slug = oneIssue[1]!;
+        const issue = repos.get(slug.toLowerCase())?.issues.find((i) => i.number === Number(oneIssue[2]));
+        return issue ? send(res, 200, issueJson(slug, issue), h) : notFound(res, h);
+      }
       const comments = /^\/repos\/([^/]+\/[^/]+)\/issues\/(\d+)\/comments$/.exec(url.pathname);
       if (comments) {
         const slug = comments[1]!;
