@@ -9,7 +9,7 @@ import { runClaudePrint } from './harness/claude-env.js';
 import type { startFakeAnthropic } from './harness/fake-anthropic.js';
 import { useE2eFixture } from './harness/fixture.js';
 import { AMBER } from '../../core/statusline-render.js';
-import { REPO_ROOT, sleds, startMusher, status, waitFor } from '../support/sleds-env.js';
+import { REPO_ROOT, startMusher, status, waitFor } from '../support/sleds-env.js';
 import Database from 'better-sqlite3';
 import { claudeAccountKey } from '../support/bar-account.js';
 

@@ -91,7 +91,7 @@ describe('hand-off between two machines', { timeout: 240_000 }, () => {
     writeFileSync(join(a, 'notes.md'), 'try the discount next\n');
     fake.setBehaviour({ usageLimitRejection: { claim: 'five_hour', resetsAt: Math.floor(Date.now() / 1000) + 3 * 3600 } });
     await runClaudePrint(fx.claudeBin, ['-p', '--resume', sessionId, 'next step', '--plugin-dir', PLUGIN_DIR], { env: sam.home.env, cwd: a, timeoutMs: 60_000 });
-    const wall = await waitFor('the wall and its snapshot', async () => (await status(sam.world)).wallBook.find((w) => w.sessionId === sessionId && w.snapshotId), 30_000);
+    await waitFor('the wall and its snapshot', async () => (await status(sam.world)).wallBook.find((w) => w.sessionId === sessionId && w.snapshotId), 30_000);
     const card = await runClaudePrint(fx.claudeBin, ['-p', '--resume', sessionId, '/sled exits', '--plugin-dir', PLUGIN_DIR], { env: sam.home.env, cwd: a, timeoutMs: 60_000 });
     expect(card.stdout).toMatch(/5 Hand off to Dana\s+Slack \+ \/sled pickup/);
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeHistory } from '../../bench/gen-history.js';
-import { sleds, spawnMusher, startMusher, status, stopMusher, waitFor, type SledsWorld } from '../support/sleds-env.js';
+import { sleds, spawnMusher, startMusher, status, waitFor, type SledsWorld } from '../support/sleds-env.js';
 import { useWorlds } from '../support/worlds.js';
 
 const world = useWorlds();

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import {
   CONTINUE_PROMPT,
   planResume,
-  resumeArgv,
   ResumeJob,
   tmuxArg,
   type ResumePlan,
