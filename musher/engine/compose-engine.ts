@@ -6,12 +6,15 @@ import type { Clock } from '../clock.js';
 import type { Db } from '../store/db.js';
 import { Engine, type Packs } from './engine.js';
 import { buildPack, readFieldBook } from './pack.js';
-import type { Checks, EngineLog, EngineNode, EngineRoute, EngineStore, Harnesses, NodeFields, PrState, PullRequests, Runner, Worktrees } from './ports.js';
+import type { Checks, EngineLog, EngineNode, EngineRoute, EngineStore, Harnesses, NodeFields, PrState, PullRequests, RouteTracker, Runner, Worktrees } from './ports.js';
 import { followPullRequests, openPullRequest, prBody, prFeedback, type PrStatus } from './pull-request.js';
 import { RouteStore, type NodeRow, type RouteRow } from './route-store.js';
 import { failureReport, runChecks, type Check } from './verify.js';
 import { commitAll, createWorktree, mergedTip, pushBranch, removeWorktree } from './worktree.js';
 import { gitText } from '../snapshot/run-git.js';
+import { GithubTrackerAdapter } from '../tracker/github.js';
+import { isRouteComment, routeComment } from '../../core/routes/route-comment.js';
+import { routeLine } from '../../core/routes/route-line.js';
 
 /**
  * The engine built from real parts: the route store on the user's SQLite, git worktrees, the policy's checks, GitHub
@@ -242,6 +245,35 @@ function routePacks(store: RouteStore, worktrees: Worktrees, maxChars: number): 
   };
 }
 
+/** A route whose `tracker:` is a GitHub issue (`acme/shop#12`) keeps one comment there; other trackers are not written to. */
+const GITHUB_ITEM = /^[A-Za-z0-9][A-Za-z0-9-]{0,38}\/[A-Za-z0-9._-]{1,100}#\d{1,9}$/;
+
+function githubRouteTracker(gh: GithubClient, store: RouteStore, clock: Clock, log: EngineLog): RouteTracker {
+  const issues = new GithubTrackerAdapter(gh, () => null, clock);
+  const commentOf = new Map<string, string>();
+  return {
+    changed: async (route) => {
+      const item = route.tracker;
+      if (!item || !GITHUB_ITEM.test(item)) return;
+      const row = store.route(route.key);
+      if (!row) return;
+      const nodes = store.nodes(route.key);
+      const line = routeLine(nodes.map((n) => ({ state: n.run.state, band: n.band, receipt: n.receipt })), row, store.decisions(route.key));
+      const body = routeComment(route, nodes.map((n) => ({ nodeId: n.nodeId, title: n.title, wave: n.wave, state: n.run.state, prNumber: n.prNumber, prUrl: n.prUrl })), line);
+      let ref = commentOf.get(route.key) ?? null;
+      if (ref === null) {
+        const found = await issues.findComment(item, (b) => isRouteComment(b, route.key));
+        if (!found.ok) return log.warn(`${route.key}: the comment on ${item} was not updated: ${found.error}`);
+        ref = found.value;
+      }
+      const r = ref === null ? await issues.comment(item, body) : await issues.updateComment(item, ref, body);
+      if (!r.ok) return log.warn(`${route.key}: the comment on ${item} was not updated: ${r.error}`);
+      if (ref === null && typeof r.value === 'string') commentOf.set(route.key, r.value);
+      else if (ref !== null) commentOf.set(route.key, ref);
+    },
+  };
+}
+
 export function composeEngine(p: EngineParts): { engine: Engine; store: RouteStore } {
   const store = new RouteStore(p.db, p.clock);
   const es = engineStore(store);
@@ -256,6 +288,7 @@ export function composeEngine(p: EngineParts): { engine: Engine; store: RouteSto
     packs: routePacks(store, worktrees, p.config.packMaxChars),
     clock: p.clock,
     log: p.log,
+    tracker: githubRouteTracker(p.github, store, p.clock, p.log),
     settings: { owner: p.config.owner, leaseMs: p.config.leaseMs, concurrency: p.config.concurrency, runsDir: p.config.runsDir, unknownResetWaitMs: p.config.unknownResetWaitMs },
   });
   return { engine, store };

@@ -2,7 +2,7 @@ import { dirname, join } from 'node:path';
 import type { RunEvent, RunStateName } from '../../core/lifecycle/run.js';
 import type { HarnessEvent } from '../../harnesses/events.js';
 import type { Clock } from '../clock.js';
-import type { Checks, EngineLog, EngineNode, EngineRoute, EngineStore, Harnesses, NodeFields, PullRequests, RunHandle, Runner, Worktrees } from './ports.js';
+import type { Checks, EngineLog, EngineNode, EngineRoute, EngineStore, Harnesses, NodeFields, PullRequests, RouteTracker, RunHandle, Runner, Worktrees } from './ports.js';
 
 /**
  * `sleds engine`: deliberately dull. Each tick it first reconciles the store with the world (renews its leases, takes
@@ -49,6 +49,8 @@ export interface EngineDeps {
   clock: Clock;
   log: EngineLog;
   settings: EngineSettings;
+  /** The route's tracker item (its comment); none: nothing is written there. */
+  tracker?: RouteTracker;
 }
 
 export interface TickReport {
@@ -373,6 +375,7 @@ export class Engine {
       const pr = await this.d.prs.open(route, verified, await this.d.packs.prBody(route, verified, report.summary));
       this.d.store.patch(n.routeKey, n.nodeId, n.fencingToken, { prNumber: pr.number, prUrl: pr.url });
       this.d.log.info(`${keyOf(n)}: verified (${report.summary}); pull request #${pr.number} opened`);
+      await this.d.tracker?.changed(route);
     } else {
       this.d.log.info(`${keyOf(n)}: verified (${report.summary}); pull request #${verified.prNumber} updated`);
     }
@@ -425,6 +428,7 @@ export class Engine {
           }
         }
       }
+      if (round.states.some((st) => st.state !== 'OPEN')) await this.d.tracker?.changed(route);
     }
   }
 

@@ -145,6 +145,12 @@ export interface Harnesses {
   forNode(node: EngineNode): { ok: true; adapter: HarnessAdapter; bin: string; env: Record<string, string> } | { ok: false; error: string };
 }
 
+/** The route's tracker item, kept up to date with the route (its one comment: waves, pull requests, the route's line). */
+export interface RouteTracker {
+  /** A node of the route opened its pull request, landed or was cancelled. Never throws: a tracker that is away is logged. */
+  changed(route: EngineRoute): Promise<void>;
+}
+
 export interface EngineLog {
   info(line: string): void;
   warn(line: string): void;

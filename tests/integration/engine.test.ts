@@ -1,134 +1,23 @@
 /**
- * `sleds engine` in one process on real parts: the route store on real SQLite, real git (a bare remote, a clone,
- * worktrees), the policy's checks run for real, detached harness processes of the test-only "plain" agent (it does
- * what its brief's directives say, as a model would through tool calls), and the fake GitHub in which the test plays
+ * `sleds engine` in one process on real parts (tests/support/engine-world.ts): real SQLite, real git, the policy's
+ * checks run for real, detached processes of the test-only "plain" agent, and the fake GitHub in which the test plays
  * the person who merges. The engine names no harness: "plain" reaches it through the registry like any other.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { parseRouteFile } from '../../musher/engine/route-yaml.js';
-import { registerHarness, harnessById } from '../../harnesses/registry.js';
+import { describe, expect, it } from 'vitest';
 import { GithubClient } from '../../musher/github/client.js';
-import { composeEngine, type EngineConfig } from '../../musher/engine/compose-engine.js';
-import { checksFromPolicy } from '../../musher/engine/verify.js';
-import type { Engine } from '../../musher/engine/engine.js';
+import { composeEngine } from '../../musher/engine/compose-engine.js';
 import { registryHarnesses } from '../../musher/engine/harnesses.js';
 import { processRunner } from '../../musher/engine/runner.js';
 import { routeVerbs } from '../../musher/engine/routes-api.js';
-import type { RouteStore } from '../../musher/engine/route-store.js';
 import { DEFAULT_CONFIG } from '../../musher/config/schema.js';
 import { openStore } from '../../musher/store/db.js';
-import { startFakeGithub, type FakeGithub } from '../support/fake-github.js';
-import { AGENT_GIT_IDENTITY, git, routeRepo } from '../support/route-repo.js';
-import { plainHarness } from '../support/minimal-harness/index.js';
+import { git } from '../support/route-repo.js';
+import { pullOf, realWait, SLUG, TOKEN, useEngineWorlds } from '../support/engine-world.js';
 
-const TOKEN = 'ghp_engine_test_token';
-const SLUG = 'acme/shop';
-const PLAIN_AGENT = join(import.meta.dirname, '..', 'support', 'minimal-harness', 'plain-agent.mjs');
-
-beforeAll(() => {
-  if (!harnessById('plain').ok) registerHarness(plainHarness);
-});
-
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
-interface World {
-  root: string;
-  repo: string;
-  bare: string;
-  plainHome: string;
-  gh: FakeGithub;
-  store: RouteStore;
-  engine: Engine;
-  clock: { t: number; now(): number };
-  /** Ticks (and waits for what they started) until `done` holds; fails with the nodes' states after `rounds`. */
-  until(done: () => boolean, what: string, rounds?: number): Promise<void>;
-  state(node: string): string | undefined;
-  starts(): string[];
-}
-
-async function world(opts: { owner?: string; checks?: Record<string, string>; route: string; concurrency?: number }): Promise<World> {
-  const root = mkdtempSync(join(tmpdir(), 'sl-engine-'));
-  // The repository's check: every file the route's nodes must write, with the right words.
-  const { bare, repo } = routeRepo(root, {
-    'README.md': '# shop\n',
-    'AGENTS.md': 'Keep functions small.\n',
-    'check.mjs': `import { readFileSync, existsSync } from 'node:fs';\nlet bad = 0;\nfor (const [f, words] of process.argv.slice(2).map((a) => a.split(':'))) {\n  if (existsSync(f) && !readFileSync(f, 'utf8').includes(words)) { console.error(f + ' lacks ' + words); bad++; }\n}\nprocess.exit(bad ? 1 : 0);\n`,
-  });
-
-  const bin = join(root, 'bin');
-  mkdirSync(bin);
-  symlinkSync(PLAIN_AGENT, join(bin, 'plain'));
-  const plainHome = join(root, 'plain-home');
-
-  const clock = { t: Date.UTC(2026, 11, 2, 9), now: () => clock.t };
-  const gh = await startFakeGithub({ token: TOKEN, now: () => clock.t });
-  gh.createRepo(SLUG);
-  gh.linkRemote(SLUG, bare);
-  const db = openStore(join(root, 'sleds.db'));
-  const github = new GithubClient({ token: async () => ({ ok: true, token: TOKEN, source: 'secret-store' }), clock, baseUrl: gh.apiUrl, sleep: async () => undefined });
-  const env = { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}`, PLAIN_HOME: plainHome, ...AGENT_GIT_IDENTITY };
-  const config: EngineConfig = {
-    owner: opts.owner ?? 'host-a:1:aaaa',
-    concurrency: opts.concurrency ?? 2,
-    leaseMs: 120_000,
-    repoPolicy: () => ({ checks: checksFromPolicy(opts.checks ?? {}), maxVerifyAttempts: 3, setup: [], include: [], portBlock: 10 }),
-    portStart: 41000,
-    remote: 'origin',
-    baseBranch: null,
-    worktreesDir: join(root, 'worktrees'),
-    runsDir: join(root, 'runs'),
-    unknownResetWaitMs: 15 * 60_000,
-    packMaxChars: 40_000,
-  };
-  const log = { lines: [] as string[], info: (l: string) => log.lines.push(l), warn: (l: string) => log.lines.push(`warn: ${l}`) };
-  const harnesses = registryHarnesses({ defaultHarness: () => 'plain', binaries: DEFAULT_CONFIG.binaries, env, home: root, portBase: () => 41000 });
-  const { engine, store } = composeEngine({ db, clock, log, github, harnesses, runner: processRunner(), env, config });
-  const parsed = parseRouteFile(opts.route, { path: '.sleds/routes/eng-503.yml', harnesses: ['plain'] });
-  if (!parsed.ok) throw new Error(parsed.error);
-  store.upsertRoute(parsed.route, { repoRoot: repo, filePath: join(repo, '.sleds/routes/eng-503.yml') }, 'auto');
-  store.arm('eng-503', null);
-  cleanups.push(async () => {
-    await engine.settle();
-    db.close();
-    await gh.close();
-    rmSync(root, { recursive: true, force: true });
-  });
-  const state = (node: string) => store.node('eng-503', node)?.run.state;
-  const w: World = {
-    root,
-    repo,
-    bare,
-    plainHome,
-    gh,
-    store,
-    engine,
-    clock,
-    state,
-    starts: () => (existsSync(join(plainHome, 'starts.log')) ? readFileSync(join(plainHome, 'starts.log'), 'utf8').trim().split('\n') : []),
-    async until(done, what, rounds = 200) {
-      for (let i = 0; i < rounds; i++) {
-        await engine.tick();
-        await engine.settle();
-        if (done()) return;
-        // Until one of the detached agents writes to its stream or ends (or a short while, for git and GitHub).
-        await engine.activity(500, realWait);
-        clock.t += 1000;
-      }
-      const states = store.nodes('eng-503').map((n) => `${n.nodeId}=${n.run.state}${n.run.problem ? ` (${n.run.problem})` : ''}`);
-      throw new Error(`engine never reached: ${what} — ${states.join(', ')}\n${log.lines.slice(-15).join('\n')}`);
-    },
-  };
-  return w;
-}
-
-const realWait = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
-const pullOf = (w: World, node: string) => w.store.node('eng-503', node)?.prNumber ?? null;
+const { world, cleanups } = useEngineWorlds();
 
 describe('sleds engine on real git, SQLite and processes', { timeout: 120_000 }, () => {
   it('runs wave 1 in worktrees, opens each PR once, starts wave 2 only after a person merges, and never merges', async () => {
