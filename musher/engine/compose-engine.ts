@@ -10,7 +10,7 @@ import type { Checks, EngineLog, EngineNode, EngineRoute, EngineStore, Harnesses
 import { followPullRequests, openPullRequest, prBody, prFeedback, type PrStatus } from './pull-request.js';
 import { RouteStore, type NodeRow, type RouteRow } from './route-store.js';
 import { failureReport, runChecks, type Check } from './verify.js';
-import { commitAll, createWorktree, mergedTip, pushBranch, removeWorktree } from './worktree.js';
+import { changedFiles, commitAll, createWorktree, mergedTip, pushBranch, removeWorktree } from './worktree.js';
 import { gitText } from '../snapshot/run-git.js';
 import { GithubTrackerAdapter } from '../tracker/github.js';
 import { isRouteComment, routeComment } from '../../core/routes/route-comment.js';
@@ -89,6 +89,7 @@ function engineNode(r: NodeRow): EngineNode {
     verifyFailures: r.verifyFailures,
     lastError: r.lastError,
     logPath: r.logPath,
+    summary: r.summary,
   };
 }
 
@@ -163,6 +164,7 @@ function gitWorktrees(c: EngineConfig, env: NodeJS.ProcessEnv): Worktrees {
     },
     remove: (route, path) => removeWorktree(route.repoRoot, path),
     commitAll: (path, message) => commitAll(path, message),
+    changedFiles: (path, baseSha) => changedFiles(path, baseSha),
     push: (route, path, branch) => oneAtATime(route.repoRoot, () => pushBranch(path, c.remote, branch)),
     fieldBook: (path) => readFieldBook(path),
   };
@@ -220,7 +222,7 @@ function routePacks(store: RouteStore, worktrees: Worktrees, maxChars: number): 
       const dependencies = node.dependsOn
         .map((id) => nodes.find((n) => n.nodeId === id))
         .filter((n): n is NodeRow => n !== undefined)
-        .map((n) => ({ nodeId: n.nodeId, title: n.title, prUrl: n.prUrl, summary: n.brief }));
+        .map((n) => ({ nodeId: n.nodeId, title: n.title, prUrl: n.prUrl, summary: n.summary ?? n.brief }));
       return buildPack({
         route: { key: route.key, title: route.title, notes: route.notes, tracker: route.tracker },
         node: { id: node.nodeId, title: node.title, brief: node.brief },
@@ -234,6 +236,7 @@ function routePacks(store: RouteStore, worktrees: Worktrees, maxChars: number): 
     prBody: async (route, node, verification) =>
       prBody({
         brief: node.brief,
+        summary: node.summary,
         decisions: store
           .decisions(route.key)
           .filter((d) => d.nodeId === node.nodeId)

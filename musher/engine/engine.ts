@@ -60,6 +60,8 @@ export interface TickReport {
   errors: string[];
 }
 
+/** How much of an agent's last words a node keeps as its summary. */
+const SUMMARY_CHARS = 2_000;
 const WORKING: readonly RunStateName[] = ['CLAIMING', 'PREPARING', 'RUNNING', 'VERIFYING'];
 const keyOf = (n: { routeKey: string; nodeId: string }) => `${n.routeKey}/${n.nodeId}`;
 
@@ -330,7 +332,8 @@ export class Engine {
           const next = this.step(n, { type: 'lost', reason: `the harness ended its turn with an error: ${e.text ?? 'no reason given'}` });
           return next ? 'moved' : 'running';
         }
-        const next = this.step(n, { type: 'turn-completed', sessionId: sid }, { sessionId: sid });
+        // The agent's last words, until verification adds what it changed: the PR and the nodes after it read them.
+        const next = this.step(n, { type: 'turn-completed', sessionId: sid }, { sessionId: sid, summary: e.text ? e.text.trim().slice(0, SUMMARY_CHARS) : null });
         if (next) this.spawnWork(next, () => this.verify(next));
         return next ? 'moved' : 'running';
       }
@@ -368,7 +371,10 @@ export class Engine {
       if (back) await this.resume(back, { kind: 'verify-failed', text: `The checks failed (${report.summary}). Fix this and finish:\n\n${report.failures}` });
       return;
     }
-    const verified = this.step(n, { type: 'verified' }, { lastError: null });
+    const changed = n.baseSha ? await this.d.worktrees.changedFiles(n.worktree, n.baseSha) : [];
+    const said = n.summary?.split('\n\nChanged: ')[0] ?? '';
+    const summary = [said, changed.length > 0 ? `Changed: ${changed.slice(0, 30).join(', ')}${changed.length > 30 ? ` and ${changed.length - 30} more` : ''}` : ''].filter(Boolean).join('\n\n') || null;
+    const verified = this.step(n, { type: 'verified' }, { lastError: null, summary });
     if (!verified) return;
     await this.d.worktrees.push(route, n.worktree, n.branch);
     if (verified.prNumber === null) {

@@ -35,6 +35,8 @@ export interface EngineNode {
   lastError: string | null;
   /** The stream of its latest run (its run dir is the folder). */
   logPath: string | null;
+  /** What its agent said it did and what it changed (set when it is verified). */
+  summary: string | null;
 }
 
 export interface EngineRoute {
@@ -45,7 +47,7 @@ export interface EngineRoute {
   repoRoot: string;
 }
 
-export type NodeFields = Partial<Pick<EngineNode, 'sessionId' | 'worktree' | 'branch' | 'baseSha' | 'prNumber' | 'prUrl' | 'verifyFailures' | 'lastError' | 'harness'>> & {
+export type NodeFields = Partial<Pick<EngineNode, 'sessionId' | 'worktree' | 'branch' | 'baseSha' | 'prNumber' | 'prUrl' | 'verifyFailures' | 'lastError' | 'harness' | 'summary'>> & {
   pid?: number | null;
   logPath?: string | null;
 };
@@ -72,6 +74,8 @@ export interface Worktrees {
   baseFor(route: EngineRoute, node: EngineNode): Promise<string>;
   create(route: EngineRoute, node: EngineNode, baseRef: string, slot: number): Promise<{ path: string; branch: string; baseSha: string }>;
   remove(route: EngineRoute, path: string): Promise<void>;
+  /** The files the node's branch changed since its base. */
+  changedFiles(path: string, baseSha: string): Promise<string[]>;
   /** Commits what the agent left uncommitted; null when nothing changed. */
   commitAll(path: string, message: string): Promise<string | null>;
   push(route: EngineRoute, path: string, branch: string): Promise<void>;

@@ -240,6 +240,8 @@ async function followOnce(gh: GithubClient, owner: string, repo: string, wanted:
 
 export interface PrBodyInput {
   brief: string;
+  /** What the agent said it did and what it changed; null when it said nothing. */
+  summary?: string | null;
   decisions: Array<{ question: string; answer: string; answeredBy: string; at: number }>;
   /** The signed receipt's line, or null before the node has one. */
   receipt: string | null;
@@ -257,6 +259,7 @@ export function prBody(i: PrBodyInput): string {
     i.brief.trim(),
     '',
   ];
+  if (i.summary) lines.push('### What was done', '', i.summary.trim(), '');
   if (i.decisions.length > 0) {
     lines.push('### Decisions', '');
     for (const d of [...i.decisions].sort((a, b) => a.at - b.at)) lines.push(`- ${oneLine(d.question, 500)} → **${oneLine(d.answer, 500)}** (${d.answeredBy}, ${new Date(d.at).toISOString().slice(0, 16).replace('T', ' ')}Z)`);

@@ -59,10 +59,12 @@ export interface NodeRow {
   verifyFailures: number;
   lastError: string | null;
   receipt: unknown | null;
+  /** What its agent said it did (the last turn's final text), for its PR and the nodes after it. */
+  summary: string | null;
 }
 
 export type NodePatch = Partial<
-  Pick<NodeRow, 'sessionId' | 'pid' | 'logPath' | 'worktree' | 'branch' | 'baseSha' | 'prNumber' | 'prUrl' | 'verifyFailures' | 'lastError' | 'receipt' | 'harness' | 'model'>
+  Pick<NodeRow, 'sessionId' | 'pid' | 'logPath' | 'worktree' | 'branch' | 'baseSha' | 'prNumber' | 'prUrl' | 'verifyFailures' | 'lastError' | 'receipt' | 'harness' | 'model' | 'summary'>
 >;
 
 export interface DecisionRow {
@@ -96,6 +98,7 @@ const PATCH_COLUMNS: Record<keyof NodePatch, string> = {
   verifyFailures: 'verify_failures',
   lastError: 'last_error',
   receipt: 'receipt',
+  summary: 'summary',
   harness: 'harness',
   model: 'model',
 };
@@ -166,6 +169,7 @@ function toNode(r: Record<string, unknown>): NodeRow {
     verifyFailures: r.verify_failures as number,
     lastError: (r.last_error as string | null) ?? null,
     receipt: parseJson<unknown>(r.receipt, null),
+    summary: (r.summary as string | null) ?? null,
   };
 }
 

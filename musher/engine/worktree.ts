@@ -303,3 +303,9 @@ export async function commitAll(worktree: string, message: string): Promise<stri
   await git(worktree, ['commit', '--quiet', '--no-verify', '-F', '-'], `committing the work in ${worktree}`, { input: message, env: identity });
   return (await git(worktree, ['rev-parse', 'HEAD'], `reading HEAD in ${worktree}`)).trim();
 }
+
+/** The files a node's branch changed since its base (`git diff --name-only base HEAD`), for its summary. */
+export async function changedFiles(worktree: string, baseSha: string): Promise<string[]> {
+  const out = await git(worktree, ['diff', '--name-only', '--no-renames', baseSha, 'HEAD', '--'], `listing what changed in ${worktree}`);
+  return out.split('\n').filter((l) => l.trim() !== '');
+}

@@ -526,6 +526,9 @@ const MIGRATIONS: ReadonlyArray<Migration> = [
   );
   CREATE INDEX route_decisions_route ON route_decisions(route_key, id);
   `,
+  // 25 (issue 14 § 5): what a node's agent said it did when its turn ended: its PR says it, and the pack of every node
+  // after it carries it ("the PR summaries of the nodes it depends on").
+  `ALTER TABLE route_nodes ADD COLUMN summary TEXT;`,
 ];
 
 function slimHookEvents(db: Database.Database): void {

@@ -66,6 +66,11 @@ nodes:
     expect(w.state('schema')).toBe('COMPLETED');
     // Wave 2 started from the merged tip: schema's file is in mailer's branch.
     expect(git(w.bare, 'show', 'sleds/eng-503/mailer:schema.sql')).toContain('create table');
+    // What schema's agent said and changed is in its PR and in the pack of the node after it.
+    expect(pr.body).toContain('### What was done\n\ndone\n\nChanged: schema.sql');
+    const mailer = w.store.node('eng-503', 'mailer')!;
+    const mailerPrompt = readFileSync(join(w.plainHome, 'sessions', `${mailer.sessionId}.log`), 'utf8');
+    expect(mailerPrompt).toMatch(/### Export jobs table \(schema\) — https:\/\/github\.com\/acme\/shop\/pull\/\d+\n\ndone\n\nChanged: schema\.sql/);
     expect(existsSync(schema.worktree!)).toBe(false);
     expect(w.starts().filter((l) => l.endsWith('new') || / new /.test(l))).toHaveLength(3);
     expect(w.gh.mergeCalls).toEqual([]);
