@@ -76,8 +76,8 @@ export class ClaudeTranscriptSource {
   }
 
   /** Reads a file's new lines soon (a hook says a turn ended, or the watcher saw a change). */
-  kick(path: string, knownSize?: number): void {
-    this.source.kick(path, knownSize);
+  kick(path: string): void {
+    this.source.kick(path);
   }
 
   progress(): { backfilling: boolean; pendingBytes: number } {

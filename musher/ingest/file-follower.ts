@@ -1,4 +1,5 @@
-import { open, stat } from 'node:fs/promises';
+import { statSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import type { Db } from '../store/db.js';
 import type { OffsetStore } from '../store/offsets.js';
 import type { Clock } from '../clock.js';
@@ -33,10 +34,14 @@ export class FileFollower {
     private readonly log: Log,
   ) {}
 
-  /** Bytes of `path` not yet read (for progress); 0 when the file is gone. */
-  async pendingBytes(path: string): Promise<number> {
+  /**
+   * Bytes of `path` not yet read (0 when the file is gone): what the listing at start counts as to-do. A file read to
+   * its end before a restart is not to-do (its stored offset is its size), so a restart does not report the whole
+   * history as pending.
+   */
+  unreadBytesNow(path: string): number {
     try {
-      const s = await stat(path);
+      const s = statSync(path);
       const stored = this.offsets.get(path);
       if (!stored || stored.inode !== s.ino || stored.offset > s.size) return s.size;
       return s.size - stored.offset;

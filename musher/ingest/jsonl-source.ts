@@ -1,4 +1,4 @@
-import { existsSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { watch, type FSWatcher } from 'chokidar';
 import type { Log } from '../log.js';
 import type { FileFollower, Line } from './file-follower.js';
@@ -60,7 +60,7 @@ export class JsonlSource {
         alwaysStat: true,
         persistent: true,
       });
-      this.watcher.on('add', (path, stats) => this.kick(path, stats?.size));
+      this.watcher.on('add', (path) => this.kick(path));
       this.watcher.on('change', (path) => this.kick(path));
       this.watcher.on('error', (e) => log.warn(`${what} watcher: ${(e as Error).message}`));
       this.watcher.on('ready', () => {
@@ -80,12 +80,12 @@ export class JsonlSource {
   }
 
   /** Reads a file's new lines soon (a hook says a turn ended, or the watcher saw a change). */
-  kick(path: string, knownSize?: number): void {
+  kick(path: string): void {
     if (this.stopping.signal.aborted || !this.opts.accepts(path)) return;
     if (!this.dirty.has(path)) {
       this.dirty.add(path);
       this.opts.onFile?.(path);
-      if (!this.ready) this.totalBytes += knownSize ?? safeSize(path);
+      if (!this.ready) this.totalBytes += this.opts.follower.unreadBytesNow(path);
     }
     this.pump();
   }
@@ -145,14 +145,5 @@ export class JsonlSource {
         log.error(`reading ${path}: ${(e as Error).message}`);
       }
     }
-  }
-}
-
-function safeSize(path: string): number {
-  try {
-    return statSync(path).size;
-  } catch {
-    // A file that is gone has no size.
-    return 0;
   }
 }

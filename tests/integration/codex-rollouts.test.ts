@@ -285,6 +285,8 @@ describe('Codex rollout ingestion', () => {
     await second.src.start();
     await second.src.idle();
     expect(second.follower.bytesRead).toBe(Buffer.byteLength(more)); // only the new bytes, in every file
+    // And it says so: what the restart had left to read was those bytes, all read now (not the whole file again).
+    expect(second.src.progress()).toEqual({ backfilling: false, pendingBytes: 0 });
     // 100 × 2.5 + 900 × 0.25 + 40 × 15 = 1075 µ$, priced as gpt-5.4 although no turn_context was re-read.
     expect(w.usage.totals()).toMatchObject({ records: 3, unpricedRecords: 0, costMicros: COST.l1 + COST.l2 + 1075 });
     expect(w.offsets.get(path)?.offset).toBe(before + Buffer.byteLength(more));
