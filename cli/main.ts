@@ -37,6 +37,8 @@ Usage:
   sleds jobs cancel <id>        cancel a scheduled job
   sleds estimate <text> [--type T] [--model M] [--json]
                                 the band for a request in this repository: dollars, minutes, fit
+  sleds report daily|weekly|monthly|session [--by model|project|seat] [--since D] [--until D] [--json]
+                                tokens and API-equivalent dollars by day, week, month or session, the key's spend beside
   sleds receipts [--json]       the receipts of finished tasks: actual against band, signed
   sleds receipt verify <id|file> [--json] | show <id> [--json]
                                 check a receipt's signature (from musher or a teammate's file)
@@ -204,6 +206,8 @@ async function dispatch(argv: string[], json: boolean): Promise<number> {
       const { runEstimate } = await import('./estimate.js');
       return runEstimate(rest, json);
     }
+    case 'report':
+      return (await import('./report.js')).runReport(rest, json);
     case 'receipts': {
       const { runReceipts } = await import('./receipts.js');
       return runReceipts(rest, json);

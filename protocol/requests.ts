@@ -59,6 +59,16 @@ export const LimitQuery = z.looseObject({ limit: z.string().optional() });
 export const TasksQuery = z.looseObject({ state: z.string().optional(), limit: z.string().optional() });
 export const QuestionsQuery = z.looseObject({ state: z.string().optional(), task: z.string().optional(), limit: z.string().optional() });
 
+/** `GET /v1/report`: `sleds report <period>` (core/report/report.ts); dates are local, inclusive. */
+export const ReportQuery = z.looseObject({
+  period: z.enum(['daily', 'weekly', 'monthly', 'session'], { message: 'a report is daily, weekly, monthly or session' }),
+  by: z.enum(['model', 'project', 'seat'], { message: '--by takes model, project or seat' }).optional(),
+  since: z.string().max(20).optional(),
+  until: z.string().max(20).optional(),
+  tz: z.string().max(100).optional(),
+  start_of_week: z.enum(['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'], { message: '--start-of-week takes a day of the week' }).optional(),
+});
+
 /** `POST /v1/routes/load`: the route files of the repository `cwd` is in (one, with `key`). */
 export const RouteLoadRequest = z.object({ cwd: z.string().min(1), key: z.string().regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'a route key like eng-503').optional() });
 /** `POST /v1/routes/:key/arm`: the nodes to arm; none named: every node. */

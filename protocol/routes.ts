@@ -46,6 +46,7 @@ export const ROUTES = {
 
   estimate: route({ method: 'POST', path: '/v1/estimate', body: Q.EstimateRequest, reply: R.EstimateReply, callers: ['cli', 'mcp'] }),
   taskDone: route({ method: 'POST', path: '/v1/tasks/:id/done', body: Q.EmptyRequest, reply: R.ReceiptLine, callers: ['cli', 'mcp'] }),
+  report: route({ method: 'GET', path: '/v1/report', query: Q.ReportQuery, reply: R.ReportReply, callers: ['cli'] }),
   receipts: route({ method: 'GET', path: '/v1/receipts', query: Q.LimitQuery, reply: R.ReceiptListReply, callers: ['cli'] }),
   receipt: route({ method: 'GET', path: '/v1/receipts/:id', reply: R.ReceiptLine, callers: ['cli'] }),
 

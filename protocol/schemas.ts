@@ -222,6 +222,35 @@ export type EstimateReply = z.infer<typeof EstimateReply>;
 
 export const ReceiptLine = z.looseObject({ receipt: SignedReceipt, line: z.string() });
 export const ReceiptListReply = z.looseObject({ receipts: z.array(ReceiptLine) });
+/** `GET /v1/report` (core/report/report.ts's Report). */
+const ReportTotals = {
+  inputTokens: z.number(),
+  outputTokens: z.number(),
+  cacheCreationTokens: z.number(),
+  cacheReadTokens: z.number(),
+  totalTokens: z.number(),
+  costMicros: z.number(),
+  unpricedReplies: z.number(),
+  unpricedModels: z.array(z.string()),
+  keyCostMicros: z.number(),
+  replies: z.number(),
+};
+export const ReportReply = z.looseObject({
+  period: z.enum(['daily', 'weekly', 'monthly', 'session']),
+  by: z.enum(['model', 'project', 'seat']),
+  timeZone: z.string(),
+  rows: z.array(
+    z.looseObject({
+      period: z.string(),
+      ...ReportTotals,
+      project: z.string().nullable().optional(),
+      lastActivity: z.number().optional(),
+      modelsUsed: z.array(z.string()),
+      breakdown: z.array(z.looseObject({ name: z.string(), ...ReportTotals })),
+    }),
+  ),
+  totals: z.looseObject(ReportTotals),
+});
 export type ReceiptListReply = z.infer<typeof ReceiptListReply>;
 
 export const TaskListReply = z.looseObject({ now: epochMs, tasks: z.array(TaskRow) });

@@ -10,6 +10,8 @@ import { createTask, listTasks, showTask, updateTask } from '../tasks/api.js';
 import { answerQuestion, listQuestions, parkQuestion, sessionTask, showQuestion } from '../questions/api.js';
 import { estimateRoute } from '../estimate/api.js';
 import { nodeBand } from '../../core/routes/band.js';
+import { reportRoute } from '../report/api.js';
+import { seatName } from '../walls/wiring.js';
 import { fetchTrackerItem } from '../engine/route-from-item.js';
 import { finishTaskRoute, listReceipts, showReceipt } from '../receipts/api.js';
 import { dispatchTask, showPicker } from '../picker/api.js';
@@ -129,6 +131,7 @@ export const HANDLERS = {
   snapshot: async (s, r) => answered(await s.core.snapshotShow(r.params.id!)),
   estimate: async (s, r) => answered(await estimateRoute(s.core.estimates, r.body)),
   taskDone: async (s, r) => answered(await finishTaskRoute(s.core.receipts, r.params.id!)),
+  report: (s, r) => answered(reportRoute({ usage: s.core.usage, platformKey: s.core.platformKey, timeZone: s.core.timeZone, seat: seatName() }, Object.fromEntries(r.query))),
   receipts: async (s, r) => answered(await listReceipts(s.core.receipts, s.core.receiptStore, r.query)),
   receipt: async (s, r) => answered(await showReceipt(s.core.receipts, s.core.receiptStore, r.params.id!)),
   picker: async (s, r) => answered(await showPicker(s.core.picker, s.core.tasks.store, r.params.id!)),

@@ -38,6 +38,8 @@ export type RouteCore = Pick<
   | 'pickupHandoff'
   | 'routes'
   | 'routeDefaultMode'
+  | 'usage'
+  | 'platformKey'
 >;
 
 export interface ApiServices {

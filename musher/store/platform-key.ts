@@ -1,3 +1,4 @@
+import type { KeyRow } from '../../core/report/report.js';
 import type { Db } from './db.js';
 
 /**
@@ -68,6 +69,13 @@ export class PlatformKeyStore {
   /** One seat's priced spend between two times (the allowance's measure; unpriced responses add nothing). */
   seatSpendMicros(seat: string, fromMs: number, toMs: number): number {
     return (this.seatStmt.get(fromMs, toMs, seat) as { cost: number }).cost;
+  }
+
+  /** Every reply the key paid between two times, for the reports (core/report/report.ts). */
+  reportRows(fromMs: number, toMs: number): KeyRow[] {
+    return this.db
+      .prepare(`SELECT ts, session_id AS sessionId, model, project, seat, cost_micros AS costMicros FROM platform_key_usage WHERE ts >= ? AND ts < ?`)
+      .all(fromMs, toMs) as KeyRow[];
   }
 
   /** Spend per seat and model between two times. */

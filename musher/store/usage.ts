@@ -1,5 +1,6 @@
 import type { Db } from './db.js';
 import type { PricedCost, UsageRecord } from '../../core/usage.js';
+import type { UsageRow } from '../../core/report/report.js';
 
 export interface SpendByModel {
   model: string;
@@ -66,6 +67,23 @@ export class UsageStore {
               COALESCE(SUM(input_tokens), 0) AS input, COALESCE(SUM(output_tokens), 0) AS output,
               COALESCE(SUM(cache_read), 0) AS cacheRead, COALESCE(SUM(cache_write), 0) AS cacheWrite
        FROM usage_quarter_hours`,
+    );
+  }
+
+  /**
+   * Every reply between two times with its session's folder, for the reports (core/report/report.ts); `ownSeat`
+   * names the replies that are this seat's own (a pickup's history carries the sender's seat).
+   */
+  reportRows(fromMs: number, toMs: number, ownSeat: string): UsageRow[] {
+    return (
+      this.db
+        .prepare(
+          `SELECT u.ts, u.session_id AS sessionId, u.model, s.cwd AS project, COALESCE(u.seat, ?) AS seat, u.input_tokens AS inputTokens,
+             u.output_tokens AS outputTokens, u.cache_write_5m + u.cache_write_1h AS cacheCreationTokens, u.cache_read AS cacheReadTokens,
+             u.cost_micros AS costMicros
+           FROM usage_records u LEFT JOIN sessions s ON s.session_id = u.session_id WHERE u.ts >= ? AND u.ts < ?`,
+        )
+        .all(ownSeat, fromMs, toMs) as UsageRow[]
     );
   }
 
