@@ -7,6 +7,7 @@ import { formatGatewayBench, runGatewayBench } from './gateway.js';
 import { formatCalibrationAccuracy, runCalibrationAccuracy } from './calibration-accuracy.js';
 import { formatForecastAccuracy, formatSeedSummary, runForecastAccuracy } from './forecast-accuracy.js';
 import { formatFirstPromptBench, runFirstPromptBench } from './first-prompt.js';
+import { ccusageVersion, compareDaily, peakRssMb, runCcusage } from './peer-ccusage.js';
 
 /**
  * `npm run bench [-- --gb 1 --runs 30 --json] [-- --only gateway]` (from source, through tsx, on the built dist/): the hook and the statusline against a bare node start, measured
@@ -67,7 +68,7 @@ function world() {
   return { root, env, projects: join(root, 'h', '.claude', 'projects') };
 }
 
-async function musherStatus(env: NodeJS.ProcessEnv): Promise<{ ingest: { backfilling: boolean; bytesRead: number }; totals: { usageRecords: number } }> {
+async function musherStatus(env: NodeJS.ProcessEnv): Promise<{ ingest: { backfilling: boolean; bytesRead: number }; totals: { usageRecords: number }; musher: { pid: number } }> {
   const r = spawnSync(process.execPath, [CLI, 'status', '--json'], { env, encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`sleds status: ${r.stderr}`);
   return JSON.parse(r.stdout);
@@ -149,6 +150,12 @@ async function main(): Promise<void> {
   const turns = (GB * 1024 ** 3) / 4400;
   const written = writeHistory({ projectsDir: big.projects, targetBytes: GB * 1024 ** 3, startMs: Date.now() - 30 * 86_400_000, linesPerSession: 2000, stepMs: Math.floor((30 * 86_400_000) / turns) });
   say(`generated history         ${(written.bytes / 1e9).toFixed(2)} GB in ${written.files.length} files (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+  // The peer on the same history first (both then read it from a warm page cache): ccusage's full scan.
+  const peerEnv = { ...big.env, CLAUDE_CONFIG_DIR: join(big.env.HOME!, '.claude') };
+  const peer = await runCcusage(['daily', '--json', '--offline'], peerEnv);
+  results.ccusageScanMs = peer.ms;
+  results.ccusagePeakMb = peer.peakMb ?? -1;
+  say(`ccusage ${ccusageVersion()} full scan   ${(peer.ms / 1000).toFixed(2)} s (${peer.peakMb === null ? 'peak memory not measurable here' : `${peer.peakMb.toFixed(0)} MB peak`})`);
   const t1 = process.hrtime.bigint();
   startMusher(big.env);
   // Hooks while the first backfill runs: musher must keep answering them.
@@ -169,6 +176,24 @@ async function main(): Promise<void> {
     await new Promise((r) => setTimeout(r, 200));
   }
   const ingestS = Number(process.hrtime.bigint() - t1) / 1e9;
+  const musherPeak = peakRssMb((await musherStatus(big.env)).musher.pid);
+  results.backfillS = ingestS;
+  results.backfillPeakMb = musherPeak ?? -1;
+  results.backfillVsCcusage = (ingestS * 1000) / peer.ms;
+  say(`musher cold backfill      ${ingestS.toFixed(2)} s (${musherPeak === null ? 'peak memory not measurable here' : `${musherPeak.toFixed(0)} MB peak`}) = ${((ingestS * 1000) / peer.ms).toFixed(1)}× ccusage's full scan (goal ≤ 2×)`);
+  // The reports on the same history: tokens must be identical day by day; dollars are each tool's own price table.
+  const report = spawnSync(process.execPath, [CLI, 'report', 'daily', '--json', '--tz', big.env.TZ!], { env: big.env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  if (report.status !== 0) throw new Error(`sleds report daily: ${report.stderr || report.stdout}`);
+  const cmp = compareDaily(peer.stdout, report.stdout);
+  results.reportTokenMismatchDays = cmp.tokenMismatches.length;
+  results.reportSledsUsd = cmp.sledsUsd;
+  results.reportCcusageUsd = cmp.ccusageUsd;
+  say(
+    `report daily vs ccusage   ${cmp.days} days, tokens ${cmp.tokenMismatches.length === 0 ? 'identical on every day' : `differ on ${cmp.tokenMismatches.length} (${cmp.tokenMismatches.slice(0, 3).join(', ')})`}; ` +
+      `$${cmp.sledsUsd.toFixed(2)} sleds vs $${cmp.ccusageUsd.toFixed(2)} ccusage` +
+      (cmp.ccusageUnpriced.length > 0 ? ` (ccusage counts ${cmp.ccusageUnpriced.join(', ')} as $0)` : '') +
+      (cmp.sledsUnpriced.length > 0 ? ` (sleds names ${cmp.sledsUnpriced.join(', ')} unpriced)` : ''),
+  );
   results.hookDuringBackfillMs = during.hookDuringBackfill!;
   results.hookDuringBackfillRatio = during.hookDuringBackfillRatio!;
   say(`hook during backfill      ${during.hookDuringBackfill!.toFixed(1)} ms  = ${during.hookDuringBackfillRatio!.toFixed(2)}× node${stillBackfilling ? '' : ' (backfill ended before the runs did)'}`);
