@@ -303,6 +303,16 @@ export function runForecastAccuracy(opts: ForecastAccuracyOptions = {}): Forecas
   const days = opts.days ?? 8;
   const all: AccuracyTrace[] = simulateTraces({ seed, traces, days }).map((t) => ({ id: t.id, lines: t.samples.map((s): TraceSample => ({ ...s })), windows: t.windows, changes: t.changes }));
   for (const rec of opts.recorded ?? []) all.push({ id: rec.id, lines: rec.lines, windows: truthFromLines(rec.lines), changes: [] });
+  return scoreAccuracy(all, { seed, traces, days, recorded: opts.recorded?.length ?? 0, forecast: opts.forecast, stride: opts.stride });
+}
+
+/** Scores the given traces (any family's) through the forecaster and the baselines. */
+export function scoreAccuracy(
+  all: readonly AccuracyTrace[],
+  meta: { seed: number; traces: number; days: number; recorded?: number; forecast?: Partial<ForecastOptions>; stride?: number },
+): ForecastAccuracyReport {
+  const { seed, traces, days } = meta;
+  const opts = { forecast: meta.forecast, stride: meta.stride };
   const accs = new Map<string, Record<MethodName, Acc>>();
   const windows: ForecastAccuracyReport['windows'] = {};
   for (const trace of all) {
@@ -328,7 +338,7 @@ export function runForecastAccuracy(opts: ForecastAccuracyOptions = {}): Forecas
       bandCoverage: s.sleds.band?.coverage ?? 0,
     };
   }
-  return { seed, traces, days, recorded: opts.recorded?.length ?? 0, windows, scores, targets };
+  return { seed, traces, days, recorded: meta.recorded ?? 0, windows, scores, targets };
 }
 
 const num = (x: number, d = 1): string => (Number.isFinite(x) ? x.toFixed(d) : '–');

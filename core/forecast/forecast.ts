@@ -1,4 +1,5 @@
 import { activityProfile, presence, sessionShare, wallTimeForActive, type ActivityModel, type ActivityProfile } from './activity.js';
+import { blendToCrossing, linearPaceToCrossingMs, modelWeight } from './blend.js';
 import { normalCdf, normalQuantile } from './normal.js';
 import { theilSen } from './slope.js';
 import { activeAt, splitTrails, trailDefaults, windowLengthMs, type BarSample, type Trail, type TrailOptions } from './trail.js';
@@ -78,6 +79,12 @@ export interface ForecastOptions {
   tzOffsetMinutes: number;
   /** Presence by hour is shrunk toward its prior by this many pseudo-days (activity.ts). */
   presencePriorDays: number;
+  /**
+   * σ of log(time to the crossing) taken for linear pace when the model's crossing is blended with it (blend.ts):
+   * the model weighs σ_pace² ÷ (σ_pace² + σ²). Infinity: no blend. 0.5, with claimProbability 0.58, set on the
+   * tuning families (bench/trace-families.ts, seeds 1–3): bursts went from 1.00–1.04× pace's error to 0.94–0.97×.
+   */
+  paceSigma: number;
 }
 
 const MINUTE = 60_000;
@@ -95,11 +102,12 @@ export function forecastDefaults(windowMs: number | null): ForecastOptions {
     sigmaBase: 0.5,
     slopeSpreadScale: Math.SQRT2,
     sigmaPerDay: 1,
-    claimProbability: 0.6,
+    claimProbability: 0.58,
     bandQuantiles: [0.05, 0.95],
     maxHorizonMs: Math.max(windowMs ?? 5 * HOUR, 5 * HOUR),
     tzOffsetMinutes: 0,
     presencePriorDays: 1,
+    paceSigma: 0.5,
   };
 }
 
@@ -272,11 +280,16 @@ export function forecastTrail(trail: Trail, nowMs: number, opts?: Partial<Foreca
     ? { share: session && session.wallMs > 0 ? Math.min(1, session.activeMs / session.wallMs) : duty, presence: presence(profile, nowMs, o.presencePriorDays) }
     : { share: duty, presence: null };
   const horizon = nowMs + o.maxHorizonMs;
-  const paceEtaMs = wallTimeForActive(model, nowMs, (remaining / activeRate) * HOUR, o.maxHorizonMs) ?? horizon;
-  const toEta = Math.max(MINUTE / 60, paceEtaMs - nowMs);
+  const modelEtaMs = wallTimeForActive(model, nowMs, (remaining / activeRate) * HOUR, o.maxHorizonMs) ?? horizon;
+  const toModel = Math.max(MINUTE / 60, modelEtaMs - nowMs);
   // The spread of the crossing time (see the module note).
   const step = window.every((p) => Number.isInteger(p.usedPct)) ? 1 : 0.1;
-  const sigma = crossingSigma(o, { slopeLo: fit.lo, slopeHi: fit.hi, activeRate, remaining, step, toEtaMs: toEta });
+  const sigma = crossingSigma(o, { slopeLo: fit.lo, slopeHi: fit.hi, activeRate, remaining, step, toEtaMs: toModel });
+  // Where the model is unsure, lean towards linear pace (blend.ts).
+  const windowStart = reset !== null && trail.windowMs !== null ? reset - trail.windowMs : null;
+  const toPace = windowStart === null ? null : linearPaceToCrossingMs(last.usedPct, nowMs - windowStart);
+  const toEta = blendToCrossing(toModel, toPace, modelWeight(sigma, o.paceSigma));
+  const paceEtaMs = modelEtaMs;
   const pBeforeReset = reset === null ? 1 : normalCdf(Math.log(Math.max(1, reset - nowMs) / toEta) / sigma);
   const quantile = (p: number): number => Math.min(horizon, nowMs + toEta * Math.exp(sigma * normalQuantile(p)));
   const [qLo, qHi] = o.bandQuantiles;

@@ -463,4 +463,20 @@ describe('architecture', () => {
     const swept = [...allowed.entries()].filter(([file, why]) => !why.startsWith('TODO(A)') && !naming.has(file)).map(([file]) => file);
     expect(swept, 'these files name no harness any more: drop them from the allow-list').toEqual([]);
   });
+
+  it('the held-out forecast trace family is imported by the report alone, and core/ never reads bench/', () => {
+    const importers: string[] = [];
+    for (const dir of ['bench', 'core', 'musher', 'cli', 'tests']) {
+      const walk = (d: string): void => {
+        for (const name of readdirSync(join(ROOT, d))) {
+          const rel = join(d, name);
+          if (statSync(join(ROOT, rel)).isDirectory()) walk(rel);
+          else if (rel.endsWith('.ts') && !rel.endsWith('architecture.test.ts') && /from '[^']*trace-held-out\.js'/.test(readFileSync(join(ROOT, rel), 'utf8'))) importers.push(rel);
+        }
+      };
+      walk(dir);
+    }
+    expect(importers, 'only bench/forecast-families.ts may load the held-out family (tuning never sees it)').toEqual(['bench/forecast-families.ts']);
+    for (const f of readdirSync(join(ROOT, 'core/forecast'))) expect(readFileSync(join(ROOT, 'core/forecast', f), 'utf8')).not.toMatch(/from '[^']*bench\//);
+  });
 });

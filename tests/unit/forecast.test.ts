@@ -25,6 +25,8 @@ function run(from: number, to: number, perMin: number, startPct: number, every =
 }
 
 const at = (m: number): number => T0 + m * MIN;
+/** The model without its blend towards linear pace (blend.ts), for the tests of the model itself. */
+const MODEL_ALONE = { paceSigma: Infinity };
 const eta = (f: Forecast): EtaForecast => {
   expect(f.kind).toBe('eta');
   return f as EtaForecast;
@@ -85,7 +87,7 @@ describe('forecastBar: the ETA', () => {
 
   it('an idle lunch does not flatten the rate; the ETA maps back to wall time through the duty cycle', () => {
     const samples = [...run(0, 30, 1, 0), ...run(75, 90, 1, 30)];
-    const f = eta(forecastBar(samples, at(90)));
+    const f = eta(forecastBar(samples, at(90), MODEL_ALONE));
     // Unsqueezed, 45 points over 90 minutes would be 30%/h.
     expect(f.activeRatePctPerHour).toBeGreaterThan(55);
     expect(f.activeRatePctPerHour).toBeLessThan(61);
@@ -196,8 +198,8 @@ describe('activity: people keep hours', () => {
       return bar(h.observedAtMs, ((h.observedAtMs - dayStart) / HOUR - (second ? 5 : 0)) * 10, dayStart + (second ? 10 : 5) * HOUR);
     });
     const now = thu + 7.5 * HOUR;
-    const plain = eta(forecastBar(today, now));
-    const learned = eta(forecastBar([...past, ...today], now));
+    const plain = eta(forecastBar(today, now, MODEL_ALONE));
+    const learned = eta(forecastBar([...past, ...today], now, MODEL_ALONE));
     expect((plain.paceEtaMs - now) / MIN).toBeCloseTo(120, 0);
     expect(plain.beforeReset).toBe(true);
     expect(learned.beforeReset).toBe(false);
