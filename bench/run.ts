@@ -7,6 +7,7 @@ import { formatGatewayBench, runGatewayBench } from './gateway.js';
 import { formatCalibrationAccuracy, runCalibrationAccuracy } from './calibration-accuracy.js';
 import { formatForecastAccuracy, formatSeedSummary, runForecastAccuracy } from './forecast-accuracy.js';
 import { formatFirstPromptBench, runFirstPromptBench } from './first-prompt.js';
+import { formatFamilies, runFamilies } from './forecast-families.js';
 import { ccusageVersion, compareDaily, peakRssMb, runCcusage } from './peer-ccusage.js';
 
 /**
@@ -232,6 +233,11 @@ async function main(): Promise<void> {
   for (const l of formatForecastAccuracy(accuracy[0]!)) say(l);
   for (const l of formatSeedSummary(accuracy)) say(l);
   results.forecastTargets = JSON.stringify(Object.fromEntries(accuracy.map((r) => [r.seed, r.targets])));
+  // Every trace family and seed (bench/forecast-families.ts): the families it was tuned on and the one held out of
+  // all tuning (taper), scored against linear pace.
+  const families = runFamilies({ seeds: [1, 2, 3, 4, 5], families: ['switch', 'bursts'], heldOut: true });
+  for (const l of formatFamilies(families)) say(l);
+  results.forecastFamilies = JSON.stringify(families.map((f) => ({ family: f.family, role: f.role, seeds: f.seeds.map((x) => ({ seed: x.seed, targets: x.report.targets })) })));
   const calibration = runCalibrationAccuracy({ seed: 1 });
   for (const l of formatCalibrationAccuracy(calibration)) say(l);
   results.calibration = JSON.stringify(calibration.plain);
