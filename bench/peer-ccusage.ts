@@ -4,20 +4,25 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 
 /**
- * The peer a user would otherwise pick, on the same history: ccusage (pinned as a dev dependency; its Rust binary
- * ships in an npm platform package). Its full scan is timed with its peak memory, and its daily report is held
- * against `sleds report daily` (issue 16 § 1 and § 3).
+ * The peer a user would otherwise pick, on the same history: ccusage. Its full scan is timed with its peak memory,
+ * and its daily report is held against `sleds report daily` (issue 16 § 1 and § 3).
+ *
+ * It is not a dev dependency: its Rust binary ships in per-platform npm packages, and the registry this project's CI
+ * reaches holds only `@ccusage/ccusage-linux-x64`, so a lock file with ccusage in it cannot pass `npm ci`. The bench
+ * uses it when it is there: `npm i --no-save ccusage@20.0.24` (the version the issue measured).
  */
+export const CCUSAGE_VERSION = '20.0.24';
 
-export function ccusageEntry(): string {
-  const pkg = createRequire(import.meta.url).resolve('ccusage/package.json');
-  const bin = (JSON.parse(readFileSync(pkg, 'utf8')) as { bin: Record<string, string> }).bin.ccusage!;
-  return join(dirname(pkg), bin);
-}
-
-export function ccusageVersion(): string {
-  const pkg = createRequire(import.meta.url).resolve('ccusage/package.json');
-  return (JSON.parse(readFileSync(pkg, 'utf8')) as { version: string }).version;
+/** ccusage's launcher, when it is installed next to sleds' own packages; null when it is not. */
+export function ccusageEntry(): { entry: string; version: string } | null {
+  try {
+    const pkg = createRequire(import.meta.url).resolve('ccusage/package.json');
+    const meta = JSON.parse(readFileSync(pkg, 'utf8')) as { bin: Record<string, string>; version: string };
+    return { entry: join(dirname(pkg), meta.bin.ccusage!), version: meta.version };
+  } catch {
+    // Not installed: the bench says how to add it and goes on without the peer.
+    return null;
+  }
 }
 
 /** A process's peak resident memory so far (Linux `VmHWM`), in MB; null elsewhere or once it is gone. */
@@ -38,10 +43,10 @@ export interface PeerRun {
 }
 
 /** Runs ccusage with `args` and `env`, timing it and sampling its peak memory until it exits. */
-export function runCcusage(args: string[], env: NodeJS.ProcessEnv): Promise<PeerRun> {
+export function runCcusage(entry: string, args: string[], env: NodeJS.ProcessEnv): Promise<PeerRun> {
   return new Promise((resolve, reject) => {
     const t0 = process.hrtime.bigint();
-    const child = spawn(process.execPath, [ccusageEntry(), ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [entry, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     let peak: number | null = null;

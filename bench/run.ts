@@ -8,7 +8,7 @@ import { formatCalibrationAccuracy, runCalibrationAccuracy } from './calibration
 import { formatForecastAccuracy, formatSeedSummary, runForecastAccuracy } from './forecast-accuracy.js';
 import { formatFirstPromptBench, runFirstPromptBench } from './first-prompt.js';
 import { formatFamilies, runFamilies } from './forecast-families.js';
-import { ccusageVersion, compareDaily, peakRssMb, runCcusage } from './peer-ccusage.js';
+import { CCUSAGE_VERSION, ccusageEntry, compareDaily, peakRssMb, runCcusage } from './peer-ccusage.js';
 
 /**
  * `npm run bench [-- --gb 1 --runs 30 --json] [-- --only gateway]` (from source, through tsx, on the built dist/): the hook and the statusline against a bare node start, measured
@@ -153,10 +153,13 @@ async function main(): Promise<void> {
   say(`generated history         ${(written.bytes / 1e9).toFixed(2)} GB in ${written.files.length} files (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
   // The peer on the same history first (both then read it from a warm page cache): ccusage's full scan.
   const peerEnv = { ...big.env, CLAUDE_CONFIG_DIR: join(big.env.HOME!, '.claude') };
-  const peer = await runCcusage(['daily', '--json', '--offline'], peerEnv);
-  results.ccusageScanMs = peer.ms;
-  results.ccusagePeakMb = peer.peakMb ?? -1;
-  say(`ccusage ${ccusageVersion()} full scan   ${(peer.ms / 1000).toFixed(2)} s (${peer.peakMb === null ? 'peak memory not measurable here' : `${peer.peakMb.toFixed(0)} MB peak`})`);
+  const ccusage = ccusageEntry();
+  const peer = ccusage ? await runCcusage(ccusage.entry, ['daily', '--json', '--offline'], peerEnv) : null;
+  if (peer && ccusage) {
+    results.ccusageScanMs = peer.ms;
+    results.ccusagePeakMb = peer.peakMb ?? -1;
+    say(`ccusage ${ccusage.version} full scan   ${(peer.ms / 1000).toFixed(2)} s (${peer.peakMb === null ? 'peak memory not measurable here' : `${peer.peakMb.toFixed(0)} MB peak`})`);
+  } else say(`ccusage                   not installed — npm i --no-save ccusage@${CCUSAGE_VERSION} to run it side by side`);
   const t1 = process.hrtime.bigint();
   startMusher(big.env);
   // Hooks while the first backfill runs: musher must keep answering them.
@@ -180,21 +183,23 @@ async function main(): Promise<void> {
   const musherPeak = peakRssMb((await musherStatus(big.env)).musher.pid);
   results.backfillS = ingestS;
   results.backfillPeakMb = musherPeak ?? -1;
-  results.backfillVsCcusage = (ingestS * 1000) / peer.ms;
-  say(`musher cold backfill      ${ingestS.toFixed(2)} s (${musherPeak === null ? 'peak memory not measurable here' : `${musherPeak.toFixed(0)} MB peak`}) = ${((ingestS * 1000) / peer.ms).toFixed(1)}× ccusage's full scan (goal ≤ 2×)`);
+  if (peer) results.backfillVsCcusage = (ingestS * 1000) / peer.ms;
+  say(`musher cold backfill      ${ingestS.toFixed(2)} s (${musherPeak === null ? 'peak memory not measurable here' : `${musherPeak.toFixed(0)} MB peak`})${peer ? ` = ${((ingestS * 1000) / peer.ms).toFixed(1)}× ccusage's full scan (goal ≤ 2×)` : ''}`);
   // The reports on the same history: tokens must be identical day by day; dollars are each tool's own price table.
   const report = spawnSync(process.execPath, [CLI, 'report', 'daily', '--json', '--tz', big.env.TZ!], { env: big.env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   if (report.status !== 0) throw new Error(`sleds report daily: ${report.stderr || report.stdout}`);
-  const cmp = compareDaily(peer.stdout, report.stdout);
-  results.reportTokenMismatchDays = cmp.tokenMismatches.length;
-  results.reportSledsUsd = cmp.sledsUsd;
-  results.reportCcusageUsd = cmp.ccusageUsd;
-  say(
-    `report daily vs ccusage   ${cmp.days} days, tokens ${cmp.tokenMismatches.length === 0 ? 'identical on every day' : `differ on ${cmp.tokenMismatches.length} (${cmp.tokenMismatches.slice(0, 3).join(', ')})`}; ` +
-      `$${cmp.sledsUsd.toFixed(2)} sleds vs $${cmp.ccusageUsd.toFixed(2)} ccusage` +
-      (cmp.ccusageUnpriced.length > 0 ? ` (ccusage counts ${cmp.ccusageUnpriced.join(', ')} as $0)` : '') +
-      (cmp.sledsUnpriced.length > 0 ? ` (sleds names ${cmp.sledsUnpriced.join(', ')} unpriced)` : ''),
-  );
+  const cmp = peer ? compareDaily(peer.stdout, report.stdout) : null;
+  if (cmp) {
+    results.reportTokenMismatchDays = cmp.tokenMismatches.length;
+    results.reportSledsUsd = cmp.sledsUsd;
+    results.reportCcusageUsd = cmp.ccusageUsd;
+    say(
+      `report daily vs ccusage   ${cmp.days} days, tokens ${cmp.tokenMismatches.length === 0 ? 'identical on every day' : `differ on ${cmp.tokenMismatches.length} (${cmp.tokenMismatches.slice(0, 3).join(', ')})`}; ` +
+        `$${cmp.sledsUsd.toFixed(2)} sleds vs $${cmp.ccusageUsd.toFixed(2)} ccusage` +
+        (cmp.ccusageUnpriced.length > 0 ? ` (ccusage counts ${cmp.ccusageUnpriced.join(', ')} as $0)` : '') +
+        (cmp.sledsUnpriced.length > 0 ? ` (sleds names ${cmp.sledsUnpriced.join(', ')} unpriced)` : ''),
+    );
+  }
   results.hookDuringBackfillMs = during.hookDuringBackfill!;
   results.hookDuringBackfillRatio = during.hookDuringBackfillRatio!;
   say(`hook during backfill      ${during.hookDuringBackfill!.toFixed(1)} ms  = ${during.hookDuringBackfillRatio!.toFixed(2)}× node${stillBackfilling ? '' : ' (backfill ended before the runs did)'}`);
