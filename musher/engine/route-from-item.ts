@@ -19,6 +19,10 @@ export async function fetchTrackerItem(client: GithubClient | null, from: string
   if (!client) return { ok: false, status: 503, error: 'this musher does not talk to GitHub — sleds github set-token < tokenfile, then try again' };
   const slug = `${ref.repo.owner}/${ref.repo.name}`;
   const r = await client.request('GET', `/repos/${slug}/issues/${ref.number}`, { schema: Issue, what: `reading ${slug}#${ref.number}` });
-  if (!r.ok) return { ok: false, status: r.status === 404 ? 404 : 502, error: r.status === 404 ? `${slug}#${ref.number} is not there (or this token cannot see it)` : r.error };
+  if (!r.ok) {
+    if (r.status === 404) return { ok: false, status: 404, error: `${slug}#${ref.number} is not there (or this token cannot see it)` };
+    // No status: GitHub was not asked (no token, a rate limit holding) or not reached — this musher cannot serve it now.
+    return { ok: false, status: r.status === null ? 503 : 502, error: r.error };
+  }
   return { ok: true, item: { key: `${slug}#${r.data.number}`, title: r.data.title, body: r.data.body ?? '' } };
 }

@@ -19,8 +19,10 @@ describe('sleds forecast replay', () => {
     const dir = mkdtempSync(join(tmpdir(), 'sl-trace-'));
     dirs.push(dir);
     const t0 = Date.UTC(2026, 10, 29, 9);
-    const resets = (t0 + 5 * 3_600_000) / 1000;
-    // 2 points every 5 minutes from 10%: it would cross 100% at 12:45, before the 14:00 reset.
+    // A window that opened at 08:35 at 0%, climbing 2 points every 5 minutes (10% by 09:00): it would cross 100% at
+    // 12:45, before the 13:35 reset. (A bar at 10% when its window opens is no trace a harness writes: linear pace
+    // would read it as a faster climb than the line's, and the forecast leans on pace where it is unsure.)
+    const resets = (t0 + 275 * 60_000) / 1000;
     const lines = Array.from({ length: 12 }, (_, i) => JSON.stringify({ t: t0 + i * 5 * 60_000, window: 'five_hour', used_percentage: 10 + 2 * i, resets_at: resets }));
     lines.splice(5, 0, '{"t": "soon", "window": 3}');
     const file = join(dir, 'trace.jsonl');

@@ -95,6 +95,8 @@ function must<N extends RouteName>(r: CallResult<N>): Extract<CallResult<N>, { o
 const REFUSED_ONLY: RouteName[] = ['handOff', 'handoffsPrune', 'pickup'];
 /** An answer needs a node that asks (tests/integration/engine.test.ts answers one): here it is refused. */
 const ANSWER_REFUSED: RouteName[] = ['routeAnswer'];
+/** A route drafted from a tracker item reads it from GitHub (tests/integration/route-from-item.test.ts): here, with no token, it is refused. */
+const NEEDS_GITHUB: RouteName[] = ['routeNew'];
 
 describe('a real musher answers every route as the table says', { timeout: 120_000 }, () => {
   it('each reply parses by its route schema', async () => {
@@ -190,12 +192,16 @@ describe('a real musher answers every route as the table says', { timeout: 120_0
     await held(client, 'routeAnswer', { body: { node: 'eng-503/mailer', answer: 'a link' } }, 409, seen);
     await held(client, 'routeDecisions', { params: { key: 'eng-503' } }, 200, seen);
     await held(client, 'routePlan', { body: { cwd: repo, key: 'eng-600', title: 'Planned', nodes: [{ id: 'one', brief: 'do one' }] } }, 200, seen);
+    await held(client, 'routeNew', { body: { cwd: repo, key: 'eng-601', from: 'acme/app#12' } }, 503, seen);
+
+    // The ccusage-style report over what this musher has seen (issue 16 § 3).
+    expect(must(await held(client, 'report', { query: { period: 'daily', by: 'model' } }, 200, seen)).period).toBe('daily');
 
     await held(client, 'shutdown', {}, 200, seen);
 
     // Every entry was called; all but the few this world cannot set up answered with their success reply.
     expect(TABLE.map(([n]) => n).filter((n) => !seen.has(n))).toEqual([]);
-    expect([...seen].filter(([, status]) => status >= 300).map(([n]) => n).sort()).toEqual([...REFUSED_ONLY, ...ANSWER_REFUSED].sort());
+    expect([...seen].filter(([, status]) => status >= 300).map(([n]) => n).sort()).toEqual([...REFUSED_ONLY, ...ANSWER_REFUSED, ...NEEDS_GITHUB].sort());
   });
 });
 
