@@ -14,6 +14,8 @@ import type { Clock } from './clock.js';
 import { CARRY_ON, blockWith } from './hook-answers.js';
 import type { Log } from './log.js';
 import { openStore, type Db } from './store/db.js';
+import { routeQuestionVerbs } from './engine/route-questions-api.js';
+import type { QuestionCardsPort, RouteQuestionVerbs } from './engine/route-questions-api.js';
 import { RouteStore, type RouteMode } from './engine/route-store.js';
 import { HookEventStore } from './store/hook-events.js';
 import { SessionStore } from './store/sessions.js';
@@ -223,6 +225,10 @@ export class Musher {
   /** Routes and their nodes (issue 14): the engine's store, and the mode of a route whose file names none. */
   readonly routes: RouteStore;
   routeDefaultMode: (dir: string) => RouteMode = () => 'approve';
+  /** Route nodes' parked questions (issue 14 § 10): parked by the node's agent, answered from the CLI or Slack. */
+  readonly routeQuestions: RouteQuestionVerbs;
+  /** Where a parked question is shown to people (Slack's two-button message); bound by compose, null: the CLI only. */
+  private questionCards: QuestionCardsPort | null = null;
 
   constructor(private readonly opts: MusherOptions) {
     const b = opts.base;
@@ -313,6 +319,11 @@ export class Musher {
     });
     this.receiptStore = new ReceiptStore(this.db);
     this.routes = new RouteStore(this.db, opts.clock);
+    this.routeQuestions = routeQuestionVerbs({
+      store: this.routes,
+      announce: (q, route, node) => this.questionCards?.announce(q, route, node),
+      answered: (q) => this.questionCards?.answered(q),
+    });
     const history = new ReceiptHistory(this.receiptStore, opts.log);
     this.estimates = new EstimateService({
       history: (q) => history.of(q),
@@ -398,6 +409,11 @@ export class Musher {
   }
 
   /** The roster's handle of the seat whose key signs (its Ed25519 key listed in the repository's roster). */
+  /** Shows route nodes' parked questions in Slack from now on (compose binds it when Slack is set up). */
+  bindQuestionCards(cards: QuestionCardsPort): void {
+    this.questionCards = cards;
+  }
+
   private rosterHandle(repo: string | null, signer: string | null): string | null {
     if (!repo || !signer) return null;
     return this.roster.rosterAt(repo)?.teammates.find((t) => t.keys?.ed25519 === signer)?.handle ?? null;

@@ -78,7 +78,15 @@ export const RouteModeRequest = z.object({ mode: z.enum(['approve', 'auto'], { e
 /** `POST /v1/routes/start`: `<route>/<node>`, or a node id alone when one route has it. */
 export const RouteStartRequest = z.object({ node: z.string().min(1).max(81) });
 /** A person's answer to a node's parked question (`sleds route answer <route>/<node> <answer…>`). */
+/** `POST /v1/routes/answer`: `node` is `<route>/<node>`, a node id, or the question's id; `answer` A, B or words. */
 export const RouteAnswerRequest = z.object({ node: z.string().min(1).max(81), answer: z.string().trim().min(1).max(4000), by: z.string().trim().min(1).max(80).optional() });
+/** `POST /v1/routes/park`: a route node's agent parks one question with two answers (the MCP park verb, in the node's session). */
+export const RouteParkRequest = z.object({
+  route: z.string().regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'a route key like eng-503'),
+  node: z.string().regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'a node id like mailer'),
+  question: z.string().trim().min(3, 'the question is empty — say what you need decided').max(2000),
+  options: z.tuple([z.string().trim().min(3).max(500), z.string().trim().min(3).max(500)], { message: 'options holds exactly two sentences: [A, B]' }),
+});
 
 /** A node as the MCP `plan` verb takes it (the route file's own field names). */
 export const PlanNode = z.object({

@@ -86,6 +86,8 @@ export const ROUTES = {
   routeNew: route({ method: 'POST', path: '/v1/routes/new', body: Q.RouteNewRequest, reply: R.RoutePlanReply, callers: ['cli'] }),
   routeStart: route({ method: 'POST', path: '/v1/routes/start', body: Q.RouteStartRequest, reply: R.RouteStartReply, callers: ['cli'] }),
   routeAnswer: route({ method: 'POST', path: '/v1/routes/answer', body: Q.RouteAnswerRequest, reply: R.RouteAnswerReply, callers: ['cli'] }),
+  routePark: route({ method: 'POST', path: '/v1/routes/park', body: Q.RouteParkRequest, reply: R.RouteParkReply, callers: ['mcp'] }),
+  needs: route({ method: 'GET', path: '/v1/needs', reply: R.NeedsReply, callers: ['cli'] }),
   route: route({ method: 'GET', path: '/v1/routes/:key', reply: R.RouteShowReply, callers: ['cli'] }),
   routeArm: route({ method: 'POST', path: '/v1/routes/:key/arm', body: Q.RouteArmRequest, reply: R.RouteArmReply, callers: ['cli'] }),
   routeMode: route({ method: 'POST', path: '/v1/routes/:key/mode', body: Q.RouteModeRequest, reply: R.RouteArmReply, callers: ['cli'] }),

@@ -389,6 +389,25 @@ export const RouteShowReply = z.looseObject({ route: RouteRowReply, waves: z.arr
 export const RouteLoadReply = z.looseObject({ repoRoot: z.string(), loaded: z.array(z.string()) });
 export const RouteArmReply = z.looseObject({ key: z.string(), armed: z.array(z.string()), mode: z.enum(['approve', 'auto']) });
 export const RouteAnswerReply = z.looseObject({ key: z.string(), node: z.string(), question: z.string(), answer: z.string() });
+export const RouteParkReply = z.looseObject({ questionId: z.string(), key: z.string(), node: z.string(), question: z.string(), options: z.array(z.string()), text: z.string() });
+/** `GET /v1/needs`: what waits for a person — route nodes' parked questions and tasks' — oldest first. */
+export const NeedsReply = z.looseObject({
+  needs: z.array(
+    z.looseObject({
+      kind: z.enum(['node', 'task']),
+      questionId: z.string(),
+      /** `<route>/<node>`, or the task's id. */
+      of: z.string(),
+      title: z.string(),
+      question: z.string(),
+      options: z.array(z.string()),
+      askedAt: epochMs,
+      /** Posted to Slack as a two-button message. */
+      inSlack: z.boolean(),
+      answerWith: z.string(),
+    }),
+  ),
+});
 export const RouteStartReply = z.looseObject({ key: z.string(), node: z.string(), state: z.string(), ready: z.boolean(), waitingFor: z.array(z.string()) });
 export const RouteDecisionsReply = z.looseObject({
   key: z.string(),

@@ -38,6 +38,7 @@ export type RouteCore = Pick<
   | 'pickupHandoff'
   | 'routes'
   | 'routeDefaultMode'
+  | 'routeQuestions'
   | 'usage'
   | 'platformKey'
 >;

@@ -15,6 +15,7 @@ import { gitText } from '../snapshot/run-git.js';
 import { GithubTrackerAdapter } from '../tracker/github.js';
 import { isRouteComment, routeComment } from '../../core/routes/route-comment.js';
 import { routeLine } from '../../core/routes/route-line.js';
+import { newQuestionId } from './questions.js';
 
 /**
  * The engine built from real parts: the route store on the user's SQLite, git worktrees, the policy's checks, GitHub
@@ -120,12 +121,14 @@ export function engineStore(store: RouteStore): EngineStore {
     },
     decisions: (k) => store.decisions(k).map((d) => ({ nodeId: d.nodeId, question: d.question, answer: d.answer, answeredBy: d.answeredBy, answeredAt: d.answeredAt })),
     answerTo: (k, id, questionId) => {
-      const node = store.node(k, id);
-      if (!node || node.run.questionId !== questionId) return null;
-      // The answer given to this node since it parked.
-      const d = store.decisions(k).filter((x) => x.nodeId === id && x.answeredAt >= node.run.enteredAt).at(-1);
-      return d ? d.answer : null;
+      const q = store.question(questionId);
+      return q && q.routeKey === k && q.nodeId === id && q.state === 'answered' ? q.answer : null;
     },
+    openQuestion: (k, id) => {
+      const q = store.openQuestion(k, id);
+      return q ? { id: q.id, question: q.question } : null;
+    },
+    askQuestion: (k, id, question, at) => store.addQuestion({ id: newQuestionId(), routeKey: k, nodeId: id, question, options: [], askedAt: at }).id,
   };
 }
 

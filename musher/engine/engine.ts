@@ -208,7 +208,8 @@ export class Engine {
         const answer = n.questionId ? this.d.store.answerTo(n.routeKey, n.nodeId, n.questionId) : null;
         if (answer === null) return;
         const next = this.step(n, { type: 'answered' });
-        if (next) this.spawnWork(next, () => this.resume(next, { kind: 'answer', text: answer }));
+        const text = `${n.lastError ? `You asked: ${n.lastError}\n` : ''}The answer: ${answer}`;
+        if (next) this.spawnWork(next, () => this.resume(next, { kind: 'answer', text }));
         return;
       }
       default:
@@ -324,12 +325,21 @@ export class Engine {
       } else if (e.kind === 'rate_limited') {
         return this.step(n, { type: 'rate-limited', resetsAtMs: e.resetsAtMs }) ? 'moved' : 'running';
       } else if (e.kind === 'question') {
-        const questionId = `${n.nodeId}-${this.d.clock.now().toString(36)}`;
-        return this.step(n, { type: 'question', questionId }, { lastError: e.text }) ? 'moved' : 'running';
+        // The harness's own ask tool (Claude's AskUserQuestion): headless, nobody would answer it, so it is parked.
+        const open = this.d.store.openQuestion(n.routeKey, n.nodeId);
+        const questionId = open?.id ?? this.d.store.askQuestion(n.routeKey, n.nodeId, e.text, this.d.clock.now());
+        return this.step(n, { type: 'question', questionId }, { lastError: open?.question ?? e.text }) ? 'moved' : 'running';
       } else if (e.kind === 'turn_completed') {
         const sid = e.sessionId ?? sessionId;
         if (!e.ok || !sid) {
           const next = this.step(n, { type: 'lost', reason: `the harness ended its turn with an error: ${e.text ?? 'no reason given'}` });
+          return next ? 'moved' : 'running';
+        }
+        // Its agent parked a question (the MCP park verb) and stopped: it waits for the answer, its siblings go on.
+        const parked = this.d.store.openQuestion(n.routeKey, n.nodeId);
+        if (parked) {
+          const next = this.step(n, { type: 'question', questionId: parked.id }, { lastError: parked.question, sessionId: sid });
+          if (next) this.d.log.info(`${keyOf(n)}: waits for an answer — ${parked.question.slice(0, 120)} (sleds needs)`);
           return next ? 'moved' : 'running';
         }
         // The agent's last words, until verification adds what it changed: the PR and the nodes after it read them.

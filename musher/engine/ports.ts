@@ -67,6 +67,10 @@ export interface EngineStore {
   decisions(key: string): Array<{ nodeId: string; question: string; answer: string; answeredBy: string; answeredAt: number }>;
   /** The answer to a parked question, once a person gave it. */
   answerTo(key: string, id: string, questionId: string): string | null;
+  /** The node's open question (its agent called the `park` verb during its run), if any. */
+  openQuestion(key: string, id: string): { id: string; question: string } | null;
+  /** Parks a question the harness's own ask tool put (answered in words): its id. */
+  askQuestion(key: string, id: string, question: string, at: number): string;
 }
 
 export interface Worktrees {

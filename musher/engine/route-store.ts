@@ -81,6 +81,30 @@ export interface DecisionRow {
 
 export type NewDecision = Omit<DecisionRow, 'id'>;
 
+/** A node's parked question (issue 14 § 10), open until someone answers it. */
+export interface RouteQuestionRow {
+  id: string;
+  routeKey: string;
+  nodeId: string;
+  question: string;
+  /** Two for the park verb (A, B); none when the harness's own ask tool asked (any answer in words). */
+  options: string[];
+  askedAt: number;
+  state: 'open' | 'answered';
+  choice: 'A' | 'B' | null;
+  answer: string | null;
+  answeredBy: string | null;
+  answeredAt: number | null;
+  source: string | null;
+  slack: { channel: string; ts: string } | null;
+}
+
+export type AnswerOutcome =
+  | { ok: true; question: RouteQuestionRow }
+  /** Answered before (by someone else, or the same tap twice): the first answer stands. */
+  | { ok: false; kind: 'answered'; question: RouteQuestionRow }
+  | { ok: false; kind: 'unknown' | 'bad-choice'; error: string };
+
 const TERMINAL: readonly RunStateName[] = ['COMPLETED', 'FAILED', 'CANCELLED'];
 
 /** A node's entity id in lifecycle_events, and its correlation id. */
@@ -113,6 +137,24 @@ function patchSql(patch: NodePatch): { sets: string[]; params: Record<string, un
     params[`p_${column}`] = field === 'receipt' ? (v === null || v === undefined ? null : JSON.stringify(v)) : (v ?? null);
   }
   return { sets, params };
+}
+
+function toQuestion(r: Record<string, unknown>): RouteQuestionRow {
+  return {
+    id: r.id as string,
+    routeKey: r.route_key as string,
+    nodeId: r.node_id as string,
+    question: r.question as string,
+    options: parseJson<string[]>(r.options, []),
+    askedAt: r.asked_at as number,
+    state: r.state === 'answered' ? 'answered' : 'open',
+    choice: r.choice === 'A' || r.choice === 'B' ? r.choice : null,
+    answer: (r.answer as string | null) ?? null,
+    answeredBy: (r.answered_by as string | null) ?? null,
+    answeredAt: (r.answered_at as number | null) ?? null,
+    source: (r.source as string | null) ?? null,
+    slack: r.slack_channel && r.slack_ts ? { channel: r.slack_channel as string, ts: r.slack_ts as string } : null,
+  };
 }
 
 function parseJson<T>(text: unknown, fallback: T): T {
@@ -411,6 +453,63 @@ export class RouteStore {
          VALUES (@routeKey, @nodeId, @question, @options, @answer, @answeredBy, @answeredAt, @source)`,
       )
       .run({ ...d, options: JSON.stringify(d.options) });
+  }
+
+  /** Parks a question for a node; its id is the caller's (validated by it). */
+  addQuestion(q: { id: string; routeKey: string; nodeId: string; question: string; options: string[]; askedAt: number }): RouteQuestionRow {
+    this.db
+      .prepare(`INSERT INTO route_questions (id, route_key, node_id, question, options, asked_at, state) VALUES (@id, @routeKey, @nodeId, @question, @options, @askedAt, 'open')`)
+      .run({ ...q, options: JSON.stringify(q.options) });
+    return this.question(q.id)!;
+  }
+
+  question(id: string): RouteQuestionRow | null {
+    const r = this.db.prepare(`SELECT * FROM route_questions WHERE id = ?`).get(id) as Record<string, unknown> | undefined;
+    return r ? toQuestion(r) : null;
+  }
+
+  /** The node's open question asked at or after `since` (its run's start), newest first; null when none. */
+  openQuestion(key: string, id: string, since = 0): RouteQuestionRow | null {
+    const r = this.db
+      .prepare(`SELECT * FROM route_questions WHERE route_key = ? AND node_id = ? AND state = 'open' AND asked_at >= ? ORDER BY asked_at DESC, rowid DESC LIMIT 1`)
+      .get(key, id, since) as Record<string, unknown> | undefined;
+    return r ? toQuestion(r) : null;
+  }
+
+  /** Every open question (for `sleds needs`), oldest first. */
+  openQuestions(): RouteQuestionRow[] {
+    return (this.db.prepare(`SELECT * FROM route_questions WHERE state = 'open' ORDER BY asked_at, rowid`).all() as Array<Record<string, unknown>>).map(toQuestion);
+  }
+
+  setQuestionMessage(id: string, slack: { channel: string; ts: string }): void {
+    this.db.prepare(`UPDATE route_questions SET slack_channel = ?, slack_ts = ? WHERE id = ?`).run(slack.channel, slack.ts, id);
+  }
+
+  /**
+   * Answers a question once: the first answer wins (two people tapping at once, a tap delivered twice), and it is kept
+   * as the route's decision (who, when, from where) in the same transaction.
+   */
+  answerQuestion(id: string, a: { choice: 'A' | 'B' | null; text: string | null; by: string; at: number; source: string }): AnswerOutcome {
+    return this.db.transaction((): AnswerOutcome => {
+      const q = this.question(id);
+      if (!q) return { ok: false, kind: 'unknown', error: `no question '${id}' — sleds needs lists the open ones` };
+      if (q.state !== 'open') return { ok: false, kind: 'answered', question: q };
+      let answer: string;
+      if (a.choice !== null) {
+        const picked = q.options[a.choice === 'A' ? 0 : 1];
+        if (picked === undefined) return { ok: false, kind: 'bad-choice', error: `question '${id}' has no options to choose from — answer it in words` };
+        answer = a.text ? `${picked} — ${a.text}` : picked;
+      } else if (a.text) {
+        answer = a.text;
+      } else {
+        return { ok: false, kind: 'bad-choice', error: q.options.length > 0 ? 'choose A or B (or answer in words)' : 'say the answer' };
+      }
+      this.db
+        .prepare(`UPDATE route_questions SET state = 'answered', choice = ?, answer = ?, answered_by = ?, answered_at = ?, source = ? WHERE id = ? AND state = 'open'`)
+        .run(a.choice, answer, a.by, a.at, a.source, id);
+      this.addDecision({ routeKey: q.routeKey, nodeId: q.nodeId, question: q.question, options: q.options, answer, answeredBy: a.by, answeredAt: a.at, source: a.source });
+      return { ok: true, question: this.question(id)! };
+    }).immediate();
   }
 
   decisions(key: string): DecisionRow[] {

@@ -4,7 +4,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { ApiAnswer } from '../scheduler/api.js';
 import { parseBody } from '../api/parse-body.js';
-import { RouteArmRequest, RouteLoadRequest, RouteModeRequest, RoutePlanRequest, RouteAnswerRequest, RouteStartRequest, RouteNewRequest } from '../../protocol/requests.js';
+import { RouteArmRequest, RouteLoadRequest, RouteModeRequest, RoutePlanRequest, RouteStartRequest, RouteNewRequest } from '../../protocol/requests.js';
 import type { z } from 'zod';
 import { stringify } from 'yaml';
 import { routeBand } from '../../core/routes/band.js';
@@ -152,7 +152,7 @@ function showRoute(store: RouteStore, key: string): ApiAnswer {
 }
 
 /** `<route>/<node>`, or a node id that exactly one route has. */
-function resolveNode(store: RouteStore, spec: string): { ok: true; key: string; id: string } | { ok: false; status: number; error: string } {
+export function resolveNode(store: RouteStore, spec: string): { ok: true; key: string; id: string } | { ok: false; status: number; error: string } {
   const [a, b, ...more] = spec.split('/');
   if (more.length > 0 || !a) return { ok: false, status: 400, error: `'${spec}' is not <route>/<node> or <node>` };
   if (b !== undefined) return { ok: true, key: a, id: b };
@@ -202,18 +202,6 @@ export function routeVerbs(deps: RoutesApiDeps) {
       const node = store.node(which.key, which.id)!;
       const waitingFor = node.dependsOn.filter((d) => store.node(which.key, d)?.run.state !== 'COMPLETED');
       return { status: 200, body: { key: which.key, node: which.id, state: node.run.state, ready: node.run.state === 'QUEUED' && waitingFor.length === 0, waitingFor } };
-    },
-    /** A person answers a node's parked question: kept as a decision (who, when), which the engine resumes it with. */
-    answer: (raw: string, now: number): ApiAnswer => {
-      const body = parseBody(raw, RouteAnswerRequest, '{node, answer, by?}');
-      if (!body.ok) return body.answer;
-      const which = resolveNode(store, body.value.node);
-      if (!which.ok) return { status: which.status, body: { error: which.error } };
-      const node = store.node(which.key, which.id)!;
-      if (node.run.state !== 'WAITING_FOR_INPUT') return { status: 409, body: { error: `${which.key}/${which.id} asks nothing (it is ${node.run.state}) — sleds route show ${which.key}` } };
-      const question = node.lastError ?? 'its question';
-      store.addDecision({ routeKey: which.key, nodeId: which.id, question, options: [], answer: body.value.answer, answeredBy: body.value.by ?? 'you', answeredAt: now, source: 'cli' });
-      return { status: 200, body: { key: which.key, node: which.id, question, answer: body.value.answer } };
     },
     show: (key: string): ApiAnswer => showRoute(store, key),
     decisions: (key: string): ApiAnswer => known(key) ?? { status: 200, body: { key, decisions: store.decisions(key) } },

@@ -529,6 +529,27 @@ const MIGRATIONS: ReadonlyArray<Migration> = [
   // 25 (issue 14 § 5): what a node's agent said it did when its turn ended: its PR says it, and the pack of every node
   // after it carries it ("the PR summaries of the nodes it depends on").
   `ALTER TABLE route_nodes ADD COLUMN summary TEXT;`,
+  // 26 (issue 14 § 10): a node's parked question (the agent's MCP park verb, or its harness's own ask tool): open until
+  // a person answers it from the CLI or a Slack button; the Slack message it was posted as, to update it once answered.
+  `
+  CREATE TABLE route_questions (
+    id           TEXT PRIMARY KEY,
+    route_key    TEXT NOT NULL,
+    node_id      TEXT NOT NULL,
+    question     TEXT NOT NULL,
+    options      TEXT NOT NULL,
+    asked_at     INTEGER NOT NULL,
+    state        TEXT NOT NULL,
+    choice       TEXT,
+    answer       TEXT,
+    answered_by  TEXT,
+    answered_at  INTEGER,
+    source       TEXT,
+    slack_channel TEXT,
+    slack_ts     TEXT
+  );
+  CREATE INDEX route_questions_open ON route_questions(state, route_key, node_id);
+  `,
 ];
 
 function slimHookEvents(db: Database.Database): void {

@@ -11,7 +11,7 @@ import { GithubClient } from '../../musher/github/client.js';
 import { composeEngine } from '../../musher/engine/compose-engine.js';
 import { registryHarnesses } from '../../musher/engine/harnesses.js';
 import { processRunner } from '../../musher/engine/runner.js';
-import { routeVerbs } from '../../musher/engine/routes-api.js';
+import { routeQuestionVerbs } from '../../musher/engine/route-questions-api.js';
 import { DEFAULT_CONFIG } from '../../musher/config/schema.js';
 import { openStore } from '../../musher/store/db.js';
 import { git } from '../support/route-repo.js';
@@ -116,7 +116,7 @@ nodes:
     await w.until(() => w.state('docs') === 'COMPLETED', 'docs landed');
     expect(w.state('mailer')).toBe('WAITING_FOR_INPUT');
     // An answer to a node that asks nothing is refused; the person's answer to mailer is kept with a name and a time.
-    const verbs = routeVerbs({ store: w.store, harnesses: ['plain'], defaultMode: () => 'auto' });
+    const verbs = routeQuestionVerbs({ store: w.store });
     expect(verbs.answer(JSON.stringify({ node: 'eng-503/docs', answer: 'x' }), w.clock.now())).toMatchObject({ status: 409 });
     expect(verbs.answer(JSON.stringify({ node: 'eng-503/mailer', answer: 'a-link-please', by: 'dana' }), w.clock.now())).toMatchObject({ status: 200, body: { question: 'Send the export as a file or as a link?' } });
     await w.until(() => w.state('mailer') === 'AWAITING_MERGE', 'mailer resumed and awaiting merge');
@@ -127,6 +127,54 @@ nodes:
     expect(readFileSync(join(w.plainHome, 'sessions', `${mailer.sessionId}.log`), 'utf8')).toContain('a-link-please');
     expect(w.store.decisions('eng-503')).toMatchObject([{ nodeId: 'mailer', question: 'Send the export as a file or as a link?', answer: 'a-link-please', answeredBy: 'dana', source: 'cli' }]);
     expect(w.gh.pull(SLUG, mailer.prNumber!)!.body).toContain('a-link-please');
+  });
+
+  it('an agent that parks a question (the MCP park verb) with two answers waits for a person; A resumes it with that answer', async () => {
+    const release = join(tmpdir(), `sl-park-${process.pid}-${Date.now()}`);
+    const w = await world({
+      route: `title: t
+nodes:
+  - id: mailer
+    brief: |
+      @hold ${release}
+      @after Attach-the-file @write mailer.txt attach
+  - id: docs
+    brief: "@write docs.md exports"
+`,
+    });
+    const asked: string[] = [];
+    const announced: string[] = [];
+    const verbs = routeQuestionVerbs({ store: w.store, announce: (q) => announced.push(q.id), answered: (q) => asked.push(`${q.id} ${q.answeredBy}`) });
+    // The agent is at work (held), and calls park from its session, as the MCP verb does with SLEDS_ROUTE/SLEDS_NODE.
+    await w.until(() => w.state('mailer') === 'RUNNING', 'mailer at work');
+    const park = (body: unknown) => verbs.park(JSON.stringify(body), w.clock.now());
+    expect(park({ route: 'eng-503', node: 'mailer', question: 'Attach or link?', options: ['one'] })).toMatchObject({ status: 400 });
+    expect(park({ route: 'eng-503', node: 'nope', question: 'Attach or link?', options: ['Attach-the-file: band stays', 'Link: band shrinks'] })).toMatchObject({ status: 404 });
+    const parked = park({ route: 'eng-503', node: 'mailer', question: 'Attach the export or send a link?', options: ['Attach-the-file: the band stays $2–5', 'Send a link: the band grows to $4–9'] });
+    expect(parked).toMatchObject({ status: 201, body: { key: 'eng-503', node: 'mailer' } });
+    const qid = (parked.body as { questionId: string }).questionId;
+    expect((parked.body as { text: string }).text).toMatch(/^Parked: eng-503\/mailer waits for an answer to question [a-z2-9]{12}: Attach the export or send a link\? A\) Attach-the-file/);
+    // Parking twice (a retried call) is the same question, announced once.
+    expect(park({ route: 'eng-503', node: 'mailer', question: 'Attach the export or send a link?', options: ['x: y z', 'y: z w'] })).toMatchObject({ status: 200, body: { questionId: qid } });
+    expect(announced).toEqual([qid]);
+    writeFileSync(release, 'go');
+    cleanups.push(() => rmSync(release, { force: true }));
+
+    // At the end of its turn it waits for the answer; its sibling goes on.
+    await w.until(() => w.state('mailer') === 'WAITING_FOR_INPUT' && w.state('docs') === 'AWAITING_MERGE', 'mailer waits, docs awaits its merge');
+    expect(w.store.node('eng-503', 'mailer')!.run.questionId).toBe(qid);
+    expect(verbs.answer(JSON.stringify({ node: qid, answer: 'C' }), w.clock.now())).toMatchObject({ status: 400 });
+    expect(w.state('mailer')).toBe('WAITING_FOR_INPUT');
+    expect(verbs.answer(JSON.stringify({ node: qid, answer: 'a', by: 'dana' }), w.clock.now())).toMatchObject({ status: 200, body: { answer: 'Attach-the-file: the band stays $2–5' } });
+    // A second answer (the other person's tap) is refused, naming the first.
+    expect(verbs.answerFromSlack({ questionId: qid, choice: 'B', by: 'sam', at: w.clock.now() })).toMatchObject({ ok: false, error: expect.stringMatching(/answered already by dana/) });
+    expect(asked).toEqual([`${qid} dana`]);
+
+    await w.until(() => w.state('mailer') === 'AWAITING_MERGE', 'mailer resumed and awaiting merge');
+    expect(git(w.bare, 'show', 'sleds/eng-503/mailer:mailer.txt')).toBe('attach');
+    const mailer = w.store.node('eng-503', 'mailer')!;
+    expect(readFileSync(join(w.plainHome, 'sessions', `${mailer.sessionId}.log`), 'utf8')).toContain('You asked: Attach the export or send a link?\nThe answer: Attach-the-file');
+    expect(w.store.decisions('eng-503')).toMatchObject([{ nodeId: 'mailer', question: 'Attach the export or send a link?', options: ['Attach-the-file: the band stays $2–5', 'Send a link: the band grows to $4–9'], answeredBy: 'dana', source: 'cli' }]);
   });
 
   it('a node whose worktree cannot be made needs a person, with git’s error, and the rest of the route goes on', async () => {
