@@ -61,7 +61,8 @@ Usage:
   sleds routes [--json]         the routes (.sleds/routes/<key>.yml) with their line: nodes landed, time, dollars
   sleds route show <key> [--json]  the waves, each node's state, band and PR
   sleds route new <key> [--from owner/repo#12] | load [<key>] | arm <key> [node…] | mode <key> approve|auto | decisions <key> [--json]
-  sleds route answer <route>/<node> <answer…>
+  sleds needs [--json]          what waits for you: route nodes' parked questions (and tasks'), with how to answer
+  sleds route answer <question|route/node> A|B|<answer…>
                                 answer a node's question; the engine resumes it with your answer
   sleds start <route>/<node>    let an armed node of an approve-mode route start once it is ready
   sleds engine [--once] [--every 15s] [--json]
@@ -251,6 +252,8 @@ async function dispatch(argv: string[], json: boolean): Promise<number> {
       const { runGithub } = await import('./github.js');
       return runGithub(rest, json);
     }
+    case 'needs':
+      return (await import('./needs.js')).runNeeds(json);
     case 'routes':
       return (await import('./route.js')).runRoutes(json);
     case 'route':

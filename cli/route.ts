@@ -14,7 +14,7 @@ import { fail } from './fail.js';
  * is now; a file that does not pass is refused with its one file:line line.
  */
 
-const USAGE = 'route takes new <key>, load [<key>], show <key>, arm <key> [node…], mode <key> approve|auto, answer <route>/<node> <answer…>, decisions <key>';
+const USAGE = 'route takes new <key>, load [<key>], show <key>, arm <key> [node…], mode <key> approve|auto, answer <question|route/node> A|B|<answer…>, decisions <key>';
 
 function out(json: boolean, body: unknown, text: string): number {
   process.stdout.write(json ? `${JSON.stringify(body, null, 2)}\n` : `${text}\n`);
@@ -79,8 +79,8 @@ export async function runRoute(args: string[], json: boolean): Promise<number> {
   if (sub === 'answer') {
     // `<route>/<node>` (or a node id only one route has): checked by musher, which knows the routes.
     const answer = [...rest].join(' ').trim();
-    if (!key || !answer) return fail('route answer takes a node and the answer — e.g. sleds route answer eng-503/mailer "send a link, not the file"', 2);
-    const res = await askMusher('routeAnswer', { body: { node: key, answer, by: process.env.USER || undefined } });
+    if (!key || !answer) return fail('route answer takes a question (or node) and the answer — e.g. sleds route answer eng-503/mailer A, or "send a link, not the file" (sleds needs lists them)', 2);
+    const res = await askMusher('routeAnswer', { body: { node: key, answer, by: process.env.SLEDS_SEAT || process.env.USER || undefined } });
     if (!res) return 1;
     if (!res.ok) return reportRefusal(res, json);
     return out(json, res.body, `${res.body.key}/${res.body.node}: answered — the engine resumes it with your answer`);

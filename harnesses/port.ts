@@ -61,6 +61,11 @@ export interface HeadlessArgs {
    * cwd without asking, as far as the harness allows it to unattended. Never a flag that skips every check.
    */
   unattended?: boolean;
+  /**
+   * The sleds MCP server for this run (a route node's agent parks its question through it): the adapter registers it
+   * the harness's way and lets its `park` tool run without a prompt. null: the harness's own configuration only.
+   */
+  sledsMcp?: { command: string; args: string[]; env?: Record<string, string> } | null;
   harnessArgs?: string[];
 }
 

@@ -25,11 +25,19 @@ export function buildMcpServer(d: McpDeps): McpServer {
   for (const name of Object.keys(TOOL_INPUTS) as ToolName[]) {
     const shape: ZodRawShape = TOOL_INPUTS[name].shape;
     server.registerTool(name, { description: TOOL_DESCRIPTIONS[name], inputSchema: shape }, async (args, extra) => {
-      const answer = await runTool(name, args, { api: d.api, sessionId: sessionOf(extra._meta, d.env), cwd: d.cwd });
+      const answer = await runTool(name, args, { api: d.api, sessionId: sessionOf(extra._meta, d.env), cwd: d.cwd, node: nodeOf(d.env) });
       return { content: [{ type: 'text' as const, text: answer.text }], ...(answer.isError ? { isError: true } : {}) };
     });
   }
   return server;
+}
+
+/** The route node a session is, from the environment `sleds engine` starts it with; ids checked as the route file's. */
+function nodeOf(env: Record<string, string | undefined>): { route: string; node: string } | null {
+  const route = env.SLEDS_ROUTE;
+  const node = env.SLEDS_NODE;
+  const id = /^[a-z0-9][a-z0-9-]{0,39}$/;
+  return route && node && id.test(route) && id.test(node) ? { route, node } : null;
 }
 
 export async function runMcp(cliMain: string, version: string): Promise<number> {

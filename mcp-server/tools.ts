@@ -19,6 +19,8 @@ export interface ToolContext {
   sessionId: string | null;
   /** The folder the server runs in: the session's project (a pickup checks out there). */
   cwd: string;
+  /** The route node this session is, when `sleds engine` started it (SLEDS_ROUTE / SLEDS_NODE): park parks the node. */
+  node?: { route: string; node: string } | null;
 }
 
 export interface ToolAnswer {
@@ -106,7 +108,7 @@ export const TOOL_DESCRIPTIONS: Record<ToolName, string> = {
   status: "This seat's usage bars, today's spend, the next wall, and the task this session works on (with any parked question).",
   handoff: "Hand this session to a teammate (give `to`, or `now: true` for the owner of the changed files): its work-in-progress, branch and conversation go to them encrypted and signed, and they resume it with /sled pickup <id>. Without either, lists this seat's hand-offs. Hand off only when the person asks; stop working on the session afterwards.",
   pickup: "Pick up a teammate's hand-off into a checkout here: the work, its branch, and how to resume the session.",
-  park: 'Park the task behind one question for the person, with exactly two answers (A and B), each a sentence with its effect on the band. The task waits until they answer; stop after parking.',
+  park: 'Park the task (or, in a route node that sleds engine started, the node) behind one question for the person, with exactly two answers (A and B), each a sentence with its effect on the band. It waits until they answer (from the CLI or a Slack button); stop and end your turn after parking — you are resumed with the answer.',
   plan: 'Write a route: a request too big for one session as nodes an agent can land one at a time, in waves (each node waits for the ones it depends_on to merge). Writes .sleds/routes/<key>.yml in this repository for review; nothing starts until the person arms it (sleds route arm <key>).',
   answer: 'Answer a parked question with A or B: the task is open again and its session carries on with the answer.',
 };
@@ -233,6 +235,8 @@ const HANDLERS: Handlers = {
   },
 
   async park(args, ctx) {
+    // A route node's agent (no task of its own): the node waits for the answer, its siblings go on.
+    if (ctx.node && !args.taskId) return (await ask(ctx.api, 'routePark', { body: { route: ctx.node.route, node: ctx.node.node, question: args.question, options: args.options } }, 'route questions')).text;
     const task = await taskFor(ctx, args.taskId);
     const r = await ask(ctx.api, 'park', { params: { id: task.id }, body: { question: args.question, options: args.options, ...(ctx.sessionId ? { sessionId: ctx.sessionId } : {}) } }, 'parked questions');
     return r.text;

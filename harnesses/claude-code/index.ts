@@ -40,13 +40,22 @@ function resumeArgv(r: ResumeArgs): string[] {
  */
 const UNATTENDED = ['--permission-mode', 'acceptEdits'];
 
+/**
+ * The sleds MCP server for one run: `--mcp-config` takes a JSON string (a server named `sleds`, so its tools are
+ * `mcp__sleds__<tool>`), and `-p` denies a tool it would have asked about, so park is allowed by name.
+ */
+function sledsMcpArgs(mcp: HeadlessArgs['sledsMcp']): string[] {
+  if (!mcp) return [];
+  return ['--mcp-config', JSON.stringify({ mcpServers: { sleds: { type: 'stdio', command: mcp.command, args: mcp.args, ...(mcp.env ? { env: mcp.env } : {}) } } }), '--allowedTools', 'mcp__sleds__park'];
+}
+
 function headlessArgv(r: HeadlessArgs): { argv: string[]; stdin: string } {
   if (r.resumeSessionId != null && !isSessionId(r.resumeSessionId)) {
     throw new ResumePlanError(`headless: ${JSON.stringify(r.resumeSessionId.slice(0, 80))} is not a session id (a UUID) — not passing it to claude`);
   }
   return {
     // `-p` with no prompt argument reads the prompt from stdin (captured, tests/fixtures/headless).
-    argv: [r.bin, '-p', '--output-format', 'stream-json', '--verbose', ...(r.resumeSessionId ? [`--resume=${r.resumeSessionId}`] : []), ...(r.model ? ['--model', r.model] : []), ...(r.unattended ? UNATTENDED : []), ...(r.harnessArgs ?? [])],
+    argv: [r.bin, '-p', '--output-format', 'stream-json', '--verbose', ...(r.resumeSessionId ? [`--resume=${r.resumeSessionId}`] : []), ...(r.model ? ['--model', r.model] : []), ...(r.unattended ? UNATTENDED : []), ...sledsMcpArgs(r.sledsMcp), ...(r.harnessArgs ?? [])],
     stdin: r.prompt,
   };
 }

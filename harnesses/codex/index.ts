@@ -28,10 +28,25 @@ function resumeArgv(r: ResumeArgs): string[] {
   return [r.bin, 'resume', ...model, ...extra, '--', r.sessionId, ...prompt];
 }
 
+/** The sleds MCP server for one run, as `-c` overrides of `[mcp_servers.sleds]`, its tools approved (`exec` cannot ask). */
+function sledsMcpArgs(mcp: HeadlessArgs['sledsMcp']): string[] {
+  if (!mcp) return [];
+  const toml = (v: string) => JSON.stringify(v);
+  return [
+    '-c',
+    `mcp_servers.sleds.command=${toml(mcp.command)}`,
+    '-c',
+    `mcp_servers.sleds.args=[${mcp.args.map(toml).join(',')}]`,
+    '-c',
+    'mcp_servers.sleds.default_tools_approval_mode="approve"',
+    ...(mcp.env && Object.keys(mcp.env).length > 0 ? ['-c', `mcp_servers.sleds.env={${Object.entries(mcp.env).map(([k, v]) => `${k}=${toml(v)}`).join(',')}}`] : []),
+  ];
+}
+
 function headlessArgv(r: HeadlessArgs): { argv: string[]; stdin: string } {
   // Unattended: `exec` never asks (approval never, shared/facts/codex-cli.md); the sandbox lets it write its cwd. As a
   // `-c` override because `exec resume` (0.169) takes no `--sandbox`.
-  const opts = ['--json', '--skip-git-repo-check', ...(r.model ? ['--model', r.model] : []), ...(r.unattended ? ['-c', 'sandbox_mode="workspace-write"'] : []), ...(r.harnessArgs ?? [])];
+  const opts = ['--json', '--skip-git-repo-check', ...(r.model ? ['--model', r.model] : []), ...(r.unattended ? ['-c', 'sandbox_mode="workspace-write"'] : []), ...sledsMcpArgs(r.sledsMcp), ...(r.harnessArgs ?? [])];
   if (r.resumeSessionId == null) return { argv: [r.bin, 'exec', ...opts], stdin: r.prompt };
   if (!isSessionId(r.resumeSessionId)) {
     throw new ResumePlanError(`headless: ${JSON.stringify(r.resumeSessionId.slice(0, 80))} is not a session id (a UUID) — not passing it to codex`);

@@ -263,7 +263,7 @@ export class Engine {
     const prompt = await this.d.packs.forNode({ route, node: n, feedback });
     const k = keyOf(n);
     const nodeDir = join(this.d.settings.runsDir, n.routeKey, n.nodeId);
-    const handle = this.d.runner.start({ adapter: harness.adapter, bin: harness.bin, cwd: n.worktree, prompt, model: n.model, resumeSessionId, nodeDir, env: harness.env });
+    const handle = this.d.runner.start({ adapter: harness.adapter, bin: harness.bin, cwd: n.worktree, prompt, model: n.model, resumeSessionId, nodeDir, env: harness.env, sledsMcp: harness.sledsMcp ?? null });
     this.handles.set(k, handle);
     this.d.store.patch(n.routeKey, n.nodeId, n.fencingToken, { pid: handle.pid, logPath: handle.logPath });
     this.d.log.info(`${k}: ${resumeSessionId ? `resumed session ${resumeSessionId}` : 'started'} in ${harness.adapter.displayName} (pid ${handle.pid})`);

@@ -9,7 +9,18 @@ import type { EngineNode, Harnesses } from './ports.js';
  * `binaries.<name>` when set, else the adapter's binary on PATH. The environment is the engine's own plus where the
  * node is, so the agent's `park` verb and its setup know which node they belong to.
  */
-export function registryHarnesses(opts: { defaultHarness: (node: EngineNode) => string | null; binaries: SledsConfig['binaries']; env: NodeJS.ProcessEnv; home: string; portBase: (n: EngineNode) => number }): Harnesses {
+/** The variables that say where musher's socket is (core/paths.ts). */
+const MCP_PATH_VARS = ['SLEDS_HOME', 'XDG_RUNTIME_DIR', 'XDG_DATA_HOME', 'XDG_STATE_HOME', 'XDG_CONFIG_HOME', 'HOME'] as const;
+
+export function registryHarnesses(opts: {
+  defaultHarness: (node: EngineNode) => string | null;
+  binaries: SledsConfig['binaries'];
+  env: NodeJS.ProcessEnv;
+  home: string;
+  portBase: (n: EngineNode) => number;
+  /** `sleds mcp` as a command (this sleds): every node's agent gets it, to park a question. */
+  sledsMcp?: { command: string; args: string[]; env?: Record<string, string> } | null;
+}): Harnesses {
   return {
     forNode(node) {
       const id = node.harness ?? opts.defaultHarness(node);
@@ -24,7 +35,11 @@ export function registryHarnesses(opts: { defaultHarness: (node: EngineNode) => 
       env.SLEDS_ROUTE = node.routeKey;
       env.SLEDS_NODE = node.nodeId;
       env.SLEDS_PORT_BASE = String(opts.portBase(node));
-      return { ok: true, adapter: found.adapter, bin: bin.bin, env };
+      // The MCP server is told the node and where musher is itself: Codex starts it with a short allow-list of variables.
+      const mcpEnv: Record<string, string> = { SLEDS_ROUTE: node.routeKey, SLEDS_NODE: node.nodeId };
+      for (const k of MCP_PATH_VARS) if (env[k]) mcpEnv[k] = env[k]!;
+      const sledsMcp = opts.sledsMcp ? { ...opts.sledsMcp, env: { ...opts.sledsMcp.env, ...mcpEnv } } : null;
+      return { ok: true, adapter: found.adapter, bin: bin.bin, env, sledsMcp };
     },
   };
 }

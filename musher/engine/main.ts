@@ -1,3 +1,4 @@
+import { cliCommand } from '../package-root.js';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { homedir, hostname } from 'node:os';
@@ -105,7 +106,9 @@ export async function runEngine(args: string[], json: boolean): Promise<number> 
     const repo = routeStore?.route(n.routeKey)?.repoRoot ?? null;
     return (repo ? policy.forDirectory(repo).policy.engine.harness : null) ?? user.harness;
   };
-  const harnesses = registryHarnesses({ defaultHarness, binaries: config.binaries, env: process.env, home, portBase: () => PORT_START });
+  // Every node's agent gets this sleds's MCP server, so it can park a question (SLEDS_ROUTE/SLEDS_NODE say whose).
+  const [mcpCommand, ...mcpArgs] = [...cliCommand(), 'mcp'];
+  const harnesses = registryHarnesses({ defaultHarness, binaries: config.binaries, env: process.env, home, portBase: () => PORT_START, sledsMcp: { command: mcpCommand!, args: mcpArgs } });
   const { engine, store } = composeEngine({
     db,
     clock,

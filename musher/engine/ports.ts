@@ -138,6 +138,8 @@ export interface StartRun {
   /** The node's folder: each run gets the next numbered folder in it (stdout, stderr, prompt, process record). */
   nodeDir: string;
   env: Record<string, string>;
+  /** The sleds MCP server the run's agent parks its questions through. */
+  sledsMcp?: { command: string; args: string[]; env?: Record<string, string> } | null;
 }
 
 export interface Runner {
@@ -150,7 +152,7 @@ export interface Runner {
 
 export interface Harnesses {
   /** The adapter of a node's harness (its own, else the seat's default), or why there is none. */
-  forNode(node: EngineNode): { ok: true; adapter: HarnessAdapter; bin: string; env: Record<string, string> } | { ok: false; error: string };
+  forNode(node: EngineNode): { ok: true; adapter: HarnessAdapter; bin: string; env: Record<string, string>; sledsMcp?: { command: string; args: string[]; env?: Record<string, string> } | null } | { ok: false; error: string };
 }
 
 /** The route's tracker item, kept up to date with the route (its one comment: waves, pull requests, the route's line). */

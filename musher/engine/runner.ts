@@ -179,7 +179,7 @@ export function processRunner(): Runner {
   return {
     start(r: StartRun): RunHandle {
       const runDir = nextRunDir(r.nodeDir);
-      const cmd = r.adapter.headlessArgv({ bin: r.bin, prompt: r.prompt, model: r.model, resumeSessionId: r.resumeSessionId, unattended: true });
+      const cmd = r.adapter.headlessArgv({ bin: r.bin, prompt: r.prompt, model: r.model, resumeSessionId: r.resumeSessionId, unattended: true, sledsMcp: r.sledsMcp ?? null });
       const promptPath = join(runDir, PROMPT);
       // The prompt goes in through a file on stdin, never argv (`ps` shows argv).
       writeFileSync(promptPath, cmd.stdin, { mode: 0o600 });

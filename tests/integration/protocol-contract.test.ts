@@ -93,8 +93,8 @@ function must<N extends RouteName>(r: CallResult<N>): Extract<CallResult<N>, { o
 
 /** Routes the one-seat world reaches only as a refusal: a hand-off needs a roster and a remote (the team below). */
 const REFUSED_ONLY: RouteName[] = ['handOff', 'handoffsPrune', 'pickup'];
-/** An answer needs a node that asks (tests/integration/engine.test.ts answers one): here it is refused. */
-const ANSWER_REFUSED: RouteName[] = ['routeAnswer'];
+/** An answer needs a node that asks, and parking a node at work (tests/integration/engine.test.ts does both): here they are refused. */
+const ANSWER_REFUSED: RouteName[] = ['routeAnswer', 'routePark'];
 /** A route drafted from a tracker item reads it from GitHub (tests/integration/route-from-item.test.ts): here, with no token, it is refused. */
 const NEEDS_GITHUB: RouteName[] = ['routeNew'];
 
@@ -190,6 +190,10 @@ describe('a real musher answers every route as the table says', { timeout: 120_0
     await held(client, 'routeStart', { body: { node: 'mailer' } }, 200, seen);
     // mailer asks nothing: an answer to it is refused (the engine's test answers a node that asks).
     await held(client, 'routeAnswer', { body: { node: 'eng-503/mailer', answer: 'a link' } }, 409, seen);
+    // Only a node at work parks a question (its agent, from the session the engine started).
+    await held(client, 'routePark', { body: { route: 'eng-503', node: 'mailer', question: 'File or link?', options: ['A file: band stays', 'A link: band grows'] } }, 409, seen);
+    // The task's question was answered above: nothing waits.
+    expect(must(await held(client, 'needs', {}, 200, seen)).needs).toEqual([]);
     await held(client, 'routeDecisions', { params: { key: 'eng-503' } }, 200, seen);
     await held(client, 'routePlan', { body: { cwd: repo, key: 'eng-600', title: 'Planned', nodes: [{ id: 'one', brief: 'do one' }] } }, 200, seen);
     await held(client, 'routeNew', { body: { cwd: repo, key: 'eng-601', from: 'acme/app#12' } }, 503, seen);
