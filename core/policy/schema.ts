@@ -111,6 +111,19 @@ export interface EnginePolicy {
   portBlock: number;
   /** The harness a node runs in when its route file names none; null: the node must name one (sleds never picks). */
   harness: string | null;
+  /** What a node does when its harness hits its wall (issue 14 § 11): as a session's wall, the policy decides. */
+  atLimit: AtLimitPolicy;
+}
+
+/**
+ * A node at its harness's limit: `wait` for the reset (the default), `switch` to another harness or model now (its
+ * work so far stays in the worktree), or `ask` a person (wait, or switch) with a parked question.
+ */
+export interface AtLimitPolicy {
+  then: 'wait' | 'switch' | 'ask';
+  /** Where `switch` (and ask's second answer) goes: a harness id, a model, or both. */
+  harness: string | null;
+  model: string | null;
 }
 
 /**
@@ -128,6 +141,7 @@ export const ENGINE_DEFAULTS: EnginePolicy = {
   include: [],
   portBlock: 10,
   harness: null,
+  atLimit: { then: 'wait', harness: null, model: null },
 };
 
 export interface Policy {
@@ -267,6 +281,8 @@ const Command = fromText<CommandArgv | null>((v) => {
   return { ok: true, value: commandArgv(v) };
 });
 
+const AT_LIMIT_THEN = ['wait', 'switch', 'ask'] as const;
+
 const Engine = z.strictObject({
   mode: z.enum(['approve', 'auto'], { error: 'expected approve or auto' }).optional(),
   concurrency: z.number().int().min(1).max(32).optional(),
@@ -278,6 +294,20 @@ const Engine = z.strictObject({
   port_block: z.number().int().min(1).max(1000).optional(),
   // The seat's harness for nodes whose route file names none (checked against the registry where it is used).
   harness: z.string().trim().regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'expected a harness id (lowercase letters, digits and -, as `sleds doctor` names them)').optional(),
+  // `wait`, or {then: switch|ask, harness?, model?}.
+  at_limit: z
+    .union(
+      [
+        z.enum(AT_LIMIT_THEN),
+        z.strictObject({
+          then: z.enum(AT_LIMIT_THEN, { error: `expected ${AT_LIMIT_THEN.join(', ')}` }),
+          harness: z.string().trim().regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'expected a harness id').optional(),
+          model: z.string().trim().min(1).max(100).optional(),
+        }),
+      ],
+      { error: `expected ${AT_LIMIT_THEN.join(', ')}, or {then, harness, model}` },
+    )
+    .optional(),
 });
 
 const Cheaper = z.record(z.string(), z.string().trim().min(1).nullable());
@@ -425,6 +455,10 @@ function shapeProblems(file: PolicyFile): PolicyIssue[] {
   gh?.repos.forEach((r, i) => {
     if (!parseRepoSlug(r)) out.push({ path: ['tracker', 'github', 'repos', i], message: `'${r}' is not a GitHub repository like owner/name` });
   });
+  const atLimit = file.engine?.at_limit;
+  if (atLimit !== undefined && (typeof atLimit === 'string' ? atLimit !== 'wait' : atLimit.then !== 'wait' && !atLimit.harness && !atLimit.model)) {
+    out.push({ path: ['engine', 'at_limit'], message: 'switch and ask need somewhere to switch to: {then: switch, harness: codex} or {then: ask, model: claude-sonnet-5}' });
+  }
   if (file.engine?.lease !== undefined && file.engine.lease < 10_000) out.push({ path: ['engine', 'lease'], message: 'a lease under 10s would expire between renewals: use 30s or more' });
   for (const [i, f] of (file.engine?.include ?? []).entries()) {
     if (f.startsWith('/') || f.split('/').includes('..')) out.push({ path: ['engine', 'include', i], message: `'${f}' is not a path inside the repository` });
@@ -534,7 +568,14 @@ function enginePolicy(e: PolicyFile['engine']): EnginePolicy {
     include: e?.include ?? d.include,
     portBlock: e?.port_block ?? d.portBlock,
     harness: e?.harness ?? d.harness,
+    atLimit: atLimitPolicy(e?.at_limit),
   };
+}
+
+function atLimitPolicy(a: NonNullable<PolicyFile['engine']>['at_limit']): AtLimitPolicy {
+  if (a === undefined) return ENGINE_DEFAULTS.atLimit;
+  if (typeof a === 'string') return { then: a, harness: null, model: null };
+  return { then: a.then, harness: a.harness ?? null, model: a.model ?? null };
 }
 
 function minuteText(minute: number): string {

@@ -16,6 +16,7 @@ import { GithubTrackerAdapter } from '../tracker/github.js';
 import { isRouteComment, routeComment } from '../../core/routes/route-comment.js';
 import { routeLine } from '../../core/routes/route-line.js';
 import { newQuestionId } from './questions.js';
+import { ENGINE_DEFAULTS, type AtLimitPolicy } from '../../core/policy/schema.js';
 
 /**
  * The engine built from real parts: the route store on the user's SQLite, git worktrees, the policy's checks, GitHub
@@ -44,6 +45,8 @@ export interface EngineConfig {
 
 export interface RepoEnginePolicy {
   checks: Check[];
+  /** `engine.at_limit`; none: wait for the reset. */
+  atLimit?: AtLimitPolicy;
   maxVerifyAttempts: number;
   /** Each command an argv (no shell). */
   setup: string[][];
@@ -128,7 +131,12 @@ export function engineStore(store: RouteStore): EngineStore {
       const q = store.openQuestion(k, id);
       return q ? { id: q.id, question: q.question } : null;
     },
-    askQuestion: (k, id, question, at) => store.addQuestion({ id: newQuestionId(), routeKey: k, nodeId: id, question, options: [], askedAt: at }).id,
+    latestQuestion: (k, id, since) => {
+      const q = store.latestQuestion(k, id, since);
+      return q ? { id: q.id } : null;
+    },
+    settleQuestion: (qid, answer, at) => void store.answerQuestion(qid, { choice: null, text: answer, by: 'sleds engine', at, source: 'engine' }),
+    askQuestion: (k, id, question, at, options) => store.addQuestion({ id: newQuestionId(), routeKey: k, nodeId: id, question, options: options ?? [], askedAt: at }).id,
   };
 }
 
@@ -295,6 +303,7 @@ export function composeEngine(p: EngineParts): { engine: Engine; store: RouteSto
     clock: p.clock,
     log: p.log,
     tracker: githubRouteTracker(p.github, store, p.clock, p.log),
+    atLimit: (route) => p.config.repoPolicy(route.repoRoot).atLimit ?? ENGINE_DEFAULTS.atLimit,
     settings: { owner: p.config.owner, leaseMs: p.config.leaseMs, concurrency: p.config.concurrency, runsDir: p.config.runsDir, unknownResetWaitMs: p.config.unknownResetWaitMs },
   });
   return { engine, store };

@@ -2,6 +2,7 @@ import { dirname, join } from 'node:path';
 import type { RunEvent, RunStateName } from '../../core/lifecycle/run.js';
 import type { HarnessEvent } from '../../harnesses/events.js';
 import type { Clock } from '../clock.js';
+import type { AtLimitPolicy } from '../../core/policy/schema.js';
 import type { Checks, EngineLog, EngineNode, EngineRoute, EngineStore, Harnesses, NodeFields, PullRequests, RouteTracker, RunHandle, Runner, Worktrees } from './ports.js';
 
 /**
@@ -51,6 +52,8 @@ export interface EngineDeps {
   settings: EngineSettings;
   /** The route's tracker item (its comment); none: nothing is written there. */
   tracker?: RouteTracker;
+  /** The policy at a node's limit (`engine.at_limit` of its repository); none: wait for the reset. */
+  atLimit?(route: EngineRoute): AtLimitPolicy;
 }
 
 export interface TickReport {
@@ -199,8 +202,14 @@ export class Engine {
       case 'WAITING_FOR_LIMIT': {
         const now = this.d.clock.now();
         const due = n.resetsAtMs ?? n.enteredAt + this.d.settings.unknownResetWaitMs;
-        if (now < due) return;
+        if (now < due) {
+          this.atLimit(n, due);
+          return;
+        }
         const next = this.step(n, { type: 'limit-reset' });
+        // A question about this limit nobody answered (`at_limit: ask`) is moot now: it must not hold the node later.
+        const asked = this.d.store.openQuestion(n.routeKey, n.nodeId);
+        if (next && asked) this.d.store.settleQuestion(asked.id, 'the limit reset before anyone answered: it carried on', now);
         if (next) this.spawnWork(next, () => this.resume(next, { kind: 'continue', text: 'The usage limit has reset. Carry on where you stopped.' }));
         return;
       }
@@ -215,6 +224,35 @@ export class Engine {
       default:
         return;
     }
+  }
+
+  /**
+   * A node at its limit before the reset, as the policy says (issue 14 § 11): wait; switch harness or model now (once
+   * per limit: a node already on the target waits); or ask a person — wait, or switch — with a parked question.
+   */
+  private atLimit(n: EngineNode, due: number): void {
+    const policy = this.d.atLimit?.(this.route(n)) ?? { then: 'wait', harness: null, model: null };
+    if (policy.then === 'wait') return;
+    const target = { harness: policy.harness ?? n.harness, model: policy.model ?? n.model };
+    const already = target.harness === n.harness && target.model === n.model;
+    if (already) return;
+    const where = [policy.harness, policy.model].filter(Boolean).join(' / ');
+    if (policy.then === 'ask') {
+      // One question per stay at the limit: asked on entering it, its answer read on every round after.
+      const asked = this.d.store.latestQuestion(n.routeKey, n.nodeId, n.enteredAt);
+      const options = [`Wait for the reset at ${new Date(due).toISOString().slice(11, 16)} UTC: nothing more is spent meanwhile`, `Switch to ${where} now: it carries on from the worktree`];
+      const qid = asked?.id ?? this.d.store.askQuestion(n.routeKey, n.nodeId, `${keyOf(n)} hit its usage limit. Wait for the reset, or switch to ${where}?`, this.d.clock.now(), options);
+      const answer = this.d.store.answerTo(n.routeKey, n.nodeId, qid);
+      if (answer === null || answer.startsWith(options[0]!)) return;
+    }
+    const harnessChanged = target.harness !== n.harness;
+    const next = this.step(n, { type: 'limit-reset' }, { harness: target.harness, model: target.model, ...(harnessChanged ? { sessionId: null } : {}) });
+    if (!next) return;
+    this.d.log.info(`${keyOf(n)}: at its limit — switched to ${where} (engine.at_limit)`);
+    const text = harnessChanged
+      ? `You take this node over from ${n.harness ?? 'another harness'}, which stopped at its usage limit. Its work so far is in this worktree (committed and uncommitted): read it, then carry on from there.`
+      : `The usage limit of the last model stopped the run; you are ${target.model}. Carry on where it stopped.`;
+    this.spawnWork(next, () => (harnessChanged ? this.startRun(next, null, { kind: 'continue', text }) : this.resume(next, { kind: 'continue', text })));
   }
 
   private route(n: EngineNode): EngineRoute {

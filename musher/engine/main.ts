@@ -42,7 +42,7 @@ function repoPolicyOf(loader: PolicyLoader): (repoRoot: string) => RepoEnginePol
   return (repoRoot) => {
     const e: EnginePolicy = loader.forDirectory(repoRoot).policy.engine;
     const checks = (['test', 'types', 'lint', 'build'] as const).flatMap((name) => (e.verify[name] ? [{ name, argv: e.verify[name]! }] : []));
-    return { checks, maxVerifyAttempts: e.maxVerifyAttempts, setup: e.setup ? [e.setup] : [], include: e.include, portBlock: e.portBlock };
+    return { checks, maxVerifyAttempts: e.maxVerifyAttempts, setup: e.setup ? [e.setup] : [], include: e.include, portBlock: e.portBlock, atLimit: e.atLimit };
   };
 }
 

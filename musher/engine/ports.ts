@@ -47,7 +47,7 @@ export interface EngineRoute {
   repoRoot: string;
 }
 
-export type NodeFields = Partial<Pick<EngineNode, 'sessionId' | 'worktree' | 'branch' | 'baseSha' | 'prNumber' | 'prUrl' | 'verifyFailures' | 'lastError' | 'harness' | 'summary'>> & {
+export type NodeFields = Partial<Pick<EngineNode, 'sessionId' | 'worktree' | 'branch' | 'baseSha' | 'prNumber' | 'prUrl' | 'verifyFailures' | 'lastError' | 'harness' | 'model' | 'summary'>> & {
   pid?: number | null;
   logPath?: string | null;
 };
@@ -70,7 +70,11 @@ export interface EngineStore {
   /** The node's open question (its agent called the `park` verb during its run), if any. */
   openQuestion(key: string, id: string): { id: string; question: string } | null;
   /** Parks a question the harness's own ask tool put (answered in words): its id. */
-  askQuestion(key: string, id: string, question: string, at: number): string;
+  askQuestion(key: string, id: string, question: string, at: number, options?: string[]): string;
+  /** The node's latest question since `since` (its state's start), open or answered. */
+  latestQuestion(key: string, id: string, since: number): { id: string } | null;
+  /** Answers an open question the engine asked itself, once it no longer matters (the limit reset first). */
+  settleQuestion(questionId: string, answer: string, at: number): void;
 }
 
 export interface Worktrees {

@@ -476,6 +476,14 @@ export class RouteStore {
     return r ? toQuestion(r) : null;
   }
 
+  /** The node's latest question asked at or after `since`, open or answered; null when none. */
+  latestQuestion(key: string, id: string, since: number): RouteQuestionRow | null {
+    const r = this.db
+      .prepare(`SELECT * FROM route_questions WHERE route_key = ? AND node_id = ? AND asked_at >= ? ORDER BY asked_at DESC, rowid DESC LIMIT 1`)
+      .get(key, id, since) as Record<string, unknown> | undefined;
+    return r ? toQuestion(r) : null;
+  }
+
   /** Every open question (for `sleds needs`), oldest first. */
   openQuestions(): RouteQuestionRow[] {
     return (this.db.prepare(`SELECT * FROM route_questions WHERE state = 'open' ORDER BY asked_at, rowid`).all() as Array<Record<string, unknown>>).map(toQuestion);

@@ -18,6 +18,7 @@ import { registryHarnesses } from '../../musher/engine/harnesses.js';
 import { processRunner } from '../../musher/engine/runner.js';
 import type { RouteStore } from '../../musher/engine/route-store.js';
 import { DEFAULT_CONFIG } from '../../musher/config/schema.js';
+import type { AtLimitPolicy } from '../../core/policy/schema.js';
 import { openStore } from '../../musher/store/db.js';
 import { startFakeGithub, type FakeGithub } from './fake-github.js';
 import { AGENT_GIT_IDENTITY, routeRepo } from './route-repo.js';
@@ -27,7 +28,7 @@ export const TOKEN = 'ghp_engine_test_token';
 export const SLUG = 'acme/shop';
 const PLAIN_AGENT = join(import.meta.dirname, 'minimal-harness', 'plain-agent.mjs');
 
-export type WorldOptions = { owner?: string; checks?: Record<string, string>; route: string; concurrency?: number };
+export type WorldOptions = { owner?: string; checks?: Record<string, string>; route: string; concurrency?: number; atLimit?: AtLimitPolicy };
 
 /** Registers the plain agent and the clean-up; gives the world maker and the clean-up list (for a test's own extras). */
 export function useEngineWorlds(): { world: (opts: WorldOptions) => Promise<World>; cleanups: Array<() => Promise<void> | void> } {
@@ -54,6 +55,8 @@ export interface World {
   until(done: () => boolean, what: string, rounds?: number): Promise<void>;
   state(node: string): string | undefined;
   starts(): string[];
+  /** What the engine logged, in order. */
+  log: string[];
 }
 
 async function world(cleanups: Array<() => Promise<void> | void>, opts: WorldOptions): Promise<World> {
@@ -81,7 +84,7 @@ async function world(cleanups: Array<() => Promise<void> | void>, opts: WorldOpt
     owner: opts.owner ?? 'host-a:1:aaaa',
     concurrency: opts.concurrency ?? 2,
     leaseMs: 120_000,
-    repoPolicy: () => ({ checks: checksFromPolicy(opts.checks ?? {}), maxVerifyAttempts: 3, setup: [], include: [], portBlock: 10 }),
+    repoPolicy: () => ({ checks: checksFromPolicy(opts.checks ?? {}), maxVerifyAttempts: 3, setup: [], include: [], portBlock: 10, ...(opts.atLimit ? { atLimit: opts.atLimit } : {}) }),
     portStart: 41000,
     remote: 'origin',
     baseBranch: null,
@@ -114,6 +117,7 @@ async function world(cleanups: Array<() => Promise<void> | void>, opts: WorldOpt
     engine,
     clock,
     state,
+    log: log.lines,
     starts: () => (existsSync(join(plainHome, 'starts.log')) ? readFileSync(join(plainHome, 'starts.log'), 'utf8').trim().split('\n') : []),
     async until(done, what, rounds = 200) {
       for (let i = 0; i < rounds; i++) {

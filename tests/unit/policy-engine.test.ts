@@ -17,6 +17,7 @@ describe('policy: engine', () => {
       include: [],
       portBlock: 10,
       harness: null,
+      atLimit: { then: 'wait', harness: null, model: null },
     });
   });
 
@@ -33,7 +34,14 @@ describe('policy: engine', () => {
       include: ['.env', 'config/local.json'],
       portBlock: 10,
       harness: 'codex',
+      atLimit: { then: 'wait', harness: null, model: null },
     });
+  });
+
+  it('at_limit: a word, or {then, harness, model}', () => {
+    expect(repo({ at_limit: 'wait' }).policy!.engine.atLimit).toEqual({ then: 'wait', harness: null, model: null });
+    expect(repo({ at_limit: { then: 'switch', harness: 'codex' } }).policy!.engine.atLimit).toEqual({ then: 'switch', harness: 'codex', model: null });
+    expect(repo({ at_limit: { then: 'ask', model: 'claude-sonnet-5' } }).policy!.engine.atLimit).toEqual({ then: 'ask', harness: null, model: 'claude-sonnet-5' });
   });
 
   const REFUSED: Array<[string, unknown, string, string]> = [
@@ -43,6 +51,9 @@ describe('policy: engine', () => {
     ['a bad mode', { mode: 'yolo' }, 'engine.mode', 'expected approve or auto'],
     ['no concurrency', { concurrency: 0 }, 'engine.concurrency', 'must be at least 1'],
     ['a lease too short to renew', { lease: '5s' }, 'engine.lease', 'a lease under 10s'],
+    ['a switch with nowhere to go', { at_limit: 'switch' }, 'engine.at_limit', 'need somewhere to switch to'],
+    ['an ask with nowhere to go', { at_limit: { then: 'ask' } }, 'engine.at_limit', 'need somewhere to switch to'],
+    ['an unknown at_limit', { at_limit: 'panic' }, 'engine.at_limit', 'expected wait, switch, ask'],
     ['an include outside the repository', { include: ['../secrets'] }, 'engine.include[0]', 'is not a path inside the repository'],
   ];
   it.each(REFUSED)('refuses %s, naming the key', (_what, engine, path, words) => {

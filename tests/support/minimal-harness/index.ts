@@ -93,7 +93,7 @@ export const plainHarness: HarnessAdapter = {
   resumeWords: (sessionId) => ['plain', `--session=${sessionId}`],
   headlessArgv: (r) => {
     if (r.resumeSessionId != null && !isSessionId(r.resumeSessionId)) throw new Error('not a session id');
-    return { argv: [r.bin, 'run', '--events', ...(r.resumeSessionId ? [`--session=${r.resumeSessionId}`] : [])], stdin: r.prompt };
+    return { argv: [r.bin, 'run', '--events', ...(r.resumeSessionId ? [`--session=${r.resumeSessionId}`] : []), ...(r.model ? [`--model=${r.model}`] : [])], stdin: r.prompt };
   },
   parseHeadlessLine,
   readHeadlessResult: (stdout) => {

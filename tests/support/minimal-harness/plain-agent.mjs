@@ -5,7 +5,8 @@
 //   @write <path> <text>            write a file in the cwd (its tool call)
 //   @after <marker> @write <p> <t>  only when the prompt holds <marker> (e.g. feedback from failed checks)
 //   @ask <question>                 ask, and end the turn, unless the prompt says its question was answered
-//   @limit <resetsAt epoch s>       refused at a limit, unless the prompt holds "limit has reset"
+//   @limit <resetsAt epoch s> [m]   refused at a limit, unless the prompt holds "limit has reset" (or, given a model
+//                                   m, unless this run's --model is another)
 //   @hold <file>                    before ending, wait until <file> exists (the test lets it finish)
 // Every start is logged to $PLAIN_HOME/starts.log ("<session> new|resume"), each session's prompts to
 // $PLAIN_HOME/sessions/<id>.log, so a test sees what was started twice and what a resume was told.
@@ -64,8 +65,9 @@ async function main() {
       out({ e: 'end', ok: true, text: 'waiting for an answer' });
       return;
     }
-    const lim = /^@limit (\d+)$/.exec(l);
-    if (lim && !has('limit has reset')) {
+    const lim = /^@limit (\d+)(?: (\S+))?$/.exec(l);
+    const model = args.find((a) => a.startsWith('--model='))?.slice('--model='.length) ?? null;
+    if (lim && !has('limit has reset') && (!lim[2] || lim[2] === model)) {
       out({ e: 'limited', window: 'five_hour', resetsAt: Number(lim[1]) });
       process.exit(1);
     }
