@@ -3,7 +3,9 @@
  * REAL claude and codex binaries against the fake model APIs, in worktrees of a real repository with a bare remote,
  * and a fake GitHub in which the test plays the person who merges. The agents' own tool calls write the files; waves
  * advance only on a merge; a failing check sends its node back and it lands on the second try; `kill -9` of the
- * engine mid-wave and a restart leave nothing started twice; no merge endpoint is ever called.
+ * engine mid-wave and a restart leave nothing started twice; a node whose agent parks a question (the MCP park verb,
+ * through the sleds MCP server the engine hands the real claude) waits while its sibling lands and resumes in its own
+ * session with the answer; no merge endpoint is ever called.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
@@ -48,6 +50,9 @@ nodes:
     brief: Email the link, in mailer.txt.
 `;
 
+const UI_QUESTION = 'One Export button (CSV), or a menu of formats?';
+const UI_OPTIONS = ['One CSV button: the band stays $2-5', 'A menu of formats: the band grows to $4-9'];
+
 /** The last user message, as Claude Code sends it (system messages follow it). */
 function lastUser(req: RecordedRequest): Array<Record<string, unknown>> {
   const messages = ((req.body as { messages?: Array<{ role: string; content: unknown }> }).messages ?? []).filter((m) => m.role === 'user');
@@ -64,7 +69,7 @@ const tail = (file: string) => {
 const nodeOf = (text: string) => /\(node ([a-z0-9-]+) of route eng-503/.exec(text)?.[1] ?? null;
 
 describe('sleds engine, end to end with the real claude and codex', { timeout: 600_000 }, () => {
-  it('runs a 4-node route in 3 waves to the merge, survives kill -9, sends a failing node back, never merges', async () => {
+  it('runs a 4-node route in 3 waves to the merge, survives kill -9, parks a question while its sibling lands, sends a failing node back, never merges', async () => {
     const [claudeBin, codexBin] = await Promise.all([ensureClaudeBinary(), ensureCodexBinary()]);
     const root = realpathSync(mkdtempSync(join(tmpdir(), 'sl-e2e-engine-')));
     cleanups.push(() => rmSync(root, { recursive: true, force: true }));
@@ -89,8 +94,16 @@ describe('sleds engine, end to end with the real claude and codex', { timeout: 6
         const all = JSON.stringify(req.body);
         const cwd = /Primary working directory: ([^\s\\]+)/.exec(all)?.[1] ?? '';
         const last = lastUser(req);
-        if (last.some((b) => b.type === 'tool_result')) return 'Done: committed on this branch.';
         const node = nodeOf(all);
+        const results = last.filter((b) => b.type === 'tool_result').map((b) => (typeof b.content === 'string' ? b.content : JSON.stringify(b.content)));
+        // ui's agent parks a question through the sleds MCP server, stops, and writes its file once it has the answer.
+        if (results.some((t) => t.includes('Parked: eng-503/ui'))) return 'Parked: I stop here until the person answers.';
+        if (results.length > 0) return results.some((t) => /error|denied/i.test(t)) ? `A tool failed: ${results.join(' | ').slice(0, 400)}` : 'Done: committed on this branch.';
+        if (node === 'ui') {
+          const answer = /The answer: ([^\n"\\]+)/.exec(JSON.stringify(last))?.[1];
+          if (!answer) return [{ type: 'tool_use', name: 'mcp__sleds__park', input: { question: UI_QUESTION, options: UI_OPTIONS } }];
+          return [{ type: 'tool_use', name: 'Write', input: { file_path: join(cwd, 'ui.txt'), content: `ui done: ${answer}\n` } }];
+        }
         const file = `${node}.txt`;
         const words = node === 'mailer' ? (all.includes('mailer.txt must say v2') ? 'mailer v2' : 'mailer v1') : `${node} done`;
         return [{ type: 'tool_use', name: 'Write', input: { file_path: join(cwd, node === 'schema' ? 'schema.sql' : file), content: `${words}\n` } }];
@@ -173,16 +186,26 @@ describe('sleds engine, end to end with the real claude and codex', { timeout: 6
     await waitFor(() => first.exitCode !== null || first.signalCode !== null, { timeoutMs: 10_000 });
     startEngine();
     releaseUi();
-    await until('api and ui awaiting merge', () => awaiting('api') && awaiting('ui'), 240_000);
+    // ui's agent parked its question (the MCP park verb, in the session the killed engine started): ui waits, and
+    // its sibling api lands in the meantime.
+    await until('api awaiting merge while ui waits for an answer', () => awaiting('api') && state('ui') === 'WAITING_FOR_INPUT', 240_000);
     expect(git(bare, 'show', 'sleds/eng-503/api:api.txt')).toBe('api done');
     expect(git(bare, 'show', 'sleds/eng-503/api:schema.sql')).toBe('schema done');
-    expect(git(bare, 'show', 'sleds/eng-503/ui:ui.txt')).toBe('ui done');
+    gh.mergePull(SLUG, store.node('eng-503', 'api')!.prNumber!, 'dana');
+    await until('api landed while ui waits', () => state('api') === 'COMPLETED');
+    expect(state('ui')).toBe('WAITING_FOR_INPUT');
+    const needs = JSON.parse((await sleds(world, ['needs', '--json'])).stdout) as { needs: Array<{ questionId: string; of: string; question: string; options: string[] }> };
+    expect(needs.needs).toMatchObject([{ of: 'eng-503/ui', question: UI_QUESTION, options: UI_OPTIONS }]);
+    const answered = await sleds(world, ['route', 'answer', needs.needs[0]!.questionId, 'A', '--json'], undefined, { SLEDS_SEAT: 'dana' });
+    expect(answered.code, answered.stdout + answered.stderr).toBe(0);
+    await until('ui resumed with the answer and awaiting merge', () => awaiting('ui'), 240_000);
+    expect(git(bare, 'show', 'sleds/eng-503/ui:ui.txt')).toBe(`ui done: ${UI_OPTIONS[0]}`);
     // Nothing started twice: every Claude node ran in one session (the model saw one session id per node).
     const sessionsOf = (node: string) => new Set(anthropic.messageRequests().filter((r) => nodeOf(JSON.stringify(r.body)) === node).map((r) => r.headers['x-claude-code-session-id']));
     expect(sessionsOf('ui').size).toBe(1);
     expect(sessionsOf('schema').size).toBe(1);
 
-    gh.mergePull(SLUG, store.node('eng-503', 'api')!.prNumber!, 'dana');
+    expect(store.decisions('eng-503')).toMatchObject([{ nodeId: 'ui', question: UI_QUESTION, answer: UI_OPTIONS[0], answeredBy: 'dana' }]);
     gh.mergePull(SLUG, store.node('eng-503', 'ui')!.prNumber!, 'sam');
 
     // Wave 3: mailer's check fails (v1), it goes back to its session with the log, and lands on the second try.
