@@ -10,8 +10,11 @@ import { routeBand, type RouteBand } from './band.js';
  * recorded with each receipt; a person's phone is someone who answered a parked question from Slack. Pure.
  */
 
-/** What the engine keeps on a node's row when it lands: the signed receipt and the host of the engine that ran it. */
-export const NodeReceipt = SignedReceipt.extend({ host: z.string().min(1) });
+/**
+ * What the engine keeps on a node's row when it lands: the signed receipt, the host of the engine that ran it, and the
+ * models whose tokens the price table could not price (named, never counted as $0; not in the body's costMicros).
+ */
+export const NodeReceipt = SignedReceipt.extend({ host: z.string().min(1), unpriced: z.array(z.string()).default([]) });
 export type NodeReceipt = z.infer<typeof NodeReceipt>;
 
 export interface RouteLineNode {
