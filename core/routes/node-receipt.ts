@@ -27,6 +27,8 @@ export interface StreamEvent {
   cacheWriteTokens?: number;
   /** The session's running total so far (Codex's turn.completed), not one reply's tokens. */
   sessionTotal?: boolean;
+  /** turn_completed: false when the harness said the turn failed. */
+  ok?: boolean;
 }
 
 /** One run of a node (`<runsDir>/<route>/<node>/<attempt>/`): its number and its stream's events, in order. */
@@ -118,6 +120,32 @@ export function priceByModel(table: PriceTable, usage: readonly ModelTokens[], a
     else unpriced.push(u.model);
   }
   return { costMicros, models: models.sort(), unpriced: unpriced.sort() };
+}
+
+/**
+ * The models of the runs that finished their turn without reporting any usage (a harness whose stream carries no
+ * tokens, as Cursor's agent's does not): their cost is not known, so the receipt names them rather than show $0.
+ */
+export function unreportedModels(runs: readonly RunStream[], nodeModel: string | null): string[] {
+  const out = new Set<string>();
+  for (const run of runs) {
+    const finished = run.events.some((e) => e.kind === 'turn_completed' && e.ok !== false);
+    if (!finished || run.events.some((e) => e.kind === 'usage')) continue;
+    const named = run.events.find((e) => e.kind === 'turn_started' && typeof e.model === 'string' && e.model.length > 0)?.model ?? null;
+    out.add(named ?? nodeModel ?? UNNAMED_MODEL);
+  }
+  return [...out].sort();
+}
+
+/** Every run of a node priced: its usage per model (usageByModel, priceByModel), and the models it could not price or count. */
+export function priceRuns(table: PriceTable, runs: readonly RunStream[], nodeModel: string | null, atMs: number): PricedUsage {
+  const priced = priceByModel(table, usageByModel(runs, nodeModel), atMs);
+  const unreported = unreportedModels(runs, nodeModel);
+  return {
+    costMicros: priced.costMicros,
+    models: [...new Set([...priced.models, ...unreported])].sort(),
+    unpriced: [...new Set([...priced.unpriced, ...unreported])].sort(),
+  };
 }
 
 /** A node's band (dollars) as a receipt's band (micro-dollars); a band that stands on no receipt is a prior. */

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PriceTable } from '../../core/price-table.js';
-import { nodeReceiptBody, nodeReceiptLine, priceByModel, usageByModel, type RunStream } from '../../core/routes/node-receipt.js';
+import { nodeReceiptBody, nodeReceiptLine, priceRuns, type RunStream } from '../../core/routes/node-receipt.js';
 import type { NodeReceipt } from '../../core/routes/route-line.js';
 import { wallIdFrom, WALL_ID_LENGTH } from '../../core/wall/wall-id.js';
 import type { Clock } from '../clock.js';
@@ -54,8 +54,8 @@ export function nodeReceipts(d: NodeReceiptDeps): NodeReceipts {
     make: async ({ route, node, adapter, nodeDir, filesTouched }) => {
       const runs: RunStream[] = runDirsOf(nodeDir).map((r) => ({ attempt: r.attempt, events: d.runner.leftover(adapter, r.dir) }));
       const now = d.clock.now();
-      const priced = priceByModel(d.prices, usageByModel(runs, node.model), now);
-      if (priced.unpriced.length > 0) d.log.warn(`${route.key}/${node.nodeId}: no price for ${priced.unpriced.join(', ')} — its tokens are named on the receipt, not counted as $0 (add it under prices/effective/)`);
+      const priced = priceRuns(d.prices, runs, node.model, now);
+      if (priced.unpriced.length > 0) d.log.warn(`${route.key}/${node.nodeId}: ${priced.unpriced.join(', ')} not priced (no price under prices/effective/, or its stream reported no usage) — named on the receipt, not counted as $0`);
       let key: SeatKeyPair | null = null;
       try {
         key = await d.signingKey();

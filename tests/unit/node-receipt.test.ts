@@ -1,7 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { buildPriceTable } from '../../core/price-table.js';
-import { nodeReceiptBody, nodeReceiptLine, priceByModel, receiptLineOf, UNNAMED_MODEL, usageByModel, type RunStream, type StreamEvent } from '../../core/routes/node-receipt.js';
+import { nodeReceiptBody, nodeReceiptLine, priceByModel, priceRuns, receiptLineOf, UNNAMED_MODEL, usageByModel, type RunStream, type StreamEvent } from '../../core/routes/node-receipt.js';
 import { parseCodexHeadlessLine } from '../../harnesses/codex/headless.js';
 import { parseClaudeHeadlessLine } from '../../harnesses/claude-code/headless.js';
 import { rawPublicKey } from '../../musher/handoff/keys.js';
@@ -91,6 +91,13 @@ describe('priced per model', () => {
     );
     // claude-t: 3000 + 1500 + 300 + 375 = 5175 µ$; gpt-t: 2500 + 2000 = 4500 µ$.
     expect(priced).toEqual({ costMicros: 9675, models: ['claude-t', 'gpt-t', 'mystery-9'], unpriced: ['mystery-9'] });
+  });
+
+  it('a run that finished its turn without reporting usage (Cursor’s stream carries none) is named, not $0; a refused run is not', () => {
+    const silent = run(1, started('c1', 'claude-t'), { kind: 'tool_call' }, { kind: 'turn_completed', sessionId: 'c1', ok: true });
+    const refused = run(2, started('c1', 'gpt-t'), { kind: 'rate_limited' }, { kind: 'turn_completed', sessionId: 'c1', ok: false });
+    const counted = run(3, started('c1', 'gpt-t'), usage(2000, 200), { kind: 'turn_completed', sessionId: 'c1', ok: true });
+    expect(priceRuns(table, [silent, refused, counted], null, AT)).toEqual({ costMicros: 4500, models: ['claude-t', 'gpt-t'], unpriced: ['claude-t'] });
   });
 });
 
