@@ -54,7 +54,8 @@ export function nodeReceipts(d: NodeReceiptDeps): NodeReceipts {
     make: async ({ route, node, adapter, nodeDir, filesTouched }) => {
       const runs: RunStream[] = runDirsOf(nodeDir).map((r) => ({ attempt: r.attempt, events: d.runner.leftover(adapter, r.dir) }));
       const now = d.clock.now();
-      const priced = priceRuns(d.prices, runs, node.model, now);
+      // A stream that names no model (Codex's does not) on a node that names none ran on its harness's default.
+      const priced = priceRuns(d.prices, runs, node.model ?? `${adapter.displayName}'s default model`, now);
       if (priced.unpriced.length > 0) d.log.warn(`${route.key}/${node.nodeId}: ${priced.unpriced.join(', ')} not priced (no price under prices/effective/, or its stream reported no usage) — named on the receipt, not counted as $0`);
       let key: SeatKeyPair | null = null;
       try {
