@@ -32,7 +32,7 @@ type Show = z.output<typeof RouteShowReply>;
 const usd = (n: number) => formatUsd(Math.round(n * 1_000_000));
 const bandText = (b: { lowUsd: number; highUsd: number; lowMin: number; highMin: number } | null) => (b ? `${usd(b.lowUsd)}–${usd(b.highUsd)}, ${b.lowMin}–${b.highMin} min` : 'no band');
 
-/** The waves drawn: a block per wave, a line per node with its state, band and PR. */
+/** The waves drawn: a block per wave, a line per node with its state, band and PR (and its receipt's line under it). */
 export function drawRoute(s: Show): string {
   const lines = [`${s.route.key}: ${s.route.title}${s.route.tracker ? ` (${s.route.tracker})` : ''} · ${s.route.mode} · ${bandText(s.band)}`];
   s.waves.forEach((wave, i) => {
@@ -42,6 +42,8 @@ export function drawRoute(s: Show): string {
       const pr = n.prNumber !== null ? ` · PR #${n.prNumber}` : '';
       const flags = [n.armed ? 'armed' : 'not armed', s.route.mode === 'approve' && n.approved ? 'started' : ''].filter(Boolean).join(', ');
       lines.push(`  ${n.nodeId.padEnd(16)} ${String(n.state).padEnd(18)} ${bandText(n.band)}${pr} · ${flags}${deps}`);
+      // Beside its PR, the receipt it landed with.
+      if (n.receipt) lines.push(`  ${''.padEnd(16)} receipt: ${n.receipt}`);
     }
   });
   lines.push(s.line);

@@ -8,7 +8,8 @@ import { z } from 'zod';
  *   thread.started).
  * - tool_call: the model called a tool (Claude's tool_use block, Codex's command_execution / mcp_tool_call item).
  * - question: the model asks the person something and waits (Claude's AskUserQuestion tool).
- * - usage: tokens a reply used, as the stream reports them.
+ * - usage: tokens a reply used, in disjoint classes (input is the uncached part; cache reads and writes apart), or the
+ *   session's running total so far when `sessionTotal` says so.
  * - rate_limited: the plan refused the run at a limit; when it resets (epoch ms) and which window, when known.
  * - turn_completed: the run ended; ok false when the harness says it failed; the session id to resume it by.
  * - error: something went wrong that the stream reported (the run may still go on: Codex retries a dropped stream).
@@ -24,6 +25,11 @@ export const HarnessEvent = z.discriminatedUnion('kind', [
     outputTokens: z.number().int().nonnegative(),
     cacheReadTokens: z.number().int().nonnegative(),
     cacheWriteTokens: z.number().int().nonnegative(),
+    /**
+     * True when the counts are the session's running total so far, not this reply's (Codex's turn.completed: a resumed
+     * session reports its whole history again): a reader keeps the last one per session instead of adding them up.
+     */
+    sessionTotal: z.boolean().optional(),
   }),
   z.object({ kind: z.literal('rate_limited'), resetsAtMs: z.number().nullable(), window: z.string().nullable() }),
   z.object({ kind: z.literal('turn_completed'), sessionId: z.string().nullable(), ok: z.boolean(), text: z.string().nullable() }),

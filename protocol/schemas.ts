@@ -382,6 +382,8 @@ export const RouteNodeReply = z.looseObject({
   model: z.string().nullable(),
   prNumber: z.number().nullable(),
   prUrl: z.string().nullable(),
+  /** The node's signed receipt in one line once it landed; absent from older musher replies. */
+  receipt: z.string().nullish(),
 });
 export const RouteSummaryReply = RouteRowReply.extend({ nodes: z.number().int(), landed: z.number().int(), band: RouteBandReply.nullable(), line: z.string() });
 export const RouteListReply = z.looseObject({ routes: z.array(RouteSummaryReply) });

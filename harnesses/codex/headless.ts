@@ -34,6 +34,17 @@ const CodexEvent = z.looseObject({
   message: z.string().optional(),
 });
 
+/**
+ * Codex's `input_tokens` counts the cached (and cache-written) ones too (shared/facts/model-apis.md: OpenAI's input
+ * includes cached): the vocabulary's classes are disjoint, as the rollout reader prices them (codex/rollout.ts).
+ */
+function disjoint(u: z.infer<typeof Usage>): { inputTokens: number; cacheReadTokens: number; cacheWriteTokens: number } {
+  const cached = Math.min(u.cached_input_tokens, u.input_tokens);
+  const writes = u.cache_write_input_tokens;
+  const inputTokens = cached + writes <= u.input_tokens ? u.input_tokens - cached - writes : u.input_tokens - cached;
+  return { inputTokens, cacheReadTokens: cached, cacheWriteTokens: writes };
+}
+
 /** The refusal at a plan limit ("You’ve hit your usage limit. … try again at 9:30 PM."), in its wordings (§4). */
 const USAGE_LIMIT = /hit your usage limit/i;
 
@@ -60,7 +71,7 @@ export function parseCodexHeadlessLine(line: string): HarnessEvent[] {
     case 'turn.completed': {
       const u = e.usage;
       const usage: HarnessEvent[] = u
-        ? [{ kind: 'usage', inputTokens: u.input_tokens, outputTokens: u.output_tokens, cacheReadTokens: u.cached_input_tokens, cacheWriteTokens: u.cache_write_input_tokens }]
+        ? [{ kind: 'usage', ...disjoint(u), outputTokens: u.output_tokens, sessionTotal: true }]
         : [];
       return [...usage, { kind: 'turn_completed', sessionId: null, ok: true, text: null }];
     }

@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { RunStateName } from '../../core/lifecycle/run.js';
 import { readCheckout } from '../github/checkout.js';
@@ -7,7 +8,7 @@ import type { Db } from '../store/db.js';
 import { Engine, type Packs } from './engine.js';
 import { buildPack, readFieldBook } from './pack.js';
 import type { Checks, EngineLog, EngineNode, EngineRoute, EngineStore, Harnesses, NodeFields, PrState, PullRequests, RouteTracker, Runner, Worktrees } from './ports.js';
-import { followPullRequests, openPullRequest, prBody, prFeedback, type PrStatus } from './pull-request.js';
+import { followPullRequests, openPullRequest, prBody, prFeedback, updatePullRequestBody, type PrStatus } from './pull-request.js';
 import { RouteStore, type NodeRow, type RouteRow } from './route-store.js';
 import { failureReport, runChecks, type Check } from './verify.js';
 import { changedFiles, commitAll, createWorktree, mergedTip, pushBranch, removeWorktree } from './worktree.js';
@@ -17,6 +18,13 @@ import { isRouteComment, routeComment } from '../../core/routes/route-comment.js
 import { routeLine } from '../../core/routes/route-line.js';
 import { newQuestionId } from './questions.js';
 import { ENGINE_DEFAULTS, type AtLimitPolicy } from '../../core/policy/schema.js';
+import { receiptLineOf } from '../../core/routes/node-receipt.js';
+import type { PriceTable } from '../../core/price-table.js';
+import type { SeatKeyPair } from '../handoff/keys.js';
+import { loadPriceTable } from '../prices.js';
+import { packageRoot } from '../package-root.js';
+import { seatHandle } from '../config/handle.js';
+import { nodeReceipts } from './node-receipts.js';
 
 /**
  * The engine built from real parts: the route store on the user's SQLite, git worktrees, the policy's checks, GitHub
@@ -63,6 +71,14 @@ export interface EngineParts {
   runner: Runner;
   env: NodeJS.ProcessEnv;
   config: EngineConfig;
+  /** Each landed node's receipt is signed with the seat's Ed25519 key (as task receipts are); none or null: unsigned. */
+  signingKey?: () => Promise<SeatKeyPair | null>;
+  /** The price table receipts are priced with; default: the shipped one (prices/effective/). */
+  prices?: PriceTable;
+  /** The seat receipts name; default: musher's (SLEDS_SEAT, config.yml's handle:, the OS user). */
+  seat?: () => string;
+  /** This machine's name on receipts; default: os.hostname(). */
+  host?: string;
 }
 
 const OVER: readonly RunStateName[] = ['COMPLETED', 'FAILED', 'CANCELLED'];
@@ -94,8 +110,13 @@ function engineNode(r: NodeRow): EngineNode {
     lastError: r.lastError,
     logPath: r.logPath,
     summary: r.summary,
+    band: r.band,
+    runtimeMs: r.run.runtimeMs,
+    waitedMs: r.run.waitMs.limit + r.run.waitMs.input + r.run.waitMs.merge + r.run.waitMs.recovery,
+    receipt: r.receipt,
   };
 }
+
 
 function engineRoute(r: RouteRow): EngineRoute {
   return { key: r.key, title: r.title, tracker: r.tracker, notes: r.notes, repoRoot: r.repoRoot };
@@ -209,6 +230,10 @@ function githubPullRequests(gh: GithubClient, c: EngineConfig, clock: Clock, sto
       const base = c.baseBranch ?? (await defaultBranchOf(route.repoRoot, c.remote));
       return openPullRequest(gh, { owner: repo.owner, repo: repo.name, head: node.branch!, base, title: `${node.title} (${route.key}/${node.nodeId})`, body });
     },
+    updateBody: async (route, number, body) => {
+      const repo = await repoOf(route);
+      await updatePullRequestBody(gh, { owner: repo.owner, repo: repo.name, number, body });
+    },
     follow: async (route, numbers) => {
       const repo = await repoOf(route);
       const round = await followPullRequests(gh, repo.owner, repo.name, numbers, clock);
@@ -252,7 +277,7 @@ function routePacks(store: RouteStore, worktrees: Worktrees, maxChars: number): 
           .decisions(route.key)
           .filter((d) => d.nodeId === node.nodeId)
           .map((d) => ({ question: d.question, answer: d.answer, answeredBy: d.answeredBy, at: d.answeredAt })),
-        receipt: null,
+        receipt: receiptLineOf(node.receipt),
         route: { key: route.key, title: route.title, nodeId: node.nodeId, tracker: route.tracker },
         verification,
       }),
@@ -304,6 +329,19 @@ export function composeEngine(p: EngineParts): { engine: Engine; store: RouteSto
     log: p.log,
     tracker: githubRouteTracker(p.github, store, p.clock, p.log),
     atLimit: (route) => p.config.repoPolicy(route.repoRoot).atLimit ?? ENGINE_DEFAULTS.atLimit,
+    receipts: nodeReceipts({
+      runner: p.runner,
+      prices: p.prices ?? loadPriceTable(packageRoot()),
+      clock: p.clock,
+      log: p.log,
+      seat: p.seat ?? (() => seatHandle() ?? 'me'),
+      host: p.host ?? hostname(),
+      signingKey: p.signingKey ?? (async () => null),
+      repoOf: async (repoRoot) => {
+        const repo = (await readCheckout(repoRoot))?.repo;
+        return repo ? `${repo.owner}/${repo.name}` : null;
+      },
+    }),
     settings: { owner: p.config.owner, leaseMs: p.config.leaseMs, concurrency: p.config.concurrency, runsDir: p.config.runsDir, unknownResetWaitMs: p.config.unknownResetWaitMs },
   });
   return { engine, store };

@@ -3,7 +3,7 @@ import type { RunEvent, RunStateName } from '../../core/lifecycle/run.js';
 import type { HarnessEvent } from '../../harnesses/events.js';
 import type { Clock } from '../clock.js';
 import type { AtLimitPolicy } from '../../core/policy/schema.js';
-import type { Checks, EngineLog, EngineNode, EngineRoute, EngineStore, Harnesses, NodeFields, PullRequests, RouteTracker, RunHandle, Runner, Worktrees } from './ports.js';
+import type { Checks, EngineLog, EngineNode, EngineRoute, EngineStore, Harnesses, NodeFields, NodeReceipts, PullRequests, RouteTracker, RunHandle, Runner, Worktrees } from './ports.js';
 
 /**
  * `sleds engine`: deliberately dull. Each tick it first reconciles the store with the world (renews its leases, takes
@@ -35,7 +35,7 @@ export interface PackRequest {
 export interface Packs {
   /** The prompt handed to the harness (the node's brief, the field book, the route's decisions, its dependencies' PRs). */
   forNode(r: PackRequest): Promise<string>;
-  /** The pull request's body (brief, decisions, verification, receipt). */
+  /** The pull request's body (brief, decisions, verification, and the receipt the node carries, if any). */
   prBody(route: EngineRoute, node: EngineNode, verification: string): Promise<string>;
 }
 
@@ -54,6 +54,8 @@ export interface EngineDeps {
   tracker?: RouteTracker;
   /** The policy at a node's limit (`engine.at_limit` of its repository); none: wait for the reset. */
   atLimit?(route: EngineRoute): AtLimitPolicy;
+  /** Each verified node's signed receipt; none: nodes land without one. */
+  receipts?: NodeReceipts;
 }
 
 export interface TickReport {
@@ -422,16 +424,35 @@ export class Engine {
     const changed = n.baseSha ? await this.d.worktrees.changedFiles(n.worktree, n.baseSha) : [];
     const said = n.summary?.split('\n\nChanged: ')[0] ?? '';
     const summary = [said, changed.length > 0 ? `Changed: ${changed.slice(0, 30).join(', ')}${changed.length > 30 ? ` and ${changed.length - 30} more` : ''}` : ''].filter(Boolean).join('\n\n') || null;
-    const verified = this.step(n, { type: 'verified' }, { lastError: null, summary });
-    if (!verified) return;
+    const stepped = this.step(n, { type: 'verified' }, { lastError: null, summary });
+    if (!stepped) return;
+    // Its runtime is counted up to the verification (the step above): the receipt is made from the verified row.
+    const verified = await this.landReceipt(route, stepped, changed.length);
     await this.d.worktrees.push(route, n.worktree, n.branch);
     if (verified.prNumber === null) {
       const pr = await this.d.prs.open(route, verified, await this.d.packs.prBody(route, verified, report.summary));
       this.d.store.patch(n.routeKey, n.nodeId, n.fencingToken, { prNumber: pr.number, prUrl: pr.url });
       this.d.log.info(`${keyOf(n)}: verified (${report.summary}); pull request #${pr.number} opened`);
-      await this.d.tracker?.changed(route);
     } else {
+      // Back after a send-back: the PR's body carries the new receipt.
+      await this.d.prs.updateBody(route, verified.prNumber, await this.d.packs.prBody(route, verified, report.summary));
       this.d.log.info(`${keyOf(n)}: verified (${report.summary}); pull request #${verified.prNumber} updated`);
+    }
+    await this.d.tracker?.changed(route);
+  }
+
+  /** The node's signed receipt, kept on its row (a fenced patch); a receipt that cannot be made is logged, not fatal. */
+  private async landReceipt(route: EngineRoute, n: EngineNode, filesTouched: number): Promise<EngineNode> {
+    const harness = this.d.harnesses.forNode(n);
+    if (!this.d.receipts || !harness.ok) return n;
+    try {
+      const made = await this.d.receipts.make({ route, node: n, adapter: harness.adapter, nodeDir: join(this.d.settings.runsDir, n.routeKey, n.nodeId), filesTouched });
+      if (!this.d.store.patch(n.routeKey, n.nodeId, n.fencingToken, { receipt: made.receipt })) return n;
+      this.d.log.info(`${keyOf(n)}: receipt ${made.line}`);
+      return { ...n, receipt: made.receipt };
+    } catch (e) {
+      this.d.log.warn(`${keyOf(n)}: no receipt: ${oneLineError(e)}`);
+      return n;
     }
   }
 

@@ -13,6 +13,7 @@ import { githubTokenSource } from '../github/token.js';
 import { fileLog } from '../log.js';
 import { PolicyLoader } from '../policy/loader.js';
 import { openSecretStore } from '../secrets/store.js';
+import { loadSeatKeys } from '../handoff/keys.js';
 import { openStore } from '../store/db.js';
 import { tightenUmask } from '../user-umask.js';
 import { findBinary } from '../find-binary.js';
@@ -91,8 +92,9 @@ export async function runEngine(args: string[], json: boolean): Promise<number> 
   const user = policy.forDirectory(paths.configDir).policy.engine;
   const apiUrl = githubApiUrl({ baseUrl: config.upstreams.github });
   const ghHost = ghHostnameFor(apiUrl);
+  const secrets = openSecretStore(paths);
   const github = new GithubClient({
-    token: githubTokenSource({ secrets: openSecretStore(paths), ghBin: () => findBinary('gh', configuredBinary(config.binaries, 'gh'), process.env.PATH).bin, ghHostname: ghHost }),
+    token: githubTokenSource({ secrets, ghBin: () => findBinary('gh', configuredBinary(config.binaries, 'gh'), process.env.PATH).bin, ghHostname: ghHost }),
     clock,
     baseUrl: apiUrl,
     userAgent: 'sleds-engine',
@@ -117,6 +119,9 @@ export async function runEngine(args: string[], json: boolean): Promise<number> 
     harnesses,
     runner: processRunner(),
     env: process.env,
+    // Each landed node's receipt is signed with the seat's Ed25519 key, read when it is made, as musher reads it.
+    signingKey: async () => (await loadSeatKeys(secrets))?.ed25519 ?? null,
+    host: hostname(),
     config: {
       owner,
       concurrency: user.concurrency,

@@ -1,4 +1,5 @@
 import type { RunEvent, RunStateName } from '../../core/lifecycle/run.js';
+import type { RouteBand } from '../../core/routes/band.js';
 import type { HarnessAdapter } from '../../harnesses/port.js';
 import type { HarnessEvent } from '../../harnesses/events.js';
 
@@ -37,6 +38,13 @@ export interface EngineNode {
   logPath: string | null;
   /** What its agent said it did and what it changed (set when it is verified). */
   summary: string | null;
+  /** Its band from the estimator (the route file's), or null. */
+  band: RouteBand | null;
+  /** Time at work so far (core/lifecycle/run.ts runtimeMs), and time waiting (for a limit, an answer, a merge, a person). */
+  runtimeMs: number;
+  waitedMs: number;
+  /** Its signed receipt (core/routes/route-line.ts NodeReceipt) once it was verified; null before. */
+  receipt: unknown;
 }
 
 export interface EngineRoute {
@@ -47,7 +55,7 @@ export interface EngineRoute {
   repoRoot: string;
 }
 
-export type NodeFields = Partial<Pick<EngineNode, 'sessionId' | 'worktree' | 'branch' | 'baseSha' | 'prNumber' | 'prUrl' | 'verifyFailures' | 'lastError' | 'harness' | 'model' | 'summary'>> & {
+export type NodeFields = Partial<Pick<EngineNode, 'sessionId' | 'worktree' | 'branch' | 'baseSha' | 'prNumber' | 'prUrl' | 'verifyFailures' | 'lastError' | 'harness' | 'model' | 'summary' | 'receipt'>> & {
   pid?: number | null;
   logPath?: string | null;
 };
@@ -114,6 +122,8 @@ export interface PrState {
 
 export interface PullRequests {
   open(route: EngineRoute, node: EngineNode, body: string): Promise<{ number: number; url: string }>;
+  /** Writes the body again (a node verified after a send-back: its new receipt). */
+  updateBody(route: EngineRoute, number: number, body: string): Promise<void>;
   /** One round for every open pull request of a repository; `retryAfterMs` when GitHub asked to wait. */
   follow(route: EngineRoute, numbers: number[]): Promise<{ states: PrState[]; retryAfterMs: number | null }>;
 }
@@ -157,6 +167,15 @@ export interface Runner {
 export interface Harnesses {
   /** The adapter of a node's harness (its own, else the seat's default), or why there is none. */
   forNode(node: EngineNode): { ok: true; adapter: HarnessAdapter; bin: string; env: Record<string, string>; sledsMcp?: { command: string; args: string[]; env?: Record<string, string> } | null } | { ok: false; error: string };
+}
+
+/** A node's signed receipt, made when it is verified (musher/engine/node-receipts.ts). */
+export interface NodeReceipts {
+  /**
+   * The receipt of a node just verified: the usage of every run in `nodeDir` (each attempt's stream, read through its
+   * harness adapter) priced by model, its runtime against its band, signed with the seat's key (unsigned without one).
+   */
+  make(r: { route: EngineRoute; node: EngineNode; adapter: HarnessAdapter; nodeDir: string; filesTouched: number }): Promise<{ receipt: unknown; line: string }>;
 }
 
 /** The route's tracker item, kept up to date with the route (its one comment: waves, pull requests, the route's line). */

@@ -9,6 +9,7 @@ import type { z } from 'zod';
 import { stringify } from 'yaml';
 import { routeBand } from '../../core/routes/band.js';
 import { routeLine } from '../../core/routes/route-line.js';
+import { receiptLineOf } from '../../core/routes/node-receipt.js';
 import { ROUTE_ID, type RouteMode } from '../../core/routes/route-file.js';
 import { parseRouteFile } from './route-yaml.js';
 import { draftRoute } from '../../core/routes/from-item.js';
@@ -130,6 +131,8 @@ function nodeView(n: NodeRow) {
     branch: n.branch,
     prNumber: n.prNumber,
     prUrl: n.prUrl,
+    /** Its signed receipt's line once it was verified ("12 min · $0.43 · in band · seat dana · …"), else null. */
+    receipt: receiptLineOf(n.receipt),
     lastError: n.lastError,
   };
 }

@@ -15,11 +15,13 @@ tracker: acme/shop#1
 nodes:
   - id: schema
     title: Export jobs table
+    model: claude-opus-4-1
     brief: |
       @write schema.sql create table export_jobs (id int);
   - id: mailer
     title: Mailer
     depends_on: [schema]
+    model: claude-opus-4-1
     brief: |
       @write mailer.ts import './schema.sql';
 `,
@@ -36,7 +38,7 @@ nodes:
     expect(first).toContain('<!-- sleds:route eng-503 -->');
     expect(first).toContain(`\`schema\` Export jobs table — in review ([#${pullOf(w, 'schema')}](`);
     expect(first).toContain('`mailer` Mailer — waiting');
-    expect(first).toMatch(/\*\*so far \d+ min · \$[\d.]+ · no band for acme\/shop#1, across 0 of 2 nodes landed and \d machines?\*\*/);
+    expect(first).toMatch(/\*\*so far \d+ min · \$0\.02 · no band for acme\/shop#1, across 0 of 2 nodes landed and \d machines?\*\*/);
 
     w.gh.mergePull(SLUG, pullOf(w, 'schema')!, 'dana');
     await w.until(() => w.state('mailer') === 'AWAITING_MERGE', 'mailer awaiting merge');
@@ -45,7 +47,7 @@ nodes:
     const last = comment();
     expect(last).toContain('`schema` Export jobs table — merged');
     expect(last).toContain('`mailer` Mailer — merged');
-    expect(last).toMatch(/\*\*\d+ min · \$[\d.]+ · no band for acme\/shop#1, across 2 nodes and \d machines?\*\*/);
+    expect(last).toMatch(/\*\*\d+ min · \$0\.05 · no band for acme\/shop#1, across 2 nodes and \d machines?\*\*/);
     expect(w.gh.mergeCalls).toEqual([]);
   });
 });

@@ -23,12 +23,23 @@ import { openStore } from '../../musher/store/db.js';
 import { startFakeGithub, type FakeGithub } from './fake-github.js';
 import { AGENT_GIT_IDENTITY, routeRepo } from './route-repo.js';
 import { plainHarness } from './minimal-harness/index.js';
+import type { SeatKeyPair } from '../../musher/handoff/keys.js';
 
 export const TOKEN = 'ghp_engine_test_token';
 export const SLUG = 'acme/shop';
 const PLAIN_AGENT = join(import.meta.dirname, 'minimal-harness', 'plain-agent.mjs');
 
-export type WorldOptions = { owner?: string; checks?: Record<string, string>; route: string; concurrency?: number; atLimit?: AtLimitPolicy };
+export type WorldOptions = {
+  owner?: string;
+  checks?: Record<string, string>;
+  route: string;
+  concurrency?: number;
+  /** The seat's Ed25519 key receipts are signed with (none: unsigned), and the seat and host they name. */
+  signingKey?: SeatKeyPair;
+  seat?: string;
+  host?: string;
+  atLimit?: AtLimitPolicy;
+};
 
 /** Registers the plain agent and the clean-up; gives the world maker and the clean-up list (for a test's own extras). */
 export function useEngineWorlds(): { world: (opts: WorldOptions) => Promise<World>; cleanups: Array<() => Promise<void> | void> } {
@@ -95,7 +106,19 @@ async function world(cleanups: Array<() => Promise<void> | void>, opts: WorldOpt
   };
   const log = { lines: [] as string[], info: (l: string) => log.lines.push(l), warn: (l: string) => log.lines.push(`warn: ${l}`) };
   const harnesses = registryHarnesses({ defaultHarness: () => 'plain', binaries: DEFAULT_CONFIG.binaries, env, home: root, portBase: () => 41000 });
-  const { engine, store } = composeEngine({ db, clock, log, github, harnesses, runner: processRunner(), env, config });
+  const { engine, store } = composeEngine({
+    db,
+    clock,
+    log,
+    github,
+    harnesses,
+    runner: processRunner(),
+    env,
+    config,
+    signingKey: async () => opts.signingKey ?? null,
+    seat: () => opts.seat ?? 'dana',
+    host: opts.host ?? 'host-a',
+  });
   const parsed = parseRouteFile(opts.route, { path: '.sleds/routes/eng-503.yml', harnesses: ['plain'] });
   if (!parsed.ok) throw new Error(parsed.error);
   store.upsertRoute(parsed.route, { repoRoot: repo, filePath: join(repo, '.sleds/routes/eng-503.yml') }, 'auto');

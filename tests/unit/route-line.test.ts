@@ -22,6 +22,7 @@ describe('route line', () => {
     ['over band in minutes', [landed(2, 11, 'a')], '11 min · $2.00 · over band for ENG-503, across 1 node and 1 machine'],
     ['under band', [landed(0.5, 2, 'a')], '2 min · $0.50 · under band for ENG-503, across 1 node and 1 machine'],
     ['no band', [{ state: 'COMPLETED', band: null, receipt: receipt(1e6, 3, 'a') }], '3 min · $1.00 · no band for ENG-503, across 1 node and 1 machine'],
+    ['a model no price was found for: named, and no band judged on the rest', [landed(2, 8, 'a'), { state: 'COMPLETED', band, receipt: { ...receipt(1e6, 2, 'b'), unpriced: ['mystery-9'] } }], '10 min · $3.00 + mystery-9 unpriced · band not judged for ENG-503, across 2 nodes and 2 machines'],
     ['on its way', [landed(2, 8, 'a'), { state: 'RUNNING', band, receipt: null }], 'so far 8 min · $2.00 · band $2.00–$6.00 for ENG-503, across 1 of 2 nodes landed and 1 machine'],
   ];
   it.each(TABLE)('%s', (_what, nodes, line) => {
