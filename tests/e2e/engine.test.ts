@@ -34,18 +34,22 @@ tracker: ENG-503
 nodes:
   - id: schema
     title: Export jobs table
+    model: claude-sonnet-5-5
     brief: Add the export_jobs table in schema.sql.
   - id: api
     title: Export API
     harness: codex
+    model: gpt-5.4
     depends_on: [schema]
     brief: Add the export endpoint in api.txt.
   - id: ui
     title: Export button
+    model: claude-sonnet-5-5
     depends_on: [schema]
     brief: Add the export button in ui.txt.
   - id: mailer
     title: Mailer
+    model: claude-sonnet-5-5
     depends_on: [api, ui]
     brief: Email the link, in mailer.txt.
 `;
@@ -138,6 +142,8 @@ describe('sleds engine, end to end with the real claude and codex', { timeout: 6
     cleanups.push(async () => void (await sleds(world, ['musher', 'stop'])));
 
     expect((await sleds(world, ['github', 'set-token'], TOKEN)).code).toBe(0);
+    // The seat's keys: every node's receipt is signed with them.
+    expect((await sleds(world, ['keys', 'init', '--name', 'dana', '--json'], undefined, { SLEDS_SEAT: 'dana' })).code).toBe(0);
     const loaded = await sleds(world, ['route', 'load', '--json'], undefined, {}, repo);
     expect(loaded.stdout).toContain('eng-503');
     expect((await sleds(world, ['route', 'arm', 'eng-503', '--json'], undefined, {}, repo)).code).toBe(0);
@@ -218,8 +224,17 @@ describe('sleds engine, end to end with the real claude and codex', { timeout: 6
     gh.mergePull(SLUG, mailer.prNumber!, 'dana');
     await until('route landed', () => state('mailer') === 'COMPLETED');
 
-    const show = JSON.parse((await sleds(world, ['route', 'show', 'eng-503', '--json'], undefined, {}, repo)).stdout) as { waves: Array<Array<{ nodeId: string; state: string }>> };
+    const show = JSON.parse((await sleds(world, ['route', 'show', 'eng-503', '--json'], undefined, {}, repo)).stdout) as { line: string; waves: Array<Array<{ nodeId: string; state: string; receipt?: string | null }>> };
     expect(show.waves.map((w) => w.map((n) => `${n.nodeId}:${n.state}`))).toEqual([['schema:COMPLETED'], ['api:COMPLETED', 'ui:COMPLETED'], ['mailer:COMPLETED']]);
+    // Every node landed with its signed receipt (its harness and model named), in its PR and on its row; the route's
+    // line sums them.
+    for (const n of show.waves.flat()) {
+      expect(n.receipt, n.nodeId).toMatch(n.nodeId === 'api' ? / · seat \S+ · codex · gpt-5\.4 · signed$/ : / · seat \S+ · claude-code · claude-sonnet-5-5 · signed$/);
+      expect(gh.pull(SLUG, store.node('eng-503', n.nodeId)!.prNumber!)!.body, n.nodeId).toContain(n.receipt!);
+    }
+    const priced = store.nodes('eng-503').map((n) => (n.receipt as { body: { costMicros: number } }).body.costMicros);
+    expect(priced.every((c) => c > 0)).toBe(true);
+    expect(show.line).toMatch(/^\d+ min · \$\d+\.\d\d · (in|under|over) band for ENG-503, across 4 nodes and 1 machine$/);
     expect(gh.mergeCalls).toEqual([]);
   });
 });
