@@ -43,7 +43,7 @@ describe("config.yml's settings", () => {
 
   it('unknown keys are warnings naming them', () => {
     expect(resolveConfig({ theme: 'dark', upstreams: { antropic: 'https://typo.example' } }).warnings).toEqual([
-      { path: ['theme'], message: 'unknown key (ignored); known: upstreams, binaries, retention, handle' },
+      { path: ['theme'], message: 'unknown key (ignored); known: upstreams, binaries, retention, handle, engine' },
       { path: ['upstreams', 'antropic'], message: 'unknown key (ignored); known: anthropic, openai, claudeUsage, slack, github' },
     ]);
   });
