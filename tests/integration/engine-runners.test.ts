@@ -12,6 +12,7 @@ import { tmuxRunner, tmuxServerEnv, TMUX_SESSION } from '../../musher/engine/run
 import { terminalRunner } from '../../musher/engine/runner-terminal.js';
 import { latestRunDir, runFile } from '../../musher/engine/run-files.js';
 import { CLI_SOURCE, makeWorld, sleds, waitFor, type SledsWorld } from '../support/sleds-env.js';
+import { useEngineWorlds } from '../support/engine-world.js';
 
 /**
  * The engine's window runners with the real tmux (issue 14 § 7): a fake `claude` that speaks Claude Code's
@@ -53,6 +54,7 @@ const screen = openSync(process.env.TERMINAL_SCREEN, 'a');
 spawn(args[2], args.slice(3), { detached: true, stdio: ['ignore', screen, screen] }).unref();
 `;
 
+const engineWorlds = useEngineWorlds();
 let world: SledsWorld;
 let bin: string;
 let socket: string;
@@ -197,6 +199,14 @@ describe('the tmux runner', () => {
     await tm('kill-window', '-t', windowId);
     const closed = await sleds(world, ['attach', 'eng-503/schema']);
     expect(closed.stdout.trim()).toBe(`eng-503/schema's window has closed — follow its stream with: tail -f ${runFile(runDir, 'stdout')}`);
+  });
+
+  it('the engine lands a node that runs in a tmux window: its state from the stream, its PR opened, the window named after it', { timeout: 120_000 }, async () => {
+    const w = await engineWorlds.world({ runner: runner(), route: 'title: Exports\nnodes:\n  - id: schema\n    title: Export jobs table\n    brief: |\n      @write schema.sql create table export_jobs (id int);\n' });
+    await w.until(() => w.state('schema') === 'AWAITING_MERGE', 'schema awaiting merge');
+    expect(w.gh.pull('acme/shop', w.store.node('eng-503', 'schema')!.prNumber!)!.body).toContain('Changed: schema.sql');
+    expect((await tm('list-windows', '-t', `=${TMUX_SESSION}`, '-F', '#{window_name} #{pane_dead_status}')).split('\n')).toEqual(['eng-503/schema 0']);
+    expect(w.starts()).toHaveLength(1);
   });
 
   it("a node's next run replaces its last run's window, so the engine's session keeps one window per node", async () => {

@@ -17,6 +17,7 @@ import type { Engine } from '../../musher/engine/engine.js';
 import { registryHarnesses } from '../../musher/engine/harnesses.js';
 import { processRunner } from '../../musher/engine/runner.js';
 import type { RouteStore } from '../../musher/engine/route-store.js';
+import type { Runner } from '../../musher/engine/ports.js';
 import { DEFAULT_CONFIG } from '../../musher/config/schema.js';
 import { openStore } from '../../musher/store/db.js';
 import { startFakeGithub, type FakeGithub } from './fake-github.js';
@@ -27,7 +28,8 @@ export const TOKEN = 'ghp_engine_test_token';
 export const SLUG = 'acme/shop';
 const PLAIN_AGENT = join(import.meta.dirname, 'minimal-harness', 'plain-agent.mjs');
 
-export type WorldOptions = { owner?: string; checks?: Record<string, string>; route: string; concurrency?: number };
+/** `runner`: how the nodes run (default headless: processRunner). */
+export type WorldOptions = { owner?: string; checks?: Record<string, string>; route: string; concurrency?: number; runner?: Runner };
 
 /** Registers the plain agent and the clean-up; gives the world maker and the clean-up list (for a test's own extras). */
 export function useEngineWorlds(): { world: (opts: WorldOptions) => Promise<World>; cleanups: Array<() => Promise<void> | void> } {
@@ -92,7 +94,7 @@ async function world(cleanups: Array<() => Promise<void> | void>, opts: WorldOpt
   };
   const log = { lines: [] as string[], info: (l: string) => log.lines.push(l), warn: (l: string) => log.lines.push(`warn: ${l}`) };
   const harnesses = registryHarnesses({ defaultHarness: () => 'plain', binaries: DEFAULT_CONFIG.binaries, env, home: root, portBase: () => 41000 });
-  const { engine, store } = composeEngine({ db, clock, log, github, harnesses, runner: processRunner(), env, config });
+  const { engine, store } = composeEngine({ db, clock, log, github, harnesses, runner: opts.runner ?? processRunner(), env, config });
   const parsed = parseRouteFile(opts.route, { path: '.sleds/routes/eng-503.yml', harnesses: ['plain'] });
   if (!parsed.ok) throw new Error(parsed.error);
   store.upsertRoute(parsed.route, { repoRoot: repo, filePath: join(repo, '.sleds/routes/eng-503.yml') }, 'auto');
