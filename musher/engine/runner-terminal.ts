@@ -67,7 +67,7 @@ export function terminalRunner(o: TerminalRunnerOptions): Runner {
         if (failed || existsSync(runFile(runDir, 'wrapper'))) return false;
         return o.clock.now() - since < startMs;
       };
-      handle = windowHandle(r, runDir, pid, starting);
+      handle = windowHandle(r, runDir, pid, { starting, running: () => (launcherDone ? null : pid) });
       return handle;
     },
     reattach: reattachRun,

@@ -93,7 +93,8 @@ export function tmuxRunner(o: TmuxRunnerOptions): Runner {
       const paneStartTicks = startTicksOf(panePid);
       writeRunFile(runDir, 'window', { session, windowId, socket: o.socket, panePid, paneStartTicks });
       if (before !== null) closePrevious(before);
-      return windowHandle(r, runDir, panePid, () => alive(panePid, paneStartTicks));
+      const paneAlive = () => alive(panePid, paneStartTicks);
+      return windowHandle(r, runDir, panePid, { starting: paneAlive, running: () => (paneAlive() ? panePid : null) });
     },
     reattach: reattachRun,
     leftover: leftoverRun,

@@ -32,11 +32,15 @@ export function prepareWindowRun(r: StartRun, runner: 'tmux' | 'terminal'): { ru
   return { runDir, label };
 }
 
-/**
- * The handle of a window run. `launcher()` says whether what the runner started itself still counts as the run
- * starting (the tmux pane's process, or a terminal launcher not yet through its start-up).
- */
-export function windowHandle(r: StartRun, runDir: string, pid: number, launcher: () => boolean): FileRunHandle {
+export interface Launcher {
+  /** Whether what the runner started itself still counts as the run starting (the tmux pane's process; a terminal's launcher, or the wait for its wrapper). */
+  starting(): boolean;
+  /** That process, while it still runs (to stop a run whose wrapper has not recorded itself); else null. */
+  running(): number | null;
+}
+
+/** The handle of a window run. */
+export function windowHandle(r: StartRun, runDir: string, pid: number, launcher: Launcher): FileRunHandle {
   const wrapperAlive = () => {
     const w = readRunFile(runDir, 'wrapper', PidRecord);
     return w !== null && alive(w.pid, w.startTicks);
@@ -45,18 +49,20 @@ export function windowHandle(r: StartRun, runDir: string, pid: number, launcher:
     alive: () => {
       if (existsSync(runFile(runDir, 'exit'))) return false;
       const proc = readProc(runDir);
-      return launcher() || wrapperAlive() || (proc !== null && alive(proc.pid, proc.startTicks));
+      return launcher.starting() || wrapperAlive() || (proc !== null && alive(proc.pid, proc.startTicks));
     },
     stop: () => {
       const proc = readProc(runDir);
       if (proc !== null) return killGroup(proc.pid);
-      // Not started yet: the wrapper (or the pane) before it starts the harness.
+      // Not started yet: the wrapper, else what the runner started, each only while it is still that process.
       const w = readRunFile(runDir, 'wrapper', PidRecord);
-      killGroup(w?.pid ?? pid);
+      const target = w !== null && alive(w.pid, w.startTicks) ? w.pid : launcher.running();
+      if (target === null) return;
+      killGroup(target);
       try {
-        process.kill(w?.pid ?? pid, 'SIGTERM');
+        process.kill(target, 'SIGTERM');
       } catch {
-        // Gone already (or it led its own group, which the line above stopped).
+        // Gone already, or it led its own group, which the line above stopped.
       }
     },
     watchPath: runDir,

@@ -209,6 +209,28 @@ describe('the tmux runner', () => {
     expect(w.starts()).toHaveLength(1);
   });
 
+  it('closing a window leaves its run working, and the engine follows it to the end; stopping a run stops its harness', async () => {
+    mkdirSync(join(world.root, 'hold'));
+    const hold = join(world.root, 'hold', 'go');
+    const handle = runner().start(startRun('schema', { hold }));
+    const runDir = latestRunDir(join(runsDir, 'eng-503', 'schema'))!;
+    const { windowId } = JSON.parse(readFileSync(runFile(runDir, 'window'), 'utf8')) as { windowId: string };
+    await waitFor('the harness to start', () => existsSync(join(world.root, 'schema.record.json')));
+    await tm('kill-window', '-t', windowId);
+    expect(handle.ended()).toBe(false);
+    writeFileSync(hold, '');
+    expect((await readToEnd(handle)).at(-1)).toMatchObject({ kind: 'turn_completed', ok: true });
+
+    rmSync(hold);
+    const stopped = runner().start(startRun('mailer', { hold }));
+    const stoppedDir = latestRunDir(join(runsDir, 'eng-503', 'mailer'))!;
+    await waitFor('the harness to start', () => existsSync(join(world.root, 'mailer.record.json')));
+    stopped.stop();
+    const events = await readToEnd(stopped);
+    expect(events.map((e) => e.kind)).not.toContain('turn_completed');
+    expect(JSON.parse(readFileSync(runFile(stoppedDir, 'exit'), 'utf8'))).toEqual({ code: null, signal: 'SIGTERM' });
+  });
+
   it("a node's next run replaces its last run's window, so the engine's session keeps one window per node", async () => {
     await readToEnd(runner().start(startRun('schema')));
     await readToEnd(runner().start(startRun('schema')));
