@@ -80,6 +80,8 @@ export function chooseRunner(config: SledsConfig, o: { stateDir: string; env: No
     const tmux = findBinary('tmux', configuredBinary(config.binaries, 'tmux'), o.env.PATH, TMUX_FALLBACKS);
     if (!tmux.bin) return { ok: false, error: `engine.runner is tmux in config.yml, but tmux was not found (${tmux.how}) — install tmux or set binaries.tmux` };
     const socket = tmuxSocketIn(o.stateDir);
+    // A Unix socket's path holds at most ~104 bytes (macOS; 108 on Linux).
+    if (Buffer.byteLength(socket) > 100) return { ok: false, error: `engine.runner is tmux in config.yml, but the engine's tmux socket ${socket} is too long a path for a socket — use a shorter XDG_STATE_HOME (or SLEDS_HOME)` };
     return { ok: true, kind: `tmux (sleds attach <node>; tmux -S ${socket})`, runner: tmuxRunner({ tmuxBin: tmux.bin, socket, cli: o.cli, serverEnv: tmuxServerEnv(o.env) }) };
   }
   if (e.runner === 'terminal') {
