@@ -279,4 +279,12 @@ describe('engine.runner in config.yml', () => {
     const { error } = JSON.parse(r.stdout) as { error: string };
     expect(error).toMatch(/config\/config\.yml:2: engine\.runner: must be one of headless, tmux, terminal — fix it, then start the engine again$/);
   });
+
+  it('the engine refuses a terminal command it cannot find, naming the key', async () => {
+    mkdirSync(join(world.sledsHome, 'config'), { recursive: true });
+    writeFileSync(join(world.sledsHome, 'config', 'config.yml'), 'engine:\n  runner: terminal\n  terminal:\n    command: [no-such-terminal, "--", "{run}"]\n');
+    const r = await sleds(world, ['engine', '--once', '--json']);
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stdout)).toEqual({ error: 'engine.terminal.command in config.yml: no-such-terminal was not found (no no-such-terminal on PATH) — name an installed terminal, e.g. [gnome-terminal, "--", "{run}"]' });
+  });
 });
