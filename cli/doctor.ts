@@ -96,7 +96,7 @@ export async function runDoctor(cliMain: string, json: boolean): Promise<number>
   // config.yml: what musher takes its upstreams, binaries and retention from
   const cfg = loadConfig(paths.configDir, home);
   if (cfg.error) rep.warn('config', cfg.error, `fix that line, then restart musher: 'sleds musher stop' then 'sleds musher start'`, { path: cfg.file });
-  else if (cfg.warnings.length > 0) rep.warn('config', cfg.warnings.join('; '), 'remove or correct the key (known: upstreams, binaries, retention, handle)', { path: cfg.file });
+  else if (cfg.warnings.length > 0) rep.warn('config', cfg.warnings.join('; '), 'remove or correct the key (known: upstreams, binaries, retention, handle, engine)', { path: cfg.file });
   else rep.info('config', existsSync(cfg.file) ? `config: ${cfg.file}` : `config: none (${cfg.file}); the built-in upstreams, binaries from PATH`, { path: cfg.file });
 
   // who this seat is (hand-offs and the roster name it by this)

@@ -70,6 +70,9 @@ Usage:
                                 followed to the merge (never merged by sleds); --once: one round; --every: how
                                 often it looks at GitHub when no run is writing
   sleds engine install          a user service (systemd, launchd) that keeps the engine running
+                                (config.yml engine.runner: headless, tmux or terminal says where nodes run)
+  sleds attach <route>/<node> [--json]
+                                watch a node work: its tmux window (engine.runner: tmux), else how to follow its stream
   sleds musher [run]            run the daemon in the foreground
   sleds musher start|stop|status
   sleds hook <Event>            (called by the harness) forward a hook event
@@ -265,6 +268,8 @@ async function dispatch(argv: string[], json: boolean): Promise<number> {
       const { runEngine } = await import('../musher/engine/main.js');
       return runEngine(rest, json);
     }
+    case 'attach':
+      return (await import('./attach.js')).runAttach(rest, json);
     case 'tracker': {
       const { runTracker } = await import('./tracker.js');
       return runTracker(rest, json);

@@ -18,6 +18,8 @@ export interface LoadedConfig {
   file: string;
   /** One line when the file is bad ("~/.config/sleds/config.yml:3: upstreams.anthropic: … — …"); null when fine. */
   error: string | null;
+  /** The same line without what musher does about it ("~/.config/sleds/config.yml:3: engine.runner: …"), for a command that refuses instead. */
+  issue: string | null;
   /** One line per unknown key. */
   warnings: string[];
 }
@@ -38,22 +40,25 @@ export function loadConfig(configDir: string, homeDir: string | null = null): Lo
     text = readFileSync(file, 'utf8');
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return { config: DEFAULT_CONFIG, file, error: null, warnings: [] };
-    return { config: DEFAULT_CONFIG, file, error: `${display}: cannot read it (${code ?? (e as Error).message}) — running on the built-in defaults`, warnings: [] };
+    if (code === 'ENOENT') return { config: DEFAULT_CONFIG, file, error: null, issue: null, warnings: [] };
+    const issue = `${display}: cannot read it (${code ?? (e as Error).message})`;
+    return { config: DEFAULT_CONFIG, file, error: `${issue} — running on the built-in defaults`, issue, warnings: [] };
   }
   const yaml = parseYamlFile(text);
   const at = (line: number | null): string => (line !== null ? `${display}:${line}` : display);
   const defaultsNote = 'running on the built-in defaults until it is fixed (then restart musher: sleds musher stop; sleds musher start)';
   if (yaml.errors.length > 0) {
     const e = yaml.errors[0]!;
-    return { config: DEFAULT_CONFIG, file, error: `${at(e.line)}: ${e.message}${more(yaml.errors.length)} — ${defaultsNote}`, warnings: [] };
+    const issue = `${at(e.line)}: ${e.message}${more(yaml.errors.length)}`;
+    return { config: DEFAULT_CONFIG, file, error: `${issue} — ${defaultsNote}`, issue, warnings: [] };
   }
   const resolved = resolveConfig(yaml.data);
   const line = (i: ConfigIssue): string => `${at(yaml.lineOf(i.path))}: ${i.path.length > 0 ? `${formatIssuePath(i.path)}: ` : ''}${i.message}`;
   if (resolved.errors.length > 0) {
-    return { config: DEFAULT_CONFIG, file, error: `${line(resolved.errors[0]!)}${more(resolved.errors.length)} — ${defaultsNote}`, warnings: [] };
+    const issue = `${line(resolved.errors[0]!)}${more(resolved.errors.length)}`;
+    return { config: DEFAULT_CONFIG, file, error: `${issue} — ${defaultsNote}`, issue, warnings: [] };
   }
-  return { config: resolved.config, file, error: null, warnings: resolved.warnings.map(line) };
+  return { config: resolved.config, file, error: null, issue: null, warnings: resolved.warnings.map(line) };
 }
 
 function more(n: number): string {

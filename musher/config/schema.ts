@@ -22,6 +22,11 @@ import type { BinarySetting } from '../find-binary.js';
  *   retention:
  *     rawEventsDays: 30                        # hook events older than this are pruned (on start, then daily)
  *   handle: dana                               # this seat's roster handle (sleds keys init --handle dana)
+ *   engine:
+ *     runner: headless                         # how `sleds engine` runs a node: headless (default), tmux (a window
+ *                                              # per node: sleds attach <node>), or terminal (the command below)
+ *     terminal:
+ *       command: [gnome-terminal, "--", "{run}"]   # "{run}" becomes the node's wrapper command (else it is appended)
  *
  * `handle:` is not part of SledsConfig: it is read on its own, whenever it is needed (musher/config/handle.ts), so a
  * new handle needs no restart and a mistake elsewhere in the file does not change who this seat is.
@@ -43,17 +48,31 @@ export const DEFAULT_UPSTREAMS: Readonly<Record<UpstreamName, string>> = {
 
 export const DEFAULT_RAW_EVENTS_DAYS = 30;
 
+/** How the engine runs a node's harness; the run's state comes from its event stream whichever it is. */
+export const RUNNER_KINDS = ['headless', 'tmux', 'terminal'] as const;
+export type RunnerKind = (typeof RUNNER_KINDS)[number];
+/** The element of `engine.terminal.command` that the node's wrapper command replaces. */
+export const RUN_PLACEHOLDER = '{run}';
+
+export interface EngineSettings {
+  runner: RunnerKind;
+  /** The terminal runner's command template (program first); null unless config.yml gives one. */
+  terminal: { command: string[] } | null;
+}
+
 export interface SledsConfig {
   upstreams: Record<UpstreamName, string>;
   /** An absolute path the user chose, or null: look on PATH, then the usual places. */
   binaries: Record<BinaryName, string | null>;
   retention: { rawEventsDays: number };
+  engine: EngineSettings;
 }
 
 export const DEFAULT_CONFIG: SledsConfig = {
   upstreams: { ...DEFAULT_UPSTREAMS },
   binaries: { claude: null, codex: null, tmux: null, gh: null, osascript: null, notifySend: null },
   retention: { rawEventsDays: DEFAULT_RAW_EVENTS_DAYS },
+  engine: { runner: 'headless', terminal: null },
 };
 
 const HttpUrl = z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' });
@@ -65,11 +84,26 @@ const Retention = z.object({
   rawEventsDays: z.number({ error: 'must be a whole number of days' }).int('must be a whole number of days').min(1, 'must be at least 1 day').max(3650, 'must be at most 3650 days').optional(),
 });
 
+const TerminalCommand = z
+  .array(z.string({ error: 'must be a list of strings: the program, then its arguments' }).min(1, 'an empty argument'), { error: 'must be a list of strings: the program, then its arguments' })
+  .min(1, 'must name the terminal program')
+  .refine((a) => a[0] !== RUN_PLACEHOLDER, `must start with the terminal program, not ${RUN_PLACEHOLDER}`)
+  .refine((a) => a.filter((x) => x === RUN_PLACEHOLDER).length <= 1, `may hold ${RUN_PLACEHOLDER} once`);
+const Engine = z
+  .object({
+    runner: z.enum(RUNNER_KINDS, { error: `must be one of ${RUNNER_KINDS.join(', ')}` }).optional(),
+    terminal: z.object({ command: TerminalCommand }, { error: 'must be a mapping with command: [program, args…]' }).nullish(),
+  })
+  .superRefine((e, ctx) => {
+    if (e.runner === 'terminal' && !e.terminal) ctx.addIssue({ code: 'custom', path: ['terminal'], message: `runner: terminal needs terminal: { command: [program, …, "${RUN_PLACEHOLDER}"] }` });
+  });
+
 /** The file as written: every section and key optional; unknown keys are dropped (and reported as warnings). */
 export const ConfigFile = z.object({
   upstreams: Upstreams.nullish(),
   binaries: Binaries.nullish(),
   retention: Retention.nullish(),
+  engine: Engine.nullish(),
   /** Checked by musher/config/handle.ts (its own line in doctor), so a bad one costs the rest of the file nothing. */
   handle: z.unknown().optional(),
 });
@@ -79,6 +113,7 @@ const KNOWN: Record<string, readonly string[]> = {
   binaries: BINARY_NAMES,
   retention: ['rawEventsDays'],
   handle: [],
+  engine: ['runner', 'terminal'],
 };
 
 export interface ConfigIssue {
@@ -114,7 +149,7 @@ function unknownKeys(data: Record<string, unknown>): ConfigIssue[] {
 /** The settings a parsed config.yml gives (`{}` for an empty file). */
 export function resolveConfig(data: unknown): ResolvedConfig {
   if (data === null || data === undefined) return { config: DEFAULT_CONFIG, errors: [], warnings: [] };
-  if (typeof data !== 'object' || Array.isArray(data)) return { config: DEFAULT_CONFIG, errors: [{ path: [], message: 'must be a mapping (upstreams:, binaries:, retention:)' }], warnings: [] };
+  if (typeof data !== 'object' || Array.isArray(data)) return { config: DEFAULT_CONFIG, errors: [{ path: [], message: 'must be a mapping (upstreams:, binaries:, retention:, engine:)' }], warnings: [] };
   const parsed = ConfigFile.safeParse(data);
   if (!parsed.success) {
     return { config: DEFAULT_CONFIG, errors: parsed.error.issues.map((i) => ({ path: i.path as IssuePath, message: i.message })), warnings: [] };
@@ -124,6 +159,7 @@ export function resolveConfig(data: unknown): ResolvedConfig {
     upstreams: { ...DEFAULT_UPSTREAMS },
     binaries: { ...DEFAULT_CONFIG.binaries },
     retention: { rawEventsDays: f.retention?.rawEventsDays ?? DEFAULT_RAW_EVENTS_DAYS },
+    engine: { runner: f.engine?.runner ?? 'headless', terminal: f.engine?.terminal ? { command: f.engine.terminal.command } : null },
   };
   for (const n of UPSTREAM_NAMES) config.upstreams[n] = f.upstreams?.[n] ?? DEFAULT_UPSTREAMS[n];
   for (const n of BINARY_NAMES) config.binaries[n] = f.binaries?.[n] ?? null;

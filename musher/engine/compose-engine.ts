@@ -6,6 +6,7 @@ import type { GithubClient } from '../github/client.js';
 import type { Clock } from '../clock.js';
 import type { Db } from '../store/db.js';
 import { Engine, type Packs } from './engine.js';
+import { defaultRunsDir } from './run-files.js';
 import { buildPack, readFieldBook } from './pack.js';
 import type { Checks, EngineLog, EngineNode, EngineRoute, EngineStore, Harnesses, NodeFields, PrState, PullRequests, RouteTracker, Runner, Worktrees } from './ports.js';
 import { followPullRequests, openPullRequest, prBody, prFeedback, updatePullRequestBody, type PrStatus } from './pull-request.js';
@@ -348,4 +349,5 @@ export function composeEngine(p: EngineParts): { engine: Engine; store: RouteSto
 }
 
 export const DEFAULT_WORKTREES_DIR = (dataDir: string) => join(dataDir, 'worktrees');
-export const DEFAULT_RUNS_DIR = (dataDir: string) => join(dataDir, 'runs');
+/** Where the engine keeps its runs (musher/engine/run-files.ts: `sleds attach` reads them there too). */
+export const DEFAULT_RUNS_DIR = defaultRunsDir;

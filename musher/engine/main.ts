@@ -16,11 +16,15 @@ import { openSecretStore } from '../secrets/store.js';
 import { loadSeatKeys } from '../handoff/keys.js';
 import { openStore } from '../store/db.js';
 import { tightenUmask } from '../user-umask.js';
-import { findBinary } from '../find-binary.js';
-import { configuredBinary } from '../config/schema.js';
+import { findBinary, TMUX_FALLBACKS } from '../find-binary.js';
+import { configuredBinary, type SledsConfig } from '../config/schema.js';
+import type { Clock } from '../clock.js';
 import { composeEngine, DEFAULT_RUNS_DIR, DEFAULT_WORKTREES_DIR, type RepoEnginePolicy } from './compose-engine.js';
 import { registryHarnesses } from './harnesses.js';
 import { processRunner } from './runner.js';
+import { tmuxRunner, tmuxServerEnv, tmuxSocketIn } from './runner-tmux.js';
+import { terminalRunner } from './runner-terminal.js';
+import type { Runner } from './ports.js';
 import { engineUnit } from './service-unit.js';
 import type { TickReport } from './engine.js';
 import type { EnginePolicy } from '../../core/policy/schema.js';
@@ -29,7 +33,9 @@ import type { EnginePolicy } from '../../core/policy/schema.js';
  * `sleds engine`: the engine in the foreground, with a live status line (`--once`: one reconcile round, then exit;
  * `--json` with it: the round's report). Its harness runs are detached: stopping the engine (Ctrl-C, a restart, a
  * `kill -9`) leaves them working, and the next engine reattaches to them or resumes them from their session id.
- * `sleds engine install` writes the user service that keeps it running.
+ * `sleds engine install` writes the user service that keeps it running. config.yml's `engine.runner` says how a node
+ * runs: headless (the default), in a window of the engine's tmux server (`sleds attach <node>`), or in a terminal
+ * from `engine.terminal.command`; `sleds engine run-window <runDir>` is what such a window runs.
  */
 
 const PORT_START = 41_000;
@@ -64,8 +70,40 @@ function counts(states: RunStateName[]): string {
   return parts.length > 0 ? parts.join(' · ') : 'no nodes armed';
 }
 
+/** How this engine starts the sleds CLI again, for the wrapper a window runs. */
+function selfCli(): string[] {
+  return [process.execPath, ...process.execArgv, process.argv[1] ?? ''];
+}
+
+/** The runner config.yml asks for, or why it cannot be had (one line naming the key). */
+export function chooseRunner(config: SledsConfig, o: { stateDir: string; env: NodeJS.ProcessEnv; clock: Clock; cli: string[] }): { ok: true; runner: Runner; kind: string } | { ok: false; error: string } {
+  const e = config.engine;
+  if (e.runner === 'tmux') {
+    const tmux = findBinary('tmux', configuredBinary(config.binaries, 'tmux'), o.env.PATH, TMUX_FALLBACKS);
+    if (!tmux.bin) return { ok: false, error: `engine.runner is tmux in config.yml, but tmux was not found (${tmux.how}) — install tmux or set binaries.tmux` };
+    const socket = tmuxSocketIn(o.stateDir);
+    // A Unix socket's path holds at most ~104 bytes (macOS; 108 on Linux).
+    if (Buffer.byteLength(socket) > 100) return { ok: false, error: `engine.runner is tmux in config.yml, but the engine's tmux socket ${socket} is too long a path for a socket — use a shorter XDG_STATE_HOME (or SLEDS_HOME)` };
+    return { ok: true, kind: `tmux (sleds attach <node>; tmux -S ${socket})`, runner: tmuxRunner({ tmuxBin: tmux.bin, socket, cli: o.cli, serverEnv: tmuxServerEnv(o.env) }) };
+  }
+  if (e.runner === 'terminal') {
+    const [program, ...rest] = e.terminal?.command ?? [];
+    const found = program ? findBinary(program, program.startsWith('/') ? { path: program, source: 'engine.terminal.command in config.yml' } : null, o.env.PATH) : null;
+    if (!found?.bin) return { ok: false, error: `engine.terminal.command in config.yml: ${program ? `${program} was not found (${found?.how})` : 'no command'} — name an installed terminal, e.g. [gnome-terminal, "--", "{run}"]` };
+    return { ok: true, kind: `terminal (${program})`, runner: terminalRunner({ command: [found.bin, ...rest], cli: o.cli, env: o.env, clock: o.clock }) };
+  }
+  return { ok: true, kind: 'headless', runner: processRunner() };
+}
+
+function refuse(json: boolean, error: string): number {
+  process.stdout.write(json ? `${JSON.stringify({ error })}\n` : `sleds: ${error}\n`);
+  return 1;
+}
+
 export async function runEngine(args: string[], json: boolean): Promise<number> {
   if (args[0] === 'install') return installUnit(json);
+  // What a tmux window or terminal runs for a node: started by the engine, not by a person.
+  if (args[0] === 'run-window') return (await import('./run-window.js')).runWindow(args.slice(1));
   tightenUmask(0o077);
   const once = args.includes('--once');
   const everyAt = args.indexOf('--every');
@@ -84,7 +122,11 @@ export async function runEngine(args: string[], json: boolean): Promise<number> 
   for (const dir of [paths.dataDir, paths.stateDir]) mkdirSync(dir, { recursive: true, mode: 0o700 });
   const clock = systemClock;
   const settings = loadConfig(paths.configDir, home);
+  // The engine does not start on half a config: a runner it cannot read would run every node some other way.
+  if (settings.issue !== null) return refuse(json, `${settings.issue} — fix it, then start the engine again`);
   const config = settings.config;
+  const chosen = chooseRunner(config, { stateDir: paths.stateDir, env: process.env, clock: systemClock, cli: selfCli() });
+  if (!chosen.ok) return refuse(json, chosen.error);
   const tty = process.stdout.isTTY === true && !json;
   const echo = json ? null : (line: string) => process.stdout.write(`${tty ? '\r\x1b[2K' : ''}${line}\n`);
   const log = fileLog(join(paths.stateDir, 'engine.log'), clock, echo);
@@ -117,7 +159,7 @@ export async function runEngine(args: string[], json: boolean): Promise<number> 
     log,
     github,
     harnesses,
-    runner: processRunner(),
+    runner: chosen.runner,
     env: process.env,
     // Each landed node's receipt is signed with the seat's Ed25519 key, read when it is made, as musher reads it.
     signingKey: async () => (await loadSeatKeys(secrets))?.ed25519 ?? null,
@@ -156,7 +198,7 @@ export async function runEngine(args: string[], json: boolean): Promise<number> 
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
-  log.info(`sleds engine ${owner} started (concurrency ${user.concurrency}; it never merges)`);
+  log.info(`sleds engine ${owner} started (concurrency ${user.concurrency}; runs ${chosen.kind}; it never merges)`);
   while (!stopping) {
     try {
       const report = await engine.tick();

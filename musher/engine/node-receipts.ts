@@ -1,5 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { harnessById } from '../../harnesses/registry.js';
+import type { HarnessAdapter } from '../../harnesses/port.js';
+import { runFile } from './run-files.js';
 import { join } from 'node:path';
 import type { PriceTable } from '../../core/price-table.js';
 import { nodeReceiptBody, nodeReceiptLine, priceRuns, type RunStream } from '../../core/routes/node-receipt.js';
@@ -48,11 +51,25 @@ export function runDirsOf(nodeDir: string): Array<{ attempt: number; dir: string
     .sort((a, b) => a.attempt - b.attempt);
 }
 
+/** The adapter of the harness a run dir records, else the node's own. */
+function adapterOf(runDir: string, fallback: HarnessAdapter): HarnessAdapter {
+  let id: string;
+  try {
+    id = readFileSync(runFile(runDir, 'harness'), 'utf8').trim();
+  } catch {
+    // a run from before the harness was recorded: the node's harness ran it
+    return fallback;
+  }
+  const found = id === fallback.id ? null : harnessById(id);
+  return found?.ok ? found.adapter : fallback;
+}
+
 export function nodeReceipts(d: NodeReceiptDeps): NodeReceipts {
   const newId = d.newId ?? (() => wallIdFrom(randomBytes(WALL_ID_LENGTH)));
   return {
     make: async ({ route, node, adapter, nodeDir, filesTouched }) => {
-      const runs: RunStream[] = runDirsOf(nodeDir).map((r) => ({ attempt: r.attempt, events: d.runner.leftover(adapter, r.dir) }));
+      // Each run read by the harness that ran it: a node that switched harness at a limit has runs of two.
+      const runs: RunStream[] = runDirsOf(nodeDir).map((r) => ({ attempt: r.attempt, events: d.runner.leftover(adapterOf(r.dir, adapter), r.dir) }));
       const now = d.clock.now();
       // A stream that names no model (Codex's does not) on a node that names none ran on its harness's default.
       const priced = priceRuns(d.prices, runs, node.model ?? `${adapter.displayName}'s default model`, now);

@@ -17,6 +17,7 @@ import type { Engine } from '../../musher/engine/engine.js';
 import { registryHarnesses } from '../../musher/engine/harnesses.js';
 import { processRunner } from '../../musher/engine/runner.js';
 import type { RouteStore } from '../../musher/engine/route-store.js';
+import type { Runner } from '../../musher/engine/ports.js';
 import { DEFAULT_CONFIG } from '../../musher/config/schema.js';
 import type { AtLimitPolicy } from '../../core/policy/schema.js';
 import { openStore } from '../../musher/store/db.js';
@@ -29,6 +30,7 @@ export const TOKEN = 'ghp_engine_test_token';
 export const SLUG = 'acme/shop';
 const PLAIN_AGENT = join(import.meta.dirname, 'minimal-harness', 'plain-agent.mjs');
 
+/** `runner`: how the nodes run (default headless: processRunner). */
 export type WorldOptions = {
   owner?: string;
   checks?: Record<string, string>;
@@ -39,6 +41,7 @@ export type WorldOptions = {
   seat?: string;
   host?: string;
   atLimit?: AtLimitPolicy;
+  runner?: Runner;
 };
 
 /** Registers the plain agent and the clean-up; gives the world maker and the clean-up list (for a test's own extras). */
@@ -112,7 +115,7 @@ async function world(cleanups: Array<() => Promise<void> | void>, opts: WorldOpt
     log,
     github,
     harnesses,
-    runner: processRunner(),
+    runner: opts.runner ?? processRunner(),
     env,
     config,
     signingKey: async () => opts.signingKey ?? null,

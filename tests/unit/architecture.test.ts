@@ -202,6 +202,7 @@ describe('architecture', () => {
     const CLI_MAY_IMPORT_FROM_MUSHER: Record<string, string> = {
       'musher/main.ts': '`sleds musher run` is musher itself, started in this process',
       'musher/engine/main.ts': '`sleds engine` is the engine itself, its own process beside musher (its runs outlive it)',
+      'musher/engine/run-files.ts': "the engine's run folders, read (never written) to find a node's window or stream (attach)",
       'musher/clock.ts': 'the system clock, for commands that decide locally (keys trust)',
       'musher/log.ts': 'the Log type and a stderr log for commands that read local files',
       'musher/package-root.ts': "the package's own folder (install, doctor)",

@@ -14,6 +14,8 @@ describe("config.yml's settings", () => {
     ['binaries by absolute path', { binaries: { claude: '/opt/claude/bin/claude', notifySend: '/usr/bin/notify-send' } },
       { ...DEFAULT_CONFIG, binaries: { ...DEFAULT_CONFIG.binaries, claude: '/opt/claude/bin/claude', notifySend: '/usr/bin/notify-send' } }],
     ['the retention', { retention: { rawEventsDays: 7 } }, { ...DEFAULT_CONFIG, retention: { rawEventsDays: 7 } }],
+    ['the tmux runner', { engine: { runner: 'tmux' } }, { ...DEFAULT_CONFIG, engine: { runner: 'tmux', terminal: null } }],
+    ['a terminal command template', { engine: { runner: 'terminal', terminal: { command: ['wezterm', 'start', '--', '{run}'] } } }, { ...DEFAULT_CONFIG, engine: { runner: 'terminal', terminal: { command: ['wezterm', 'start', '--', '{run}'] } } }],
     ['unknown keys are ignored', { theme: 'dark', upstreams: { antropic: 'https://typo.example' } }, DEFAULT_CONFIG],
   ])('%s', (_name, data, want) => {
     const r = resolveConfig(data);
@@ -30,6 +32,10 @@ describe("config.yml's settings", () => {
     ['a binary that is not a string', { binaries: { claude: 42 } }, ['binaries', 'claude'], /absolute path/],
     ['zero days', { retention: { rawEventsDays: 0 } }, ['retention', 'rawEventsDays'], /at least 1 day/],
     ['half a day', { retention: { rawEventsDays: 0.5 } }, ['retention', 'rawEventsDays'], /whole number of days/],
+    ['a runner sleds does not know', { engine: { runner: 'screen' } }, ['engine', 'runner'], /must be one of headless, tmux, terminal/],
+    ['the terminal runner without its command', { engine: { runner: 'terminal' } }, ['engine', 'terminal'], /needs terminal: \{ command/],
+    ['a terminal command that is a string', { engine: { terminal: { command: 'gnome-terminal -- {run}' } } }, ['engine', 'terminal', 'command'], /list of strings/],
+    ['{run} twice', { engine: { terminal: { command: ['kitty', '{run}', '{run}'] } } }, ['engine', 'terminal', 'command'], /once/],
     ['a section that is a list', { upstreams: ['https://a.example'] }, ['upstreams'], /./],
   ])('%s is an error, and the defaults stand for the whole file', (_name, data, path, message) => {
     const r = resolveConfig(data);
@@ -43,7 +49,7 @@ describe("config.yml's settings", () => {
 
   it('unknown keys are warnings naming them', () => {
     expect(resolveConfig({ theme: 'dark', upstreams: { antropic: 'https://typo.example' } }).warnings).toEqual([
-      { path: ['theme'], message: 'unknown key (ignored); known: upstreams, binaries, retention, handle' },
+      { path: ['theme'], message: 'unknown key (ignored); known: upstreams, binaries, retention, handle, engine' },
       { path: ['upstreams', 'antropic'], message: 'unknown key (ignored); known: anthropic, openai, claudeUsage, slack, github' },
     ]);
   });
