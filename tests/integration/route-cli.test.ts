@@ -61,7 +61,7 @@ describe('sleds route', { timeout: 60_000 }, () => {
     // An answer to a node that asks nothing is one line, JSON under --json, and no decision is kept.
     const answered = await sleds(w, ['route', 'answer', 'eng-503/queue', 'a', 'link', '--json'], undefined, {}, repo);
     expect(answered.code).toBe(1);
-    expect(JSON.parse(answered.stdout)).toEqual({ error: 'eng-503/queue asks nothing (it is QUEUED) — sleds route show eng-503' });
+    expect(JSON.parse(answered.stdout)).toEqual({ error: 'eng-503/queue asks nothing (it is QUEUED) — sleds needs lists what waits for you' });
     expect((await sleds(w, ['route', 'answer', 'eng-503/queue'], undefined, {}, repo)).code).toBe(2);
     expect((await sleds(w, ['route', 'decisions', 'eng-503'], undefined, {}, repo)).stdout.trim()).toBe('no decisions on eng-503 yet');
   });
