@@ -35,6 +35,8 @@ export interface AnsweredWords {
   by: string;
   atMs: number;
   timeZone?: string;
+  /** The chosen option's words as the store has them; default the card's label. */
+  label?: string;
 }
 
 export interface CardText {
@@ -103,8 +105,15 @@ function checkId(questionId: string): void {
   if (!QUESTION_ID_RE.test(questionId)) throw new RangeError(`question id ${JSON.stringify(oneLine(questionId, 40))} is not one sleds makes (letters, digits, / _ -, at most 121)`);
 }
 
+export interface CardOptions {
+  /** false: no buttons (no app-level token, so a tap could not arrive); the card says where to answer instead. */
+  buttons?: boolean;
+  /** Where to answer without buttons: "sleds needs". */
+  answerElsewhere?: string;
+}
+
 /** The card with its two buttons: `sleds_answer_A|B`, valued `<question id>:A|B`. Throws on a question id sleds would not accept back. */
-export function questionCard(q: QuestionCardInput): QuestionCard {
+export function questionCard(q: QuestionCardInput, opts: CardOptions = {}): QuestionCard {
   checkId(q.questionId);
   const link = safeLink(q.link);
   const effects: CardText[] = CHOICES.map((c) => {
@@ -124,7 +133,9 @@ export function questionCard(q: QuestionCardInput): QuestionCard {
     blocks: [
       questionSection(q, ''),
       { type: 'context', block_id: `sleds_q:${q.questionId}:effects`, elements: effects },
-      { type: 'actions', block_id: `${ANSWER_BLOCK_PREFIX}${q.questionId}`, elements: buttons },
+      opts.buttons === false
+        ? { type: 'context', block_id: `sleds_q:${q.questionId}:elsewhere`, elements: [{ type: 'mrkdwn', text: `Answer with \`${escapeMrkdwn(oneLine(opts.answerElsewhere ?? 'sleds needs', 80))}\`` }] }
+        : { type: 'actions', block_id: `${ANSWER_BLOCK_PREFIX}${q.questionId}`, elements: buttons },
     ],
   };
 }
@@ -132,19 +143,27 @@ export function questionCard(q: QuestionCardInput): QuestionCard {
 /** "Answered by <@U…> at 2:02pm: <label>": the question stays, the buttons go (new block ids: the message changed). */
 export function answeredCard(q: QuestionCardInput, a: AnsweredWords): QuestionCard {
   checkId(q.questionId);
-  const label = oneLine(optionOf(q, a.choice).label, 150);
-  const plainBy = SLACK_USER_RE.test(a.by) ? `<@${a.by}>` : escapeMrkdwn(oneLine(a.by, 80));
+  const line = answeredLine(q.questionId, a.label ?? optionOf(q, a.choice).label, a);
+  return {
+    text: `${escapeMrkdwn(oneLine(q.title, 150))}: ${line.text}`,
+    blocks: [questionSection(q, ':answered'), line.block],
+  };
+}
+
+/** The answer alone, for a card whose words are no longer known (posted before musher restarted). */
+export function answeredLineCard(questionId: string, a: AnsweredWords & { label: string }): QuestionCard {
+  checkId(questionId);
+  const line = answeredLine(questionId, a.label, a);
+  return { text: `Question ${questionId}: ${line.text}`, blocks: [line.block] };
+}
+
+function answeredLine(questionId: string, rawLabel: string, a: AnsweredWords): { text: string; block: CardBlock } {
+  const label = escapeMrkdwn(oneLine(rawLabel, 150));
+  const by = SLACK_USER_RE.test(a.by) ? `<@${a.by}>` : escapeMrkdwn(oneLine(a.by, 80));
   const clock = formatClock(a.atMs, a.timeZone);
   return {
-    text: `${escapeMrkdwn(oneLine(q.title, 150))}: answered by ${plainBy} at ${clock}: ${escapeMrkdwn(label)}`,
-    blocks: [
-      questionSection(q, ':answered'),
-      {
-        type: 'context',
-        block_id: `sleds_q:${q.questionId}:answer`,
-        elements: [{ type: 'mrkdwn', text: `Answered by ${plainBy} at ${slackDate(a.atMs, '{time}', clock)}: *${a.choice} · ${escapeMrkdwn(label)}*` }],
-      },
-    ],
+    text: `answered by ${by} at ${clock}: ${label}`,
+    block: { type: 'context', block_id: `sleds_q:${questionId}:answer`, elements: [{ type: 'mrkdwn', text: `Answered by ${by} at ${slackDate(a.atMs, '{time}', clock)}: *${a.choice} · ${label}*` }] },
   };
 }
 
