@@ -57,7 +57,7 @@ export function formatExpiry(ms: number, timeZone?: string): string {
 }
 
 /** `<!date^…|fallback>`: Slack renders it in the reader's zone; clients that cannot show the fallback. */
-function slackDate(ms: number, format: string, fallback: string): string {
+export function slackDate(ms: number, format: string, fallback: string): string {
   return `<!date^${Math.floor(ms / 1000)}^${format}|${escapeMrkdwn(fallback)}>`;
 }
 

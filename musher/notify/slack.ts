@@ -1,5 +1,5 @@
 import { pickupWays } from '../handoff/harness-words.js';
-import type { ChatPostMessageArguments, Logger, WebAPICallError, WebAPIHTTPError, WebAPIPlatformError, WebAPIRateLimitedError, WebAPIRequestError } from '@slack/web-api';
+import type { ChatPostMessageArguments, ChatUpdateArguments, Logger, WebAPICallError, WebAPIHTTPError, WebAPIPlatformError, WebAPIRateLimitedError, WebAPIRequestError } from '@slack/web-api';
 import { z } from 'zod';
 import {
   handoffMessage,
@@ -14,7 +14,7 @@ import type { SecretStore } from '../secrets/store.js';
 import { DEFAULT_UPSTREAMS } from '../config/schema.js';
 
 /**
- * Slack's Web API, `chat.postMessage` only, through Slack's own client (`@slack/web-api`'s WebClient): the bot token
+ * Slack's Web API, `chat.postMessage` and `chat.update`, through Slack's own client (`@slack/web-api`'s WebClient): the bot token
  * as a Bearer header (never a form field, never logged, never in an error). Slack answers API errors as HTTP 200
  * `{ok:false,error}` (the WebClient throws them as platform errors); a 429 carries Retry-After, honoured once (a
  * hand-off notice that waits longer than that is better reported than queued).
@@ -25,6 +25,8 @@ export const DEFAULT_SLACK_API_URL = DEFAULT_UPSTREAMS.slack;
 const API_URL_SETTING = 'upstreams.slack in config.yml';
 /** The secret store's name for the bot token (`xoxb-…`). */
 export const SLACK_BOT_TOKEN_SECRET = 'slack-bot-token';
+/** The secret store's name for the app-level token (`xapp-…`): Socket Mode's, for the question cards' buttons. */
+export const SLACK_APP_TOKEN_SECRET = 'slack-app-token';
 /** A Retry-After longer than this is not waited for: the notice fails with its line instead. */
 export const MAX_RETRY_AFTER_MS = 60_000;
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -75,7 +77,8 @@ export function slackApiUrl(deps: Pick<SlackDeps, 'baseUrl'>): string {
 }
 
 const noop = (): void => undefined;
-const QUIET_LOGGER: Logger = { debug: noop, info: noop, warn: noop, error: noop, setLevel: noop, getLevel: () => 'error' as never, setName: noop };
+/** For Slack's clients: their own lines (debug bodies, "http request failed") stay out of the musher log. */
+export const QUIET_LOGGER: Logger = { debug: noop, info: noop, warn: noop, error: noop, setLevel: noop, getLevel: () => 'error' as never, setName: noop };
 
 const realSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -88,13 +91,30 @@ function fail(error: string, code: string): SlackPostResult {
   return { ok: false, error, code };
 }
 
+/** What a message carries: the fallback text and its blocks (the notices' sections, a question card's buttons). */
+export interface SlackMessageBody {
+  text: string;
+  blocks: SlackMessage['blocks'] | readonly object[];
+}
+
 /** `chat.postMessage` to `channel`: text plus blocks; one retry after a 429's Retry-After. */
-export async function postMessage(
+export function postMessage(
   channel: string,
-  message: SlackMessage & { thread_ts?: string },
+  message: SlackMessageBody & { thread_ts?: string },
   deps: SlackDeps,
   ctx: SlackFailureContext = { channel },
 ): Promise<SlackPostResult> {
+  const args = { channel, text: message.text, blocks: message.blocks, unfurl_links: false, unfurl_media: false, ...(message.thread_ts ? { thread_ts: message.thread_ts } : {}) };
+  return callChat('postMessage', args, deps, ctx);
+}
+
+/** `chat.update` of the message at (`channel`, `ts`): text and blocks both (Slack keeps the old blocks when they are left out). */
+export function updateMessage(channel: string, ts: string, message: SlackMessageBody, deps: SlackDeps): Promise<SlackPostResult> {
+  return callChat('update', { channel, ts, text: message.text, blocks: message.blocks }, deps, { channel });
+}
+
+async function callChat(method: 'postMessage' | 'update', args: Record<string, unknown>, deps: SlackDeps, ctx: SlackFailureContext): Promise<SlackPostResult> {
+  const name = `chat.${method}`;
   let token: string | null;
   try {
     token = (await deps.secrets.get(SLACK_BOT_TOKEN_SECRET))?.trim() || null;
@@ -116,27 +136,25 @@ export async function postMessage(
     // Its own lines (debug bodies, "http request failed") stay out of the musher log: each outcome is logged here, in one line.
     logger: QUIET_LOGGER,
   });
-  const args = { channel, text: message.text, blocks: message.blocks, unfurl_links: false, unfurl_media: false, ...(message.thread_ts ? { thread_ts: message.thread_ts } : {}) };
-
   for (let attempt = 0; ; attempt++) {
     let answer: unknown;
     try {
-      answer = await client.chat.postMessage(args as ChatPostMessageArguments);
+      answer = method === 'postMessage' ? await client.chat.postMessage(args as unknown as ChatPostMessageArguments) : await client.chat.update(args as unknown as ChatUpdateArguments);
     } catch (e) {
-      const failure = failureOf(e, token, apiUrl, ctx);
+      const failure = failureOf(e, token, apiUrl, ctx, name);
       if (failure.kind === 'ratelimited') {
         if (attempt === 0 && failure.waitMs <= MAX_RETRY_AFTER_MS) {
-          deps.log?.info(`slack: chat.postMessage rate-limited; retrying once in ${Math.ceil(failure.waitMs / 1000)}s`);
+          deps.log?.info(`slack: ${name} rate-limited; retrying once in ${Math.ceil(failure.waitMs / 1000)}s`);
           await sleep(failure.waitMs);
           continue;
         }
         return fail(slackErrorLine('ratelimited', ctx), 'ratelimited');
       }
-      if (failure.kind === 'platform') deps.log?.warn(`slack: chat.postMessage failed: ${failure.error}`);
+      if (failure.kind === 'platform') deps.log?.warn(`slack: ${name} failed: ${failure.error}`);
       return fail(failure.error, failure.code);
     }
     const parsed = PostMessageAnswer.safeParse(answer);
-    if (!parsed.success || !parsed.data.ts || !parsed.data.channel) return fail(`Slack's answer to chat.postMessage had no ts or channel — check ${API_URL_SETTING}`, 'bad_answer');
+    if (!parsed.success || !parsed.data.ts || !parsed.data.channel) return fail(`Slack's answer to ${name} had no ts or channel — check ${API_URL_SETTING}`, 'bad_answer');
     return { ok: true, ts: parsed.data.ts, channel: parsed.data.channel };
   }
 }
@@ -144,7 +162,7 @@ export async function postMessage(
 type Failure = { kind: 'ratelimited'; waitMs: number } | { kind: 'platform' | 'transport'; error: string; code: string };
 
 /** What a WebClient error means here: its error codes (`@slack/web-api` ErrorCode) mapped to this module's lines. */
-function failureOf(e: unknown, token: string, apiUrl: string, ctx: SlackFailureContext): Failure {
+function failureOf(e: unknown, token: string, apiUrl: string, ctx: SlackFailureContext, name: string): Failure {
   const err = e as Partial<WebAPICallError> & Error;
   switch (err.code) {
     case 'slack_webapi_rate_limited_error':
@@ -153,13 +171,13 @@ function failureOf(e: unknown, token: string, apiUrl: string, ctx: SlackFailureC
       const data = (err as WebAPIPlatformError).data;
       const code = typeof data?.error === 'string' ? data.error : 'unknown_error';
       // A body that is not JSON arrives as a platform error whose `error` is that body.
-      if (!/^[a-z_]+$/.test(code)) return { kind: 'transport', error: `Slack's answer to chat.postMessage was not its JSON — check ${API_URL_SETTING}`, code: 'bad_answer' };
+      if (!/^[a-z_]+$/.test(code)) return { kind: 'transport', error: `Slack's answer to ${name} was not its JSON — check ${API_URL_SETTING}`, code: 'bad_answer' };
       const needed = (data as { needed?: unknown }).needed;
       return { kind: 'platform', error: slackErrorLine(code, ctx, { needed: typeof needed === 'string' ? needed : undefined }), code };
     }
     case 'slack_webapi_http_error': {
       const status = (err as WebAPIHTTPError).statusCode;
-      return { kind: 'transport', error: `Slack answered HTTP ${status} to chat.postMessage — try again later, or check ${API_URL_SETTING}`, code: `http_${status}` };
+      return { kind: 'transport', error: `Slack answered HTTP ${status} to ${name} — try again later, or check ${API_URL_SETTING}`, code: `http_${status}` };
     }
     case 'slack_webapi_request_error': {
       const original = (err as WebAPIRequestError).original as (Error & { code?: string }) | undefined;
@@ -169,7 +187,7 @@ function failureOf(e: unknown, token: string, apiUrl: string, ctx: SlackFailureC
     default:
       // A 429 whose Retry-After is not a number of seconds: the WebClient gives up on it; wait a second, as before.
       if (/^Retry header did not contain a valid timeout/.test(err.message ?? '')) return { kind: 'ratelimited', waitMs: 1000 };
-      return { kind: 'transport', error: `Slack: chat.postMessage failed (${scrub(err.message ?? String(e), token)}) — check ${API_URL_SETTING}`, code: 'network' };
+      return { kind: 'transport', error: `Slack: ${name} failed (${scrub(err.message ?? String(e), token)}) — check ${API_URL_SETTING}`, code: 'network' };
   }
 }
 

@@ -2,10 +2,12 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /**
- * A fake of Slack's Web API on 127.0.0.1 (port 0), speaking its wire: `POST /api/chat.postMessage` (a JSON or a
- * form body) with a Bearer token; API errors are HTTP 200 `{ok:false,error}` (a missing or unknown token is `not_authed` / `invalid_auth`, an
+ * A fake of Slack's Web API on 127.0.0.1 (port 0), speaking its wire: `POST /api/chat.postMessage` and
+ * `/api/chat.update` (a JSON or a form body) with a Bearer token; API errors are HTTP 200 `{ok:false,error}` (a missing or unknown token is `not_authed` / `invalid_auth`, an
  * unknown channel `channel_not_found`); a rate limit is HTTP 429 with Retry-After and `{ok:false,error:"ratelimited"}`.
- * A post to a user id (U…/W…) lands in that user's DM, whose D… id the answer names, as Slack does.
+ * A post to a user id (U…/W…) lands in that user's DM, whose D… id the answer names, as Slack does; an update names
+ * the message by that D… id and its ts (`message_not_found` otherwise). Other methods can be added by `methods`
+ * (fake-slack-socket.ts adds `apps.connections.open`).
  */
 
 export interface SlackPost {
@@ -25,6 +27,8 @@ export interface FakeSlack {
   requests: SlackPost[];
   /** Messages accepted, as Slack would store them. */
   messages: Array<{ channel: string; ts: string; text: string; blocks: unknown; thread_ts?: string }>;
+  /** chat.update bodies accepted, in order (the message in `messages` is changed too). */
+  updates: Array<{ channel: string; ts: string; text: string; blocks: unknown }>;
   /** Answers for the next requests, in order, before the normal handling. */
   script(...answers: SlackScript[]): void;
   close(): Promise<void>;
@@ -35,6 +39,8 @@ export interface FakeSlackOptions {
   token: string;
   /** User ids (U…) and channel ids (C…) that exist. */
   known: string[];
+  /** More Web API methods by name ("apps.connections.open"): the request, answered with HTTP status and JSON body. */
+  methods?: Record<string, (req: SlackPost) => { status: number; body: unknown }>;
 }
 
 /**
@@ -69,6 +75,7 @@ function dmOf(user: string): string {
 export async function startFakeSlack(opts: FakeSlackOptions): Promise<FakeSlack> {
   const requests: SlackPost[] = [];
   const messages: FakeSlack['messages'] = [];
+  const updates: FakeSlack['updates'] = [];
   const queue: SlackScript[] = [];
   let seq = 0;
 
@@ -85,7 +92,13 @@ export async function startFakeSlack(opts: FakeSlackOptions): Promise<FakeSlack>
       const body = parseBody(raw, req.headers['content-type'] ?? '');
       const path = req.url ?? '';
       requests.push({ method: req.method ?? '', path, headers: req.headers, raw, body });
-      if (req.method !== 'POST' || path !== '/api/chat.postMessage') return send(res, 404, { ok: false, error: 'unknown_method' });
+      const extra = req.method === 'POST' ? opts.methods?.[path.replace(/^\/api\//, '')] : undefined;
+      if (extra) {
+        const answer = extra(requests.at(-1)!);
+        return send(res, answer.status, answer.body);
+      }
+      const method = path === '/api/chat.postMessage' ? 'postMessage' : path === '/api/chat.update' ? 'update' : null;
+      if (req.method !== 'POST' || !method) return send(res, 404, { ok: false, error: 'unknown_method' });
       const scripted = queue.shift();
       if (scripted?.kind === 'ratelimited') return send(res, 429, { ok: false, error: 'ratelimited' }, { 'retry-after': scripted.retryAfter });
       if (scripted?.kind === 'error') return send(res, 200, { ok: false, error: scripted.error });
@@ -101,6 +114,15 @@ export async function startFakeSlack(opts: FakeSlackOptions): Promise<FakeSlack>
       if (!known) return send(res, 200, { ok: false, error: 'channel_not_found' });
       const text = typeof body.text === 'string' ? body.text : '';
       if (!text && !Array.isArray(body.blocks)) return send(res, 200, { ok: false, error: 'no_text' });
+      if (method === 'update') {
+        const ts = typeof body.ts === 'string' ? body.ts : '';
+        const found = messages.find((m) => m.channel === channel && m.ts === ts);
+        if (!found) return send(res, 200, { ok: false, error: 'message_not_found' });
+        found.text = text;
+        found.blocks = body.blocks;
+        updates.push({ channel, ts, text, blocks: body.blocks });
+        return send(res, 200, { ok: true, channel, ts, text, message: { type: 'message', bot_id: 'B0FAKE', text, blocks: body.blocks } });
+      }
       const at = /^[UW]/.test(channel) ? dmOf(channel) : channel;
       const ts = `1760000000.${String(++seq).padStart(6, '0')}`;
       const thread = typeof body.thread_ts === 'string' ? { thread_ts: body.thread_ts } : {};
@@ -123,6 +145,7 @@ export async function startFakeSlack(opts: FakeSlackOptions): Promise<FakeSlack>
     apiUrl: `http://127.0.0.1:${port}/api/`,
     requests,
     messages,
+    updates,
     script: (...answers) => void queue.push(...answers),
     close: () =>
       new Promise<void>((resolve) => {
