@@ -47,8 +47,9 @@ Usage:
                                 validate the workspace policy; show it and where each part came from
   sleds key set|status|rm anthropic|openai [--json]
                                 the platform keys the gateway spends (set reads stdin, never argv)
-  sleds slack set-token|status|rm [--json]
-                                the Slack bot token hand-off notices are posted with (set-token reads stdin)
+  sleds slack set-token|set-app-token|status|rm [app-token] [--json]
+                                the Slack bot token notices and parked questions are posted with, the app-level token
+                                their buttons are answered through (Socket Mode); both read stdin
   sleds github set-token|status|rm|watch [--json]
                                 the GitHub token for PR receipts and tracker comments (stdin; else gh auth token);
                                 watch: look for the open tasks' pull requests now

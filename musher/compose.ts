@@ -10,6 +10,9 @@ import { policyPort } from './policy/port.js';
 import type { Clock } from './clock.js';
 import type { Log } from './log.js';
 import { packageRoot } from './package-root.js';
+import { startSlackQuestions, type SlackQuestions } from './notify/slack-questions.js';
+import { routeQuestionCards, slackAnswerer } from './notify/route-question-cards.js';
+import { seatName } from './walls/wiring.js';
 import { loadPriceTable } from './prices.js';
 import { UsageEndpointSource } from './usage-sources/usage-endpoint.js';
 import { GatewayMeteringSource } from './usage-sources/gateway-metering.js';
@@ -169,6 +172,27 @@ export function compose(o: ComposeOptions): House {
     clock,
     log,
   });
+  // 9. Route nodes' parked questions as Slack two-button cards, answered through Socket Mode (started with musher).
+  let slackQuestions: SlackQuestions | null = null;
+  const startQuestionCards = () => {
+    const rosterAt = (repo: string) => base.roster.rosterAt(repo);
+    slackQuestions = startSlackQuestions({
+      secrets,
+      baseUrl: config.upstreams.slack,
+      log,
+      clock,
+      timeZone,
+      onAnswer: slackAnswerer({
+        rosterAt,
+        repoOf: (id) => {
+          const q = musher.routes.question(id);
+          return q ? (musher.routes.route(q.routeKey)?.repoRoot ?? null) : null;
+        },
+        answer: (a) => musher.routeQuestions.answerFromSlack(a),
+      }),
+    });
+    musher.bindQuestionCards(routeQuestionCards({ slack: slackQuestions, rosterAt, seat: seatName, posted: (id, at) => musher.routes.setQuestionMessage(id, at), log }));
+  };
   let pickupWatch: NodeJS.Timeout | undefined;
   return {
     musher,
@@ -178,6 +202,7 @@ export function compose(o: ComposeOptions): House {
       await musher.start();
       retention.start();
       github.start();
+      startQuestionCards();
       // A sent hand-off's pickup is learnt from its remote: asked once a minute while any is outstanding (cheap when none).
       pickupWatch = setInterval(() => {
         handoff.refreshSent((sid) => base.sessions.get(sid)?.cwd ?? null, 55_000).catch((e: Error) => log.warn(`hand-off pickups: ${e.message}`));
@@ -188,6 +213,7 @@ export function compose(o: ComposeOptions): House {
       if (pickupWatch) clearInterval(pickupWatch);
       retention.stop();
       await github.stop();
+      await slackQuestions?.stop();
       // Stops every usage source too: the followers, the usage endpoint's poller, the gateway.
       await musher.close();
     },

@@ -30,7 +30,8 @@ export interface QuestionCardInput {
 }
 
 export interface AnsweredWords {
-  choice: Choice;
+  /** Null: answered in words (from the CLI), not by a button. */
+  choice: Choice | null;
   /** A Slack user id (U…/W…), shown as a mention; anything else ("cli") as plain words. */
   by: string;
   atMs: number;
@@ -143,7 +144,7 @@ export function questionCard(q: QuestionCardInput, opts: CardOptions = {}): Ques
 /** "Answered by <@U…> at 2:02pm: <label>": the question stays, the buttons go (new block ids: the message changed). */
 export function answeredCard(q: QuestionCardInput, a: AnsweredWords): QuestionCard {
   checkId(q.questionId);
-  const line = answeredLine(q.questionId, a.label ?? optionOf(q, a.choice).label, a);
+  const line = answeredLine(q.questionId, a.label ?? (a.choice ? optionOf(q, a.choice).label : ''), a);
   return {
     text: `${escapeMrkdwn(oneLine(q.title, 150))}: ${line.text}`,
     blocks: [questionSection(q, ':answered'), line.block],
@@ -163,7 +164,7 @@ function answeredLine(questionId: string, rawLabel: string, a: AnsweredWords): {
   const clock = formatClock(a.atMs, a.timeZone);
   return {
     text: `answered by ${by} at ${clock}: ${label}`,
-    block: { type: 'context', block_id: `sleds_q:${questionId}:answer`, elements: [{ type: 'mrkdwn', text: `Answered by ${by} at ${slackDate(a.atMs, '{time}', clock)}: *${a.choice} · ${label}*` }] },
+    block: { type: 'context', block_id: `sleds_q:${questionId}:answer`, elements: [{ type: 'mrkdwn', text: `Answered by ${by} at ${slackDate(a.atMs, '{time}', clock)}: *${a.choice ? `${a.choice} · ` : ''}${label}*` }] },
   };
 }
 

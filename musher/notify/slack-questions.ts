@@ -57,6 +57,8 @@ export interface SlackQuestionsDeps {
 
 export interface SlackQuestions {
   post(card: QuestionPost): Promise<QuestionPostResult>;
+  /** A card answered elsewhere (the CLI): updated to say who answered, when and what, its buttons gone. */
+  showAnswered(channel: string, ts: string, questionId: string, words: { choice: Choice | null; by: string; atMs: number; label: string }): Promise<void>;
   /** Whether the Socket Mode link is up (taps arrive). */
   connected(): boolean;
   stop(): Promise<void>;
@@ -280,6 +282,12 @@ export function startSlackQuestions(deps: SlackQuestionsDeps): SlackQuestions {
       if (!r.ok) return { ok: false, error: r.error };
       remember(cards, q.questionId, q);
       return { ok: true, channel: r.channel, ts: r.ts };
+    },
+    async showAnswered(channel, ts, questionId, words) {
+      if (!QUESTION_ID_RE.test(questionId)) return;
+      const q = cards.get(questionId);
+      const full = { ...words, ...(deps.timeZone ? { timeZone: deps.timeZone } : {}) };
+      await update(channel, ts, q ? answeredCard(q, full) : answeredLineCard(questionId, full), questionId);
     },
     connected: () => linkUp,
     async stop() {
