@@ -153,11 +153,19 @@ export function engineStore(store: RouteStore): EngineStore {
       const q = store.openQuestion(k, id);
       return q ? { id: q.id, question: q.question } : null;
     },
+    undeliveredAnswer: (k, id) => {
+      const q = store.undeliveredAnswer(k, id);
+      return q ? { id: q.id, question: q.question } : null;
+    },
+    markDelivered: (qid, at) => store.markDelivered(qid, at),
     latestQuestion: (k, id, since) => {
       const q = store.latestQuestion(k, id, since);
       return q ? { id: q.id } : null;
     },
-    settleQuestion: (qid, answer, at) => void store.answerQuestion(qid, { choice: null, text: answer, by: 'sleds engine', at, source: 'engine' }),
+    settleQuestion: (qid, answer, at) => {
+      store.answerQuestion(qid, { choice: null, text: answer, by: 'sleds engine', at, source: 'engine' });
+      store.markDelivered(qid, at);
+    },
     askQuestion: (k, id, question, at, options) => store.addQuestion({ id: newQuestionId(), routeKey: k, nodeId: id, question, options: options ?? [], askedAt: at }).id,
   };
 }

@@ -220,7 +220,10 @@ export class Engine {
         if (answer === null) return;
         const next = this.step(n, { type: 'answered' });
         const text = `${n.lastError ? `You asked: ${n.lastError}\n` : ''}The answer: ${answer}`;
-        if (next) this.spawnWork(next, () => this.resume(next, { kind: 'answer', text }));
+        if (next) {
+          this.d.store.markDelivered(n.questionId!, this.d.clock.now());
+          this.spawnWork(next, () => this.resume(next, { kind: 'answer', text }));
+        }
         return;
       }
       default:
@@ -245,7 +248,10 @@ export class Engine {
       const options = [`Wait for the reset at ${new Date(due).toISOString().slice(11, 16)} UTC: nothing more is spent meanwhile`, `Switch to ${where} now: it carries on from the worktree`];
       const qid = asked?.id ?? this.d.store.askQuestion(n.routeKey, n.nodeId, `${keyOf(n)} hit its usage limit. Wait for the reset, or switch to ${where}?`, this.d.clock.now(), options);
       const answer = this.d.store.answerTo(n.routeKey, n.nodeId, qid);
-      if (answer === null || answer.startsWith(options[0]!)) return;
+      if (answer === null) return;
+      // Its answer is the engine's to act on, never the agent's to be handed at the end of a turn.
+      this.d.store.markDelivered(qid, this.d.clock.now());
+      if (answer.startsWith(options[0]!)) return;
     }
     const harnessChanged = target.harness !== n.harness;
     const next = this.step(n, { type: 'limit-reset' }, { harness: target.harness, model: target.model, ...(harnessChanged ? { sessionId: null } : {}) });
@@ -375,8 +381,9 @@ export class Engine {
           const next = this.step(n, { type: 'lost', reason: `the harness ended its turn with an error: ${e.text ?? 'no reason given'}` });
           return next ? 'moved' : 'running';
         }
-        // Its agent parked a question (the MCP park verb) and stopped: it waits for the answer, its siblings go on.
-        const parked = this.d.store.openQuestion(n.routeKey, n.nodeId);
+        // Its agent parked a question (the MCP park verb) and stopped: it waits for the answer, its siblings go on. An
+        // answer that came before the turn ended (a quick tap) is handed over on the next round, never dropped.
+        const parked = this.d.store.openQuestion(n.routeKey, n.nodeId) ?? this.d.store.undeliveredAnswer(n.routeKey, n.nodeId);
         if (parked) {
           const next = this.step(n, { type: 'question', questionId: parked.id }, { lastError: parked.question, sessionId: sid });
           if (next) this.d.log.info(`${keyOf(n)}: waits for an answer — ${parked.question.slice(0, 120)} (sleds needs)`);

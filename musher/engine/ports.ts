@@ -77,6 +77,10 @@ export interface EngineStore {
   answerTo(key: string, id: string, questionId: string): string | null;
   /** The node's open question (its agent called the `park` verb during its run), if any. */
   openQuestion(key: string, id: string): { id: string; question: string } | null;
+  /** The node's question answered before its agent's turn ended, its answer not handed over yet; null when none. */
+  undeliveredAnswer(key: string, id: string): { id: string; question: string } | null;
+  /** The answer reached the agent, or the engine acted on it: it is never handed over again. */
+  markDelivered(questionId: string, at: number): void;
   /** Parks a question the harness's own ask tool put (answered in words): its id. */
   askQuestion(key: string, id: string, question: string, at: number, options?: string[]): string;
   /** The node's latest question since `since` (its state's start), open or answered. */

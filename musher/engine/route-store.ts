@@ -489,6 +489,19 @@ export class RouteStore {
     return (this.db.prepare(`SELECT * FROM route_questions WHERE state = 'open' ORDER BY asked_at, rowid`).all() as Array<Record<string, unknown>>).map(toQuestion);
   }
 
+  /** The node's answered question whose answer has not reached its agent yet (answered before its turn ended). */
+  undeliveredAnswer(key: string, id: string): RouteQuestionRow | null {
+    const r = this.db
+      .prepare(`SELECT * FROM route_questions WHERE route_key = ? AND node_id = ? AND state = 'answered' AND delivered_at IS NULL ORDER BY asked_at DESC, rowid DESC LIMIT 1`)
+      .get(key, id) as Record<string, unknown> | undefined;
+    return r ? toQuestion(r) : null;
+  }
+
+  /** The answer reached the agent (or, for a question the engine asked itself, the engine acted on it). */
+  markDelivered(id: string, at: number): void {
+    this.db.prepare(`UPDATE route_questions SET delivered_at = ? WHERE id = ? AND delivered_at IS NULL`).run(at, id);
+  }
+
   setQuestionMessage(id: string, slack: { channel: string; ts: string }): void {
     this.db.prepare(`UPDATE route_questions SET slack_channel = ?, slack_ts = ? WHERE id = ?`).run(slack.channel, slack.ts, id);
   }

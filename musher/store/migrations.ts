@@ -550,6 +550,12 @@ const MIGRATIONS: ReadonlyArray<Migration> = [
   );
   CREATE INDEX route_questions_open ON route_questions(state, route_key, node_id);
   `,
+  // 27 (issue 14 § 10): when an answer reached the agent (its node resumed with it). A tap can come before the agent's
+  // turn has ended: the answer waits, undelivered, and the end of the turn hands it over instead of dropping it.
+  `
+  ALTER TABLE route_questions ADD COLUMN delivered_at INTEGER;
+  UPDATE route_questions SET delivered_at = answered_at WHERE state = 'answered';
+  `,
 ];
 
 function slimHookEvents(db: Database.Database): void {
