@@ -5,7 +5,8 @@
  * advance only on a merge; a failing check sends its node back and it lands on the second try; `kill -9` of the
  * engine mid-wave and a restart leave nothing started twice; a node whose agent parks a question (the MCP park verb,
  * through the sleds MCP server the engine hands the real claude) waits while its sibling lands and resumes in its own
- * session with the answer; no merge endpoint is ever called.
+ * session with the answer, given by a button press from a fake Slack Socket Mode server (the card went to the owner of
+ * the node's area in .sleds/roster.yml); no merge endpoint is ever called.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,12 +18,16 @@ import { ensureCodexBinary } from './harness/codex-binary.js';
 import { makeCodexHome } from './harness/codex-env.js';
 import { startFakeOpenAI } from './harness/fake-openai.js';
 import { startFakeGithub } from '../support/fake-github.js';
+import { startFakeSlackSocket } from '../support/fake-slack-socket.js';
 import { AGENT_GIT_IDENTITY, git, routeRepo } from '../support/route-repo.js';
 import { CLI, sleds, type SledsWorld } from '../support/sleds-env.js';
 import { openStore } from '../../musher/store/db.js';
 import { RouteStore } from '../../musher/engine/route-store.js';
 
 const TOKEN = 'ghp_e2e_engine_token';
+const SLACK_BOT = 'xoxb-e2e-engine-SECRET';
+const SLACK_APP = 'xapp-1-A0E2E-SECRET';
+const DANA = { id: 'U0DANA001', name: 'dana.w' };
 const SLUG = 'acme/shop';
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -44,6 +49,7 @@ nodes:
     brief: Add the export endpoint in api.txt.
   - id: ui
     title: Export button
+    area: web
     model: claude-sonnet-5-5
     depends_on: [schema]
     brief: Add the export button in ui.txt.
@@ -79,6 +85,8 @@ describe('sleds engine, end to end with the real claude and codex', { timeout: 6
     cleanups.push(() => rmSync(root, { recursive: true, force: true }));
     const { bare, repo } = routeRepo(root, {
       '.sleds/routes/eng-503.yml': ROUTE,
+      // dana owns the web area: ui's question goes to her phone.
+      '.sleds/roster.yml': `teammates:\n  - handle: dana\n    slack: ${DANA.id}\n    areas: [web]\n`,
       '.sleds/policy.yml': 'engine:\n  mode: auto\n  harness: claude-code\n  concurrency: 2\n  verify:\n    test: node check.mjs\n',
       'check.mjs': "import { existsSync, readFileSync } from 'node:fs';\nif (existsSync('mailer.txt') && !readFileSync('mailer.txt', 'utf8').includes('v2')) { console.error('mailer.txt must say v2'); process.exit(1); }\nconsole.log('1 passing');\n",
     });
@@ -88,6 +96,10 @@ describe('sleds engine, end to end with the real claude and codex', { timeout: 6
     cleanups.push(() => gh.close());
     gh.createRepo(SLUG);
     gh.linkRemote(SLUG, bare);
+
+    // Slack, where dana answers from her phone: the Web API and Socket Mode on 127.0.0.1.
+    const slack = await startFakeSlackSocket({ token: SLACK_BOT, appToken: SLACK_APP, known: [DANA.id] });
+    cleanups.push(() => slack.close());
 
     // The models: each node's agent writes its file through its own tool, then says it is done.
     let releaseUi: () => void = () => undefined;
@@ -129,7 +141,7 @@ describe('sleds engine, end to end with the real claude and codex', { timeout: 6
     mkdirSync(join(sledsHome, 'config'), { recursive: true });
     // The engine's own settings are the user's: a short lease, so the restarted engine takes over soon.
     writeFileSync(join(sledsHome, 'config', 'policy.yml'), 'engine:\n  lease: 10s\n  concurrency: 2\n');
-    writeFileSync(join(sledsHome, 'config', 'config.yml'), `upstreams:\n  github: ${gh.apiUrl}\nbinaries:\n  claude: ${claudeBin}\n  codex: ${codexBin}\n`);
+    writeFileSync(join(sledsHome, 'config', 'config.yml'), `upstreams:\n  github: ${gh.apiUrl}\n  slack: ${slack.apiUrl}\nbinaries:\n  claude: ${claudeBin}\n  codex: ${codexBin}\n`);
     const env: Record<string, string> = {
       ...claudeHome.env,
       CODEX_HOME: codexHome.codexHome,
@@ -142,6 +154,8 @@ describe('sleds engine, end to end with the real claude and codex', { timeout: 6
     cleanups.push(async () => void (await sleds(world, ['musher', 'stop'])));
 
     expect((await sleds(world, ['github', 'set-token'], TOKEN)).code).toBe(0);
+    expect((await sleds(world, ['slack', 'set-token'], SLACK_BOT)).code).toBe(0);
+    expect((await sleds(world, ['slack', 'set-app-token'], SLACK_APP)).code).toBe(0);
     // The seat's keys: every node's receipt is signed with them.
     expect((await sleds(world, ['keys', 'init', '--name', 'dana', '--json'], undefined, { SLEDS_SEAT: 'dana' })).code).toBe(0);
     const loaded = await sleds(world, ['route', 'load', '--json'], undefined, {}, repo);
@@ -202,8 +216,17 @@ describe('sleds engine, end to end with the real claude and codex', { timeout: 6
     expect(state('ui')).toBe('WAITING_FOR_INPUT');
     const needs = JSON.parse((await sleds(world, ['needs', '--json'])).stdout) as { needs: Array<{ questionId: string; of: string; question: string; options: string[] }> };
     expect(needs.needs).toMatchObject([{ of: 'eng-503/ui', question: UI_QUESTION, options: UI_OPTIONS }]);
-    const answered = await sleds(world, ['route', 'answer', needs.needs[0]!.questionId, 'A', '--json'], undefined, { SLEDS_SEAT: 'dana' });
-    expect(answered.code, answered.stdout + answered.stderr).toBe(0);
+    // The card on dana's phone: the question and its two answers as buttons. She taps A.
+    await until('the card on Slack', () => slack.messages.length === 1);
+    const card = slack.messages[0]!;
+    expect(card.channel).toBe(`D${DANA.id.slice(1)}`);
+    expect(card.text).toContain(UI_QUESTION);
+    expect(JSON.stringify(card.blocks)).toContain(needs.needs[0]!.questionId);
+    const pressed = await slack.press({ channel: card.channel, ts: card.ts, actionId: 'sleds_answer_A', user: DANA });
+    expect(pressed.ack.envelope_id).toBe(pressed.envelopeId);
+    await until('the card says who answered', () => slack.updates.length === 1);
+    expect(slack.updates[0]!.text).toContain(`answered by <@${DANA.id}>`);
+    expect(JSON.stringify(slack.updates[0]!.blocks)).not.toContain('sleds_answer_A');
     await until('ui resumed with the answer and awaiting merge', () => awaiting('ui'), 240_000);
     expect(git(bare, 'show', 'sleds/eng-503/ui:ui.txt')).toBe(`ui done: ${UI_OPTIONS[0]}`);
     // Nothing started twice: every Claude node ran in one session (the model saw one session id per node).
@@ -211,7 +234,7 @@ describe('sleds engine, end to end with the real claude and codex', { timeout: 6
     expect(sessionsOf('ui').size).toBe(1);
     expect(sessionsOf('schema').size).toBe(1);
 
-    expect(store.decisions('eng-503')).toMatchObject([{ nodeId: 'ui', question: UI_QUESTION, answer: UI_OPTIONS[0], answeredBy: 'dana' }]);
+    expect(store.decisions('eng-503')).toMatchObject([{ nodeId: 'ui', question: UI_QUESTION, answer: UI_OPTIONS[0], answeredBy: 'dana', source: 'slack' }]);
     gh.mergePull(SLUG, store.node('eng-503', 'ui')!.prNumber!, 'sam');
 
     // Wave 3: mailer's check fails (v1), it goes back to its session with the log, and lands on the second try.
@@ -234,7 +257,8 @@ describe('sleds engine, end to end with the real claude and codex', { timeout: 6
     }
     const priced = store.nodes('eng-503').map((n) => (n.receipt as { body: { costMicros: number } }).body.costMicros);
     expect(priced.every((c) => c > 0)).toBe(true);
-    expect(show.line).toMatch(/^\d+ min · \$\d+\.\d\d · (in|under|over) band for ENG-503, across 4 nodes and 1 machine$/);
+    expect(show.line).toMatch(/^\d+ min · \$\d+\.\d\d · (in|under|over) band for ENG-503, across 4 nodes, 1 machine and 1 person's phone$/);
     expect(gh.mergeCalls).toEqual([]);
+    expect(readFileSync(world.logFile, 'utf8')).not.toContain('SECRET');
   });
 });
