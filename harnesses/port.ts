@@ -195,6 +195,11 @@ export interface HarnessAdapter {
   /** gatewayLaunch needs the session's own model provider (Codex keeps one per thread, in its rollout's first line). */
   readonly gatewayNeedsSessionProvider: boolean;
   /**
+   * What the harness needs to wait, not give up, when its answers come slowly (the half-price tier answers a request
+   * in minutes); none: it waits as it is.
+   */
+  readonly slowAnswersEnv?: Readonly<Record<string, string>>;
+  /**
    * A live session can be restarted in place in its tmux pane: the harness keeps a record of the process that runs
    * it (Claude Code's `<config>/sessions/<pid>.json`); Codex keeps none, so its user resumes it where they like.
    */

@@ -23,7 +23,7 @@ export interface RouteSpec {
   /** The success reply's schema, or 'text' (a plain-text answer). */
   reply: z.ZodType | 'text';
   /** Who calls it: the thin clients that forward raw bytes (hooks, statusline) are not given the typed client. */
-  callers: ReadonlyArray<'cli' | 'mcp' | 'hooks' | 'statusline' | 'tests'>;
+  callers: ReadonlyArray<'cli' | 'mcp' | 'hooks' | 'statusline' | 'engine' | 'tests'>;
 }
 
 const route = <const S extends RouteSpec>(s: S): S => s;
@@ -73,7 +73,7 @@ export const ROUTES = {
   jobCancel: route({ method: 'POST', path: '/v1/jobs/:id/cancel', body: Q.EmptyRequest, reply: R.JobCancelReply, callers: ['cli'] }),
 
   gateway: route({ method: 'GET', path: '/v1/gateway', reply: R.GatewayStateReply, callers: ['tests'] }),
-  gatewayToken: route({ method: 'POST', path: '/v1/gateway/tokens', body: Q.MintTokenRequest, reply: R.GatewayTokenReply, callers: ['tests'] }),
+  gatewayToken: route({ method: 'POST', path: '/v1/gateway/tokens', body: Q.MintTokenRequest, reply: R.GatewayTokenReply, callers: ['engine', 'tests'] }),
 
   handoffs: route({ method: 'GET', path: '/v1/handoffs', reply: R.HandoffListReply, callers: ['cli'] }),
   handOff: route({ method: 'POST', path: '/v1/handoffs', body: Q.HandOffRequest, reply: R.HandOffReply, callers: ['mcp'] }),

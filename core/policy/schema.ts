@@ -48,7 +48,14 @@ export interface OvernightWindow {
   toMinute: number;
   /** Null: the zone of whoever evaluates it (musher's). */
   timeZone: string | null;
+  /** What one overnight job may spend (`cap: $12`; a job's own `cap:` overrides it), micro-dollars. */
+  capMicros: number;
+  /** Overnight jobs at work at once. */
+  concurrency: number;
 }
+
+/** An overnight job's cap and how many run at once, when the policy's `overnight:` says neither. */
+export const OVERNIGHT_DEFAULTS = { capMicros: 10_000_000, concurrency: 1 } as const;
 
 export interface CheaperStep {
   /** A model id, or a prefix ending in `*`. */
@@ -254,6 +261,11 @@ const Overnight = z.preprocess(
       from: fromText(parseClock),
       to: fromText(parseClock),
       time_zone: z.string().trim().min(1).optional(),
+      cap: fromText((v) => {
+        const r = parseMoney(v);
+        return r.ok ? { ok: true, value: r.micros } : r;
+      }).optional(),
+      concurrency: z.number().int().min(1).max(16).optional(),
     })
     .nullable(),
 );
@@ -498,7 +510,15 @@ export function buildPolicy(file: PolicyFile, rulesSource: string): { policy: Po
 
   const o = file.overnight;
   const overnight: OvernightWindow | null = o
-    ? { from: minuteText(o.from), to: minuteText(o.to), fromMinute: o.from, toMinute: o.to, timeZone: o.time_zone ?? null }
+    ? {
+        from: minuteText(o.from),
+        to: minuteText(o.to),
+        fromMinute: o.from,
+        toMinute: o.to,
+        timeZone: o.time_zone ?? null,
+        capMicros: o.cap ?? OVERNIGHT_DEFAULTS.capMicros,
+        concurrency: o.concurrency ?? OVERNIGHT_DEFAULTS.concurrency,
+      }
     : null;
 
   const cheaper: CheaperStep[] = Object.entries(file.cheaper ?? {}).map(([pattern, model]) => ({

@@ -1,5 +1,6 @@
 import { routeBand, type RouteBand } from './band.js';
 import { waves } from './waves.js';
+import { parseMoney } from '../policy/money.js';
 
 /**
  * A route file, `.sleds/routes/<key>.yml` (issue 14 § 1), checked as a tree that kept each value's line (the YAML
@@ -27,6 +28,8 @@ export interface RouteNode {
   model: string | null;
   overnight: boolean;
   band: RouteBand | null;
+  /** An overnight node's own cap in micro-dollars (`cap: $12`); null: the policy's (`overnight.cap`). */
+  capMicros: number | null;
   /** The 1-based line of the node in its file (for later refusals that name it). */
   line: number;
 }
@@ -48,7 +51,7 @@ export interface ParsedRoute {
 export type RouteParse = { ok: true; route: ParsedRoute } | { ok: false; error: string };
 
 const ROUTE_FIELDS = ['title', 'tracker', 'mode', 'notes', 'nodes'] as const;
-const NODE_FIELDS = ['id', 'title', 'brief', 'depends_on', 'area', 'harness', 'model', 'overnight', 'band'] as const;
+const NODE_FIELDS = ['id', 'title', 'brief', 'depends_on', 'area', 'harness', 'model', 'overnight', 'band', 'cap'] as const;
 const BAND_FIELDS = ['low_usd', 'high_usd', 'low_min', 'high_min', 'confidence'] as const;
 
 /** The key a route file's name gives: `eng-503.yml` → `eng-503`; null when the name is not a route key. */
@@ -141,6 +144,14 @@ export function checkRouteTree(tree: Positioned | null, opts: { path: string; ha
         if (!isScalar(v) || typeof v.value !== 'boolean') refuse(lineOf(v as YamlNode), `${where}: overnight is true or false`);
         overnight = (v as { value: boolean }).value;
       }
+      let capMicros: number | null = null;
+      if (f.cap) {
+        const v = f.cap.value;
+        const money = isScalar(v) ? parseMoney(v.value) : ({ ok: false, error: 'expected an amount like $12' } as const);
+        if (!money.ok) refuse(lineOf(v as YamlNode), `${where}: cap ${money.error}`);
+        else capMicros = money.micros;
+        if (!overnight) refuse(f.cap.keyLine, `${where}: cap is for an overnight node (overnight: true); a daytime node is held by the allowance`);
+      }
       nodes.push({
         id,
         title: nodeTitle,
@@ -151,6 +162,7 @@ export function checkRouteTree(tree: Positioned | null, opts: { path: string; ha
         model: optionalText(f.model, 'model', where, lineOf, refuse),
         overnight,
         band: f.band ? bandOf(f.band, where, lineOf, refuse) : null,
+        capMicros,
         line: at,
       });
     }

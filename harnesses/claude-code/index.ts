@@ -124,6 +124,9 @@ export const claudeCode = {
    * token only works against this machine's gateway: the platform key itself never leaves musher.
    */
   gatewayLaunch: (t) => ({ ok: true, env: { ANTHROPIC_BASE_URL: t.anthropicBaseUrl, ANTHROPIC_AUTH_TOKEN: t.token }, args: [] }),
+  // Claude Code aborts a stream after 5 minutes without data and sends the request again (shared/facts/claude-code.md
+  // "Slow responses"); 30 minutes is the most it takes, and the forced idle timeout is lifted past that.
+  slowAnswersEnv: { CLAUDE_STREAM_IDLE_TIMEOUT_MS: '1800000', API_FORCE_IDLE_TIMEOUT: '0' },
   gatewayNeedsSessionProvider: false,
   sledCommand: '/sled',
   // `--` keeps a brief that starts with "-" a prompt.

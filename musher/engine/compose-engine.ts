@@ -26,6 +26,9 @@ import { loadPriceTable } from '../prices.js';
 import { packageRoot } from '../package-root.js';
 import { seatHandle } from '../config/handle.js';
 import { nodeReceipts } from './node-receipts.js';
+import { PlatformKeyStore } from '../store/platform-key.js';
+import { nightSessionId, nightTierEnv, type MintBatchToken } from './night-tier.js';
+import type { NightPort } from './ports.js';
 
 /**
  * The engine built from real parts: the route store on the user's SQLite, git worktrees, the policy's checks, GitHub
@@ -61,6 +64,8 @@ export interface RepoEnginePolicy {
   setup: string[][];
   include: string[];
   portBlock: number;
+  /** The repository's overnight window at `now` (in progress, else the next) with its cap and concurrency; none: no night. */
+  night?(now: number): { startMs: number; endMs: number; capMicros: number; concurrency: number } | null;
 }
 
 export interface EngineParts {
@@ -76,6 +81,8 @@ export interface EngineParts {
   signingKey?: () => Promise<SeatKeyPair | null>;
   /** The price table receipts are priced with; default: the shipped one (prices/effective/). */
   prices?: PriceTable;
+  /** A batch-tier gateway token from musher, for an overnight node; none: overnight nodes need a person. */
+  mintBatchToken?: MintBatchToken;
   /** The seat receipts name; default: musher's (SLEDS_SEAT, config.yml's handle:, the OS user). */
   seat?: () => string;
   /** This machine's name on receipts; default: os.hostname(). */
@@ -112,6 +119,8 @@ function engineNode(r: NodeRow): EngineNode {
     logPath: r.logPath,
     summary: r.summary,
     band: r.band,
+    overnight: r.overnight,
+    capMicros: r.capMicros,
     runtimeMs: r.run.runtimeMs,
     waitedMs: r.run.waitMs.limit + r.run.waitMs.input + r.run.waitMs.merge + r.run.waitMs.recovery,
     receipt: r.receipt,
@@ -338,6 +347,7 @@ export function composeEngine(p: EngineParts): { engine: Engine; store: RouteSto
     log: p.log,
     tracker: githubRouteTracker(p.github, store, p.clock, p.log),
     atLimit: (route) => p.config.repoPolicy(route.repoRoot).atLimit ?? ENGINE_DEFAULTS.atLimit,
+    night: nightPort(p),
     receipts: nodeReceipts({
       runner: p.runner,
       prices: p.prices ?? loadPriceTable(packageRoot()),
@@ -354,6 +364,21 @@ export function composeEngine(p: EngineParts): { engine: Engine; store: RouteSto
     settings: { owner: p.config.owner, leaseMs: p.config.leaseMs, concurrency: p.config.concurrency, runsDir: p.config.runsDir, unknownResetWaitMs: p.config.unknownResetWaitMs },
   });
   return { engine, store };
+}
+
+/** The night from the repository's policy, the gateway's metering on the same store, and musher's batch-tier tokens. */
+function nightPort(p: EngineParts): NightPort {
+  const spend = new PlatformKeyStore(p.db);
+  return {
+    windowFor: (route, now) => p.config.repoPolicy(route.repoRoot).night?.(now) ?? null,
+    spentMicros: (n) => spend.sessionsSpendMicros([nightSessionId(n)]),
+    env: async (route, n, harness, untilMs) => {
+      if (!p.mintBatchToken) return { ok: false, why: 'this engine cannot reach musher for a half-price gateway token' };
+      // Good until the window closes, and an hour more: a job that started before the close may run on past it.
+      const ttlMs = Math.max(untilMs - p.clock.now(), 0) + 3_600_000;
+      return nightTierEnv(p.mintBatchToken, route, n, harness, ttlMs);
+    },
+  };
 }
 
 export const DEFAULT_WORKTREES_DIR = (dataDir: string) => join(dataDir, 'worktrees');

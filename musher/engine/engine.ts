@@ -3,7 +3,8 @@ import type { RunEvent, RunStateName } from '../../core/lifecycle/run.js';
 import type { HarnessEvent } from '../../harnesses/events.js';
 import type { Clock } from '../clock.js';
 import type { AtLimitPolicy } from '../../core/policy/schema.js';
-import type { Checks, EngineLog, EngineNode, EngineRoute, EngineStore, Harnesses, NodeFields, NodeReceipts, PullRequests, RouteTracker, RunHandle, Runner, Worktrees } from './ports.js';
+import type { Checks, EngineLog, EngineNode, EngineRoute, EngineStore, Harnesses, NightPort, NodeFields, NodeReceipts, PullRequests, RouteTracker, RunHandle, Runner, Worktrees } from './ports.js';
+import { cappedLine, gateNight } from '../../core/overnight/night-gate.js';
 
 /**
  * `sleds engine`: deliberately dull. Each tick it first reconciles the store with the world (renews its leases, takes
@@ -56,6 +57,10 @@ export interface EngineDeps {
   atLimit?(route: EngineRoute): AtLimitPolicy;
   /** Each verified node's signed receipt; none: nodes land without one. */
   receipts?: NodeReceipts;
+  /** The overnight window, the half-price tier and the caps; none: overnight nodes never start (said once). */
+  night?: NightPort;
+  /** How the night's times read in its lines (`22:00`); default UTC hours and minutes. */
+  formatTime?: (ms: number) => string;
 }
 
 export interface TickReport {
@@ -69,6 +74,7 @@ export interface TickReport {
 const SUMMARY_CHARS = 2_000;
 const WORKING: readonly RunStateName[] = ['CLAIMING', 'PREPARING', 'RUNNING', 'VERIFYING'];
 const keyOf = (n: { routeKey: string; nodeId: string }) => `${n.routeKey}/${n.nodeId}`;
+const utcClock = (ms: number) => `${new Date(ms).toISOString().slice(11, 16)} UTC`;
 
 export class Engine {
   private readonly handles = new Map<string, RunHandle>();
@@ -79,6 +85,8 @@ export class Engine {
   /** What a node was last sent back for (fingerprint), so one review or failing check sends it back once. */
   private readonly sentBackFor = new Map<string, string>();
   private report: TickReport = { claimed: [], tookOver: [], moved: [], errors: [] };
+  /** Why each overnight node waits, as last said: a line is logged when it changes, not every round. */
+  private readonly nightNotes = new Map<string, string>();
 
   constructor(private readonly d: EngineDeps) {}
 
@@ -107,7 +115,7 @@ export class Engine {
     for (const n of mine) if (n.state !== 'AWAITING_MERGE') await this.advance(n);
 
     let working = store.activeNodes().filter((n) => n.leaseOwner === settings.owner && WORKING.includes(n.state)).length;
-    for (const n of store.ready(now)) {
+    for (const n of this.startable(store.ready(now), now)) {
       if (working >= settings.concurrency) break;
       const token = store.claim(n.routeKey, n.nodeId, settings.owner, now, settings.leaseMs);
       if (token === null) continue;
@@ -118,6 +126,59 @@ export class Engine {
       if (claimed) await this.advance(claimed);
     }
     return this.report;
+  }
+
+  /**
+   * The ready nodes this round may start: every daytime one, and the overnight ones the night lets go (in its window,
+   * under its cap, in priority order, up to its concurrency); each overnight node held says why, once per change.
+   */
+  private startable(ready: EngineNode[], now: number): EngineNode[] {
+    const day = ready.filter((n) => !n.overnight);
+    const nights = ready.filter((n) => n.overnight);
+    if (nights.length === 0) return day;
+    const night = this.d.night;
+    if (!night) {
+      for (const n of nights) this.noteNight(n, 'this engine has no overnight runner configured');
+      return day;
+    }
+    const workingNights = this.d.store.activeNodes().filter((x) => x.overnight && WORKING.includes(x.state)).length;
+    const byKey = new Map(nights.map((n) => [keyOf(n), n]));
+    const gate = gateNight(
+      nights.map((n) => {
+        const w = night.windowFor(this.route(n), now);
+        return { key: keyOf(n), band: n.band, capMicros: n.capMicros ?? w?.capMicros ?? 0, window: w, working: workingNights };
+      }),
+      now,
+      this.d.formatTime ?? utcClock,
+    );
+    for (const w of gate.waiting) this.noteNight(byKey.get(w.key)!, w.why);
+    return [...day, ...gate.start.map((k) => byKey.get(k)!)];
+  }
+
+  private noteNight(n: EngineNode, why: string): void {
+    const k = keyOf(n);
+    if (this.nightNotes.get(k) === why) return;
+    this.nightNotes.set(k, why);
+    this.d.log.info(`${k}: overnight — ${why}`);
+  }
+
+  /** An overnight node at work that reached its cap is stopped, its session and worktree kept: true when it was. */
+  private stopAtCap(n: EngineNode): boolean {
+    const night = this.d.night;
+    if (!n.overnight || !night) return false;
+    const now = this.d.clock.now();
+    const w = night.windowFor(this.route(n), now);
+    const cap = n.capMicros ?? w?.capMicros ?? 0;
+    const spent = night.spentMicros(n);
+    if (spent < cap) return false;
+    const k = keyOf(n);
+    this.handles.get(k)?.stop();
+    this.handles.delete(k);
+    // It waits as at a limit: the next window's start is its "reset", when a raised cap lets it go on.
+    const next = w && now < w.startMs ? w.startMs : (night.windowFor(this.route(n), (w?.endMs ?? now) + 1)?.startMs ?? now + 86_400_000);
+    const line = cappedLine(spent, cap);
+    if (this.step(n, { type: 'rate-limited', resetsAtMs: next }, { lastError: line })) this.d.log.info(`${k}: ${line}`);
+    return true;
   }
 
   /** Waits for the work ticks started (tests and `--once`). */
@@ -196,6 +257,7 @@ export class Engine {
         this.spawnWork(n, () => this.prepare(n));
         return;
       case 'RUNNING':
+        if (this.stopAtCap(n)) return;
         this.follow(n);
         return;
       case 'VERIFYING':
@@ -208,11 +270,13 @@ export class Engine {
           this.atLimit(n, due);
           return;
         }
+        if (n.overnight && !this.nightLetsResume(n, now)) return;
         const next = this.step(n, { type: 'limit-reset' });
         // A question about this limit nobody answered (`at_limit: ask`) is moot now: it must not hold the node later.
         const asked = this.d.store.openQuestion(n.routeKey, n.nodeId);
         if (next && asked) this.d.store.settleQuestion(asked.id, 'the limit reset before anyone answered: it carried on', now);
-        if (next) this.spawnWork(next, () => this.resume(next, { kind: 'continue', text: 'The usage limit has reset. Carry on where you stopped.' }));
+        const words = n.overnight && n.lastError?.startsWith('the cap ') ? 'Your spending cap was raised. Carry on where you stopped.' : 'The usage limit has reset. Carry on where you stopped.';
+        if (next) this.spawnWork(next, () => this.resume(next, { kind: 'continue', text: words }));
         return;
       }
       case 'WAITING_FOR_INPUT': {
@@ -263,6 +327,24 @@ export class Engine {
     this.spawnWork(next, () => (harnessChanged ? this.startRun(next, null, { kind: 'continue', text }) : this.resume(next, { kind: 'continue', text })));
   }
 
+  /** An overnight node past its wait goes on only inside a window, and only once its spend is under its cap. */
+  private nightLetsResume(n: EngineNode, now: number): boolean {
+    const night = this.d.night;
+    if (!night) return false;
+    const w = night.windowFor(this.route(n), now);
+    if (!w || now < w.startMs) {
+      this.noteNight(n, w ? `waits for the window at ${(this.d.formatTime ?? utcClock)(w.startMs)}` : 'its repository’s policy has no overnight window');
+      return false;
+    }
+    const cap = n.capMicros ?? w.capMicros;
+    const spent = night.spentMicros(n);
+    if (spent >= cap) {
+      this.noteNight(n, `still at its cap: ${cappedLine(spent, cap)}`);
+      return false;
+    }
+    return true;
+  }
+
   private route(n: EngineNode): EngineRoute {
     const r = this.d.store.route(n.routeKey);
     if (!r) throw new Error(`route '${n.routeKey}' is gone from the store`);
@@ -309,7 +391,18 @@ export class Engine {
     const prompt = await this.d.packs.forNode({ route, node: n, feedback });
     const k = keyOf(n);
     const nodeDir = join(this.d.settings.runsDir, n.routeKey, n.nodeId);
-    const handle = this.d.runner.start({ adapter: harness.adapter, bin: harness.bin, cwd: n.worktree, prompt, model: n.model, resumeSessionId, nodeDir, env: harness.env, sledsMcp: harness.sledsMcp ?? null });
+    let env = harness.env;
+    if (n.overnight) {
+      // The half-price tier: the harness is pointed at the gateway with a batch-tier token for this node.
+      const w = this.d.night?.windowFor(route, this.d.clock.now()) ?? null;
+      const night = this.d.night ? await this.d.night.env(route, n, harness.adapter.id, w ? w.endMs : this.d.clock.now() + 12 * 3_600_000) : { ok: false as const, why: 'this engine has no overnight runner configured' };
+      if (!night.ok) {
+        this.step(n, { type: 'lost', reason: `the half-price tier could not be set up: ${night.why}` });
+        return;
+      }
+      env = { ...env, ...night.env };
+    }
+    const handle = this.d.runner.start({ adapter: harness.adapter, bin: harness.bin, cwd: n.worktree, prompt, model: n.model, resumeSessionId, nodeDir, env, sledsMcp: harness.sledsMcp ?? null });
     this.handles.set(k, handle);
     this.d.store.patch(n.routeKey, n.nodeId, n.fencingToken, { pid: handle.pid, logPath: handle.logPath });
     this.d.log.info(`${k}: ${resumeSessionId ? `resumed session ${resumeSessionId}` : 'started'} in ${harness.adapter.displayName} (pid ${handle.pid})`);

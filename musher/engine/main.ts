@@ -28,6 +28,9 @@ import type { Runner } from './ports.js';
 import { engineUnit } from './service-unit.js';
 import type { TickReport } from './engine.js';
 import type { EnginePolicy } from '../../core/policy/schema.js';
+import { nextOvernightWindow } from '../../core/policy/evaluate.js';
+import { musherClient } from '../../protocol/client/client.js';
+import type { MintBatchToken } from './night-tier.js';
 
 /**
  * `sleds engine`: the engine in the foreground, with a live status line (`--once`: one reconcile round, then exit;
@@ -45,11 +48,26 @@ const IDLE_MS = 15_000;
 // Not unref'd: this wait is what keeps the foreground engine alive between rounds (its runs are detached).
 const realWait = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-function repoPolicyOf(loader: PolicyLoader): (repoRoot: string) => RepoEnginePolicy {
+function repoPolicyOf(loader: PolicyLoader, timeZone: string): (repoRoot: string) => RepoEnginePolicy {
   return (repoRoot) => {
-    const e: EnginePolicy = loader.forDirectory(repoRoot).policy.engine;
+    const policy = loader.forDirectory(repoRoot).policy;
+    const e: EnginePolicy = policy.engine;
     const checks = (['test', 'types', 'lint', 'build'] as const).flatMap((name) => (e.verify[name] ? [{ name, argv: e.verify[name]! }] : []));
-    return { checks, maxVerifyAttempts: e.maxVerifyAttempts, setup: e.setup ? [e.setup] : [], include: e.include, portBlock: e.portBlock, atLimit: e.atLimit };
+    const night = (now: number) => {
+      const w = policy.overnight ? nextOvernightWindow(policy, now, timeZone) : null;
+      return w && policy.overnight ? { ...w, capMicros: policy.overnight.capMicros, concurrency: policy.overnight.concurrency } : null;
+    };
+    return { checks, maxVerifyAttempts: e.maxVerifyAttempts, setup: e.setup ? [e.setup] : [], include: e.include, portBlock: e.portBlock, atLimit: e.atLimit, night };
+  };
+}
+
+/** A batch-tier gateway token from musher over its socket (musher holds the platform key; the engine never sees it). */
+function musherBatchTokens(socketPath: string): MintBatchToken {
+  return async (req) => {
+    const r = await musherClient({ socketPath, timeoutMs: 10_000 }).call('gatewayToken', { body: { sessionId: req.sessionId, project: req.project, ttlMs: req.ttlMs, tier: 'batch' } });
+    if (r.ok) return { ok: true, token: r.body.token, baseUrl: r.body.baseUrl, openaiBaseUrl: r.body.openaiBaseUrl };
+    if (r.kind === 'refused') return { ok: false, why: String((r.body as { error?: unknown } | null)?.error ?? `musher refused (${r.status})`) };
+    return { ok: false, why: `musher did not answer (${'reason' in r ? String(r.reason) : 'unreachable'}) — start it with sleds musher start` };
   };
 }
 
@@ -164,11 +182,12 @@ export async function runEngine(args: string[], json: boolean): Promise<number> 
     // Each landed node's receipt is signed with the seat's Ed25519 key, read when it is made, as musher reads it.
     signingKey: async () => (await loadSeatKeys(secrets))?.ed25519 ?? null,
     host: hostname(),
+    mintBatchToken: musherBatchTokens(paths.socketFile),
     config: {
       owner,
       concurrency: user.concurrency,
       leaseMs: user.leaseMs,
-      repoPolicy: repoPolicyOf(policy),
+      repoPolicy: repoPolicyOf(policy, Intl.DateTimeFormat().resolvedOptions().timeZone),
       portStart: PORT_START,
       remote: 'origin',
       baseBranch: null,

@@ -40,6 +40,10 @@ export interface EngineNode {
   summary: string | null;
   /** Its band from the estimator (the route file's), or null. */
   band: RouteBand | null;
+  /** An overnight job (issue 15): it starts only in the overnight window, on the half-price tier, under its cap. */
+  overnight: boolean;
+  /** Its own cap (micro-dollars); null: the policy's. */
+  capMicros: number | null;
   /** Time at work so far (core/lifecycle/run.ts runtimeMs), and time waiting (for a limit, an answer, a merge, a person). */
   runtimeMs: number;
   waitedMs: number;
@@ -87,6 +91,19 @@ export interface EngineStore {
   latestQuestion(key: string, id: string, since: number): { id: string } | null;
   /** Answers an open question the engine asked itself, once it no longer matters (the limit reset first). */
   settleQuestion(questionId: string, answer: string, at: number): void;
+}
+
+/**
+ * The night, as the engine asks it (issue 15 § 2–4): the overnight window of a route's repository, what an overnight
+ * node has spent on the half-price tier, and the environment that sends its harness there.
+ */
+export interface NightPort {
+  /** The window in progress, else the next, with the policy's cap and concurrency; null: the policy has none. */
+  windowFor(route: EngineRoute, now: number): { startMs: number; endMs: number; capMicros: number; concurrency: number } | null;
+  /** What the node's overnight runs have spent so far (the gateway's metering of its batch-tier token), micro-dollars. */
+  spentMicros(n: EngineNode): number;
+  /** The environment that points the node's harness at the gateway's half-price tier, good until `untilMs`. */
+  env(route: EngineRoute, n: EngineNode, harness: string, untilMs: number): Promise<{ ok: true; env: Record<string, string> } | { ok: false; why: string }>;
 }
 
 export interface Worktrees {

@@ -40,6 +40,8 @@ export interface NodeRow {
   harness: string | null;
   model: string | null;
   overnight: boolean;
+  /** Its own overnight cap (micro-dollars); null: the policy's. */
+  capMicros: number | null;
   band: RouteBand | null;
   wave: number;
   armed: boolean;
@@ -192,6 +194,7 @@ function toNode(r: Record<string, unknown>): NodeRow {
     harness: (r.harness as string | null) ?? null,
     model: (r.model as string | null) ?? null,
     overnight: r.overnight === 1,
+    capMicros: (r.cap_micros as number | null) ?? null,
     band: parseJson<RouteBand | null>(r.band, null),
     wave: r.wave as number,
     armed: r.armed === 1,
@@ -251,14 +254,15 @@ export class RouteStore {
       const waveOf = new Map(route.waves.flatMap((ids, wave) => ids.map((id) => [id, wave] as const)));
       const existing = new Map(this.nodes(route.key).map((n) => [n.nodeId, n]));
       const insert = this.db.prepare(
-        `INSERT INTO route_nodes (route_key, node_id, position, title, brief, depends_on, area, harness, model, overnight, band, wave, state, run, updated_at)
-         VALUES (@key, @id, @position, @title, @brief, @dependsOn, @area, @harness, @model, @overnight, @band, @wave, 'QUEUED', @run, @now)`,
+        `INSERT INTO route_nodes (route_key, node_id, position, title, brief, depends_on, area, harness, model, overnight, cap_micros, band, wave, state, run, updated_at)
+         VALUES (@key, @id, @position, @title, @brief, @dependsOn, @area, @harness, @model, @overnight, @cap, @band, @wave, 'QUEUED', @run, @now)`,
       );
       const refresh = this.db.prepare(
         `UPDATE route_nodes SET position = @position, title = @title, brief = @brief, depends_on = @dependsOn, area = @area, harness = @harness,
-           model = @model, overnight = @overnight, band = @band, wave = @wave, updated_at = @now WHERE route_key = @key AND node_id = @id`,
+           model = @model, overnight = @overnight, cap_micros = @cap, band = @band, wave = @wave, updated_at = @now WHERE route_key = @key AND node_id = @id`,
       );
-      const rewave = this.db.prepare(`UPDATE route_nodes SET position = @position, wave = @wave WHERE route_key = @key AND node_id = @id`);
+      // A started node keeps what it started with, but its cap may be raised (or lowered) by the file at any time.
+      const rewave = this.db.prepare(`UPDATE route_nodes SET position = @position, wave = @wave, cap_micros = @cap WHERE route_key = @key AND node_id = @id`);
       route.nodes.forEach((n, position) => {
         const params = {
           key: route.key,
@@ -271,6 +275,7 @@ export class RouteStore {
           harness: n.harness,
           model: n.model,
           overnight: n.overnight ? 1 : 0,
+          cap: n.capMicros,
           band: n.band === null ? null : JSON.stringify(n.band),
           wave: waveOf.get(n.id) ?? 0,
           now,
@@ -280,7 +285,7 @@ export class RouteStore {
           insert.run({ ...params, run: JSON.stringify(newRun(now)) });
           this.events.created('run', runId(route.key, n.id), 'QUEUED', runId(route.key, n.id), now);
         } else if (had.run.state === 'QUEUED' && had.run.claims === 0) refresh.run(params);
-        else rewave.run({ key: route.key, id: n.id, position, wave: params.wave });
+        else rewave.run({ key: route.key, id: n.id, position, wave: params.wave, cap: params.cap });
       });
       const inFile = new Set(route.nodes.map((n) => n.id));
       const drop = this.db.prepare(`DELETE FROM route_nodes WHERE route_key = ? AND node_id = ? AND state = 'QUEUED'`);

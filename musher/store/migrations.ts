@@ -556,6 +556,8 @@ const MIGRATIONS: ReadonlyArray<Migration> = [
   ALTER TABLE route_questions ADD COLUMN delivered_at INTEGER;
   UPDATE route_questions SET delivered_at = answered_at WHERE state = 'answered';
   `,
+  // 28 (issue 15 § 1): an overnight node's own cap (the route file's `cap:`); null: the policy's overnight.cap.
+  `ALTER TABLE route_nodes ADD COLUMN cap_micros INTEGER;`,
 ];
 
 function slimHookEvents(db: Database.Database): void {

@@ -137,7 +137,7 @@ describe('sleds policy show', () => {
     expect(lines[0]).toBe(`Policy for ${r.repo}`);
     expect(lines).toContain(`amber_at   95%  [.sleds/policy.yml + ${r.userFile}]`);
     expect(lines).toContain(`allowance  $40.00/day, $150.00/week · dana $60.00/day, $200.00/week  [.sleds/policy.yml + ${r.userFile}]`);
-    expect(lines).toContain('overnight  22:00–06:00 (local time)  [defaults]');
+    expect(lines).toContain('overnight  22:00–06:00 (local time) · cap $10.00 a job · 1 at a time  [defaults]');
     expect(lines).toContain('rules      [.sleds/policy.yml]');
     expect(lines).toContain('  1. near reset: reset_within 45m → hold  (line 12)');
     expect(lines).toContain('  3. otherwise → ask');

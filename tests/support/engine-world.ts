@@ -25,6 +25,8 @@ import { startFakeGithub, type FakeGithub } from './fake-github.js';
 import { AGENT_GIT_IDENTITY, routeRepo } from './route-repo.js';
 import { plainHarness } from './minimal-harness/index.js';
 import type { SeatKeyPair } from '../../musher/handoff/keys.js';
+import type { MintBatchToken } from '../../musher/engine/night-tier.js';
+import type { Db } from '../../musher/store/db.js';
 
 export const TOKEN = 'ghp_engine_test_token';
 export const SLUG = 'acme/shop';
@@ -42,6 +44,10 @@ export type WorldOptions = {
   host?: string;
   atLimit?: AtLimitPolicy;
   runner?: Runner;
+  /** The repository's overnight window at a time (with its cap and concurrency); none: no night. */
+  night?: (now: number) => { startMs: number; endMs: number; capMicros: number; concurrency: number } | null;
+  /** musher's batch-tier gateway tokens, as the engine asks for them. */
+  mintBatchToken?: MintBatchToken;
 };
 
 /** Registers the plain agent and the clean-up; gives the world maker and the clean-up list (for a test's own extras). */
@@ -62,6 +68,7 @@ export interface World {
   bare: string;
   plainHome: string;
   gh: FakeGithub;
+  db: Db;
   store: RouteStore;
   engine: Engine;
   clock: { t: number; now(): number };
@@ -98,7 +105,7 @@ async function world(cleanups: Array<() => Promise<void> | void>, opts: WorldOpt
     owner: opts.owner ?? 'host-a:1:aaaa',
     concurrency: opts.concurrency ?? 2,
     leaseMs: 120_000,
-    repoPolicy: () => ({ checks: checksFromPolicy(opts.checks ?? {}), maxVerifyAttempts: 3, setup: [], include: [], portBlock: 10, ...(opts.atLimit ? { atLimit: opts.atLimit } : {}) }),
+    repoPolicy: () => ({ checks: checksFromPolicy(opts.checks ?? {}), maxVerifyAttempts: 3, setup: [], include: [], portBlock: 10, ...(opts.atLimit ? { atLimit: opts.atLimit } : {}), ...(opts.night ? { night: opts.night } : {}) }),
     portStart: 41000,
     remote: 'origin',
     baseBranch: null,
@@ -120,6 +127,7 @@ async function world(cleanups: Array<() => Promise<void> | void>, opts: WorldOpt
     config,
     signingKey: async () => opts.signingKey ?? null,
     seat: () => opts.seat ?? 'dana',
+    ...(opts.mintBatchToken ? { mintBatchToken: opts.mintBatchToken } : {}),
     host: opts.host ?? 'host-a',
   });
   const parsed = parseRouteFile(opts.route, { path: '.sleds/routes/eng-503.yml', harnesses: ['plain'] });
@@ -139,6 +147,7 @@ async function world(cleanups: Array<() => Promise<void> | void>, opts: WorldOpt
     bare,
     plainHome,
     gh,
+    db,
     store,
     engine,
     clock,

@@ -39,6 +39,13 @@ describe('the overnight window', () => {
     expect(w && { start: iso(w.startMs), end: iso(w.endMs) }).toEqual({ start, end });
   });
 
+  it('a cap per job and a concurrency, with defaults ($10, one at a time); a bad cap is refused at its key', () => {
+    expect(policyWith({ from: '22:00', to: '06:00' }).overnight).toMatchObject({ capMicros: 10_000_000, concurrency: 1 });
+    expect(policyWith({ from: '22:00', to: '06:00', cap: '$12', concurrency: 3 }).overnight).toMatchObject({ capMicros: 12_000_000, concurrency: 3 });
+    const bad = resolvePolicy([{ source: 'p', data: { overnight: { from: '22:00', to: '06:00', cap: 'plenty' } } }]);
+    expect(bad.errors).toMatchObject([{ path: ['overnight', 'cap'], message: "'plenty' is not an amount: write e.g. $40, 40 or 40.50 USD" }]);
+  });
+
   it('no window when the policy says none', () => {
     expect(nextOvernightWindow(policyWith('none'), at('2026-06-10T16:00Z'), 'UTC')).toBeNull();
     expect(nextOvernightWindow(policyWith(false), at('2026-06-10T16:00Z'), 'UTC')).toBeNull();

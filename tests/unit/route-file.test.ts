@@ -74,7 +74,7 @@ describe('route files', () => {
     ['empty brief', 'title: T\nnodes:\n  - id: a\n    brief: "  "\n', `${FILE}:4: node 'a' has no brief (it is empty)`],
     ['bad id', 'title: T\nnodes:\n  - id: Schema_1\n    brief: x\n', `${FILE}:3: node id 'Schema_1' is not lowercase letters, digits and '-' (at most 40, starting with a letter or digit)`],
     ['unknown harness', 'title: T\nnodes:\n  - id: a\n    brief: x\n    harness: aider\n', `${FILE}:5: node 'a' asks for harness 'aider', which sleds does not know (known: claude-code, codex)`],
-    ['unknown node field (a typo of depends_on)', 'title: T\nnodes:\n  - id: a\n    brief: x\n  - id: b\n    brief: y\n    depends-on: [a]\n', `${FILE}:7: a node has no field 'depends-on' (fields: id, title, brief, depends_on, area, harness, model, overnight, band)`],
+    ['unknown node field (a typo of depends_on)', 'title: T\nnodes:\n  - id: a\n    brief: x\n  - id: b\n    brief: y\n    depends-on: [a]\n', `${FILE}:7: a node has no field 'depends-on' (fields: id, title, brief, depends_on, area, harness, model, overnight, band, cap)`],
     ['unknown route field', 'title: T\nowner: me\nnodes:\n  - id: a\n    brief: x\n', `${FILE}:2: the route has no field 'owner' (fields: title, tracker, mode, notes, nodes)`],
     ['bad mode', 'title: T\nmode: yolo\nnodes:\n  - id: a\n    brief: x\n', `${FILE}:2: mode 'yolo' is not approve or auto`],
     ['no title', 'nodes:\n  - id: a\n    brief: x\n', `${FILE}:1: the route has no title`],
@@ -83,7 +83,16 @@ describe('route files', () => {
     ['band missing a number', 'title: T\nnodes:\n  - id: a\n    brief: x\n    band:\n      low_usd: 1\n', `${FILE}:5: node 'a''s band needs high_usd, a number ≥ 0`],
     ['not YAML', 'title: T\nnodes:\n  - id: a\n   brief: [x\n', `${FILE}:4: not YAML: Sequence item without - indicator`],
     ['overnight not a boolean', 'title: T\nnodes:\n  - id: a\n    brief: x\n    overnight: soon\n', `${FILE}:5: node 'a': overnight is true or false`],
+    ['a cap that is not an amount', 'title: T\nnodes:\n  - id: a\n    brief: x\n    overnight: true\n    cap: lots\n', `${FILE}:6: node 'a': cap 'lots' is not an amount`],
+    ['a cap in euros', 'title: T\nnodes:\n  - id: a\n    brief: x\n    overnight: true\n    cap: 12 EUR\n', `${FILE}:6: node 'a': cap '12 EUR' is not in US dollars`],
+    ['a cap on a daytime node', 'title: T\nnodes:\n  - id: a\n    brief: x\n    cap: $12\n', `${FILE}:5: node 'a': cap is for an overnight node (overnight: true)`],
   ];
+  it('reads an overnight node’s own cap in micro-dollars; without one it is the policy’s (null)', () => {
+    const r = parse('title: T\nnodes:\n  - id: a\n    brief: x\n    overnight: true\n    cap: $12.50\n  - id: b\n    brief: y\n    overnight: true\n');
+    if (!r.ok) throw new Error(r.error);
+    expect(r.route.nodes.map((n) => [n.id, n.overnight, n.capMicros])).toEqual([['a', true, 12_500_000], ['b', true, null]]);
+  });
+
   it.each(REFUSALS)('refuses %s in one line naming file and line', (_what, text, error) => {
     const r = parse(text);
     expect(r.ok).toBe(false);

@@ -104,6 +104,7 @@ export const plainHarness: HarnessAdapter = {
   },
   gatewayLaunch: (t) => ({ ok: true, env: { PLAIN_API_URL: t.anthropicBaseUrl, PLAIN_API_TOKEN: t.token }, args: [] }),
   gatewayNeedsSessionProvider: false,
+  slowAnswersEnv: { PLAIN_SLOW: 'wait' },
   continuesItselfAtReset: false,
   resumesInPane: false,
 };

@@ -26,6 +26,8 @@ const home = process.env.PLAIN_HOME ?? join(process.env.HOME ?? '.', '.plain');
 mkdirSync(join(home, 'sessions'), { recursive: true });
 const prompt = readFileSync(0, 'utf8');
 appendFileSync(join(home, 'starts.log'), `${session} ${resumeArg ? 'resume' : 'new'} ${process.cwd()}\n`);
+// Where its model requests would go (the gateway, for an overnight node) and whether it was told to wait for slow answers.
+appendFileSync(join(home, 'env.log'), `${session} ${process.env.PLAIN_API_URL ?? '-'} ${process.env.PLAIN_API_TOKEN ? 'token' : '-'} ${process.env.PLAIN_SLOW ?? '-'}\n`);
 appendFileSync(join(home, 'sessions', `${session}.log`), `--- prompt\n${prompt}\n`);
 out({ e: 'begin', session });
 

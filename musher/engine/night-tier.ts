@@ -1,0 +1,34 @@
+import { harnessById } from '../../harnesses/registry.js';
+import type { EngineNode, EngineRoute } from './ports.js';
+
+/**
+ * The half-price tier for an overnight node (issue 15 § 3): musher mints a batch-tier gateway token for the node, and
+ * the node's harness adapter says how to point it at the gateway and how to make it wait for slow answers. The
+ * token's session is the node's own (`night:<route>/<node>`), so what the gateway meters under it is the node's
+ * spend, which its cap is held against.
+ */
+
+export const nightSessionId = (n: { routeKey: string; nodeId: string }): string => `night:${n.routeKey}/${n.nodeId}`;
+
+export type MintBatchToken = (req: { sessionId: string; project: string | null; ttlMs: number }) => Promise<
+  { ok: true; token: string; baseUrl: string; openaiBaseUrl: string } | { ok: false; why: string }
+>;
+
+export async function nightTierEnv(
+  mint: MintBatchToken,
+  route: EngineRoute,
+  n: EngineNode,
+  harness: string,
+  ttlMs: number,
+): Promise<{ ok: true; env: Record<string, string> } | { ok: false; why: string }> {
+  const found = harnessById(harness);
+  if (!found.ok) return { ok: false, why: found.error };
+  const adapter = found.adapter;
+  if (adapter.gatewayNeedsSessionProvider) return { ok: false, why: `${adapter.displayName} cannot be sent to the half-price tier yet: its gateway route needs its thread's provider` };
+  const minted = await mint({ sessionId: nightSessionId(n), project: route.key, ttlMs });
+  if (!minted.ok) return minted;
+  const launch = adapter.gatewayLaunch({ token: minted.token, anthropicBaseUrl: minted.baseUrl, openaiBaseUrl: minted.openaiBaseUrl, sessionProvider: null });
+  if (!launch.ok) return { ok: false, why: launch.why };
+  if (launch.args.length > 0) return { ok: false, why: `${adapter.displayName} is pointed at the gateway with arguments, which a node's run does not take yet` };
+  return { ok: true, env: { ...launch.env, ...(adapter.slowAnswersEnv ?? {}) } };
+}
