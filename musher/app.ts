@@ -55,6 +55,7 @@ const overnightPending: JobHandler = {
   run: async () => ({ ok: false, summary: 'the overnight runner is not installed yet: nothing ran; the session waits at its wall' }),
 };
 import { SnapshotStore } from './store/snapshots.js';
+import { LifecycleEvents } from './store/lifecycle-events.js';
 import { TaskStore } from './store/tasks.js';
 import { DispatchedPromptStore } from './store/dispatched-prompts.js';
 import { TaskService } from './tasks/service.js';
@@ -223,6 +224,10 @@ export class Musher {
   /** The untracked files that look like secrets a folder's policy lets a snapshot keep (`handoff.allow_untracked`). */
   private allowUntracked: (cwd: string) => readonly string[] = () => [];
   /** Routes and their nodes (issue 14): the engine's store, and the mode of a route whose file names none. */
+  /** The policy's cap on one overnight job in a repository (`overnight.cap`); null: it has no overnight window. */
+  readonly overnightCap: (dir: string) => number | null;
+  /** Every run's, job's and wall's moves, for the logs that show them (`sleds queue`). */
+  readonly lifecycle: LifecycleEvents;
   readonly routes: RouteStore;
   routeDefaultMode: (dir: string) => RouteMode = () => 'approve';
   /** Route nodes' parked questions (issue 14 § 10): parked by the node's agent, answered from the CLI or Slack. */
@@ -308,6 +313,7 @@ export class Musher {
     const wiring = opts.wall;
     this.allowUntracked = (cwd) => wiring.policy.forDirectory(cwd).handoffAllowUntracked;
     this.routeDefaultMode = (dir) => wiring.policy.forDirectory(dir).engine.mode;
+    this.overnightCap = (dir) => wiring.policy.forDirectory(dir).overnightCapMicros ?? null;
     this.tasks = new TaskService({
       store: new TaskStore(this.db),
       sessions: this.sessions,
@@ -319,6 +325,7 @@ export class Musher {
     });
     this.receiptStore = new ReceiptStore(this.db);
     this.routes = new RouteStore(this.db, opts.clock);
+    this.lifecycle = new LifecycleEvents(this.db);
     this.routeQuestions = routeQuestionVerbs({
       store: this.routes,
       announce: (q, route, node) => this.questionCards?.announce(q, route, node),

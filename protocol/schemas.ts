@@ -392,6 +392,23 @@ export const RouteLoadReply = z.looseObject({ repoRoot: z.string(), loaded: z.ar
 export const RouteArmReply = z.looseObject({ key: z.string(), armed: z.array(z.string()), mode: z.enum(['approve', 'auto']) });
 export const RouteAnswerReply = z.looseObject({ key: z.string(), node: z.string(), question: z.string(), answer: z.string() });
 export const RouteParkReply = z.looseObject({ questionId: z.string(), key: z.string(), node: z.string(), question: z.string(), options: z.array(z.string()), text: z.string() });
+/** `GET /v1/queue`: the overnight jobs (issue 15 § 1). */
+export const QueueReply = z.looseObject({
+  jobs: z.array(
+    z.looseObject({
+      job: z.string(),
+      kind: z.enum(['route-node', 'wall']),
+      title: z.string(),
+      state: z.string(),
+      band: RouteBandReply.nullable(),
+      capMicros: z.number().nullable(),
+      spentMicros: z.number(),
+      note: z.string().nullable(),
+      log: z.array(z.string()),
+    }),
+  ),
+});
+export const QueueCancelReply = z.looseObject({ job: z.string() });
 /** `GET /v1/needs`: what waits for a person — route nodes' parked questions and tasks' — oldest first. */
 export const NeedsReply = z.looseObject({
   needs: z.array(

@@ -1,4 +1,9 @@
 import { routeVerbs } from '../engine/routes-api.js';
+import { nightQueue } from '../engine/night-queue.js';
+import { parseBody } from './parse-body.js';
+import { QueueCancelRequest } from '../../protocol/requests.js';
+import { OVERNIGHT_KIND } from '../exits/overnight.js';
+import { formatClock } from '../../core/format.js';
 import { allHarnesses } from '../../harnesses/registry.js';
 import { DEFAULT_HARNESS_ID } from '../../harnesses/hook-defaults.js';
 import type { RouteName } from '../../protocol/routes.js';
@@ -72,6 +77,23 @@ const verbs = (s: HandlerContext) =>
     defaultMode: s.core.routeDefaultMode,
     bandFor: (node) => nodeBand(s.core.estimates.forRouteNode(node)),
     trackerItem: (from, cwd) => fetchTrackerItem(s.github?.client ?? null, from, cwd),
+  });
+/** The overnight queue over musher's route store, the gateway's metering and the night's scheduled wall jobs. */
+const queue = (s: HandlerContext) =>
+  nightQueue({
+    routes: s.core.routes,
+    events: s.core.lifecycle,
+    spend: s.core.platformKey,
+    capFor: s.core.overnightCap,
+    wallJobs: () =>
+      s.core.scheduler
+        .list(200)
+        .filter((j) => j.kind === OVERNIGHT_KIND && (j.state === 'scheduled' || j.state === 'running'))
+        .map((j) => ({ id: j.id, state: j.state, runAt: j.runAt, sessionId: j.sessionId, summary: j.result?.summary ?? null })),
+    cancelWallJob: (id) => cancelJob(s.core.scheduler, id),
+    clock: s.core.clock,
+    formatTime: (ms) => formatClock(ms, s.core.timeZone),
+    seat: () => seatName(),
   });
 const cwdOf = (s: HandlerContext) => (sid: string) => s.core.sessions.get(sid)?.cwd ?? null;
 
@@ -213,6 +235,11 @@ export const HANDLERS = {
   routeStart: (s, r) => answered(verbs(s).start(r.body)),
   routeAnswer: (s, r) => answered(s.core.routeQuestions.answer(r.body, s.core.clock.now())),
   routePark: (s, r) => answered(s.core.routeQuestions.park(r.body, s.core.clock.now())),
+  queue: (s) => answered(queue(s).list()),
+  queueCancel: (s, r) => {
+    const body = parseBody(r.body, QueueCancelRequest, '{job}');
+    return answered(body.ok ? queue(s).cancel(body.value.job) : body.answer);
+  },
   needs: (s) => answered(s.core.routeQuestions.needs(s.core.questions.store.list({ state: 'open', limit: 200 }), (id) => s.core.tasks.store.get(id)?.title ?? id)),
   route: (s, r) => answered(verbs(s).show(r.params.key!)),
   routeArm: (s, r) => answered(verbs(s).arm(r.params.key!, r.body)),

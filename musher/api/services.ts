@@ -38,6 +38,8 @@ export type RouteCore = Pick<
   | 'pickupHandoff'
   | 'routes'
   | 'routeDefaultMode'
+  | 'overnightCap'
+  | 'lifecycle'
   | 'routeQuestions'
   | 'usage'
   | 'platformKey'

@@ -95,6 +95,15 @@ export class Engine {
     this.report = { claimed: [], tookOver: [], moved: [], errors: [] };
     const { store, clock, settings } = this.d;
     const now = clock.now();
+    // A run whose node someone ended meanwhile (`sleds queue cancel`) is stopped: nothing of it goes on.
+    for (const [k, handle] of this.handles) {
+      const [routeKey, nodeId] = [k.slice(0, k.indexOf('/')), k.slice(k.indexOf('/') + 1)];
+      const n = store.node(routeKey, nodeId);
+      if (n && !['COMPLETED', 'FAILED', 'CANCELLED'].includes(n.state)) continue;
+      handle.stop();
+      this.handles.delete(k);
+      this.d.log.info(`${k}: its run was stopped — the node is ${n ? `${n.state}${n.problem ? ` (${n.problem})` : ''}` : 'gone'}`);
+    }
     const mine: EngineNode[] = [];
     for (const n of store.activeNodes()) {
       if (n.state === 'QUEUED') continue;

@@ -25,6 +25,7 @@ function viewOf(policy: Policy, sources: string[], errors: string[]): PolicyView
   return {
     cheaperModel: (model) => cheaperModel(policy, model),
     overnightWindow: (now, timeZone) => nextOvernightWindow(policy, now, timeZone),
+    overnightCapMicros: policy.overnight?.capMicros ?? null,
     allowance: (seat) => allowanceFor(policy, seat),
     decide: (input) => {
       const decision = evaluatePolicy(policy, input);

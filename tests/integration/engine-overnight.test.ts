@@ -152,6 +152,34 @@ nodes:
     expect(git(w.bare, 'show', 'sleds/eng-503/job:part2.txt')).toBe('second half');
   });
 
+  it('a job cancelled while it runs (sleds queue cancel) has its run stopped at the next round, and nothing of it goes on', async () => {
+    const hold = join(tmpdir(), `sl-night-c-${process.pid}-${Math.random().toString(36).slice(2)}`);
+    cleanups.push(() => rmSync(hold, { force: true }));
+    const t = tokens();
+    const w = await world({
+      night: nightAt(10_000_000),
+      mintBatchToken: t.mint,
+      route: `title: t\nnodes:\n  - id: job\n    overnight: true\n    band: { low_usd: 1, high_usd: 3, low_min: 10, high_min: 30, confidence: 0.5 }\n    brief: |\n      @hold ${hold}\n      @write late.txt too late\n`,
+    });
+    w.clock.t = at(2, 22, 0);
+    await w.until(() => w.state('job') === 'RUNNING' && w.store.node('eng-503', 'job')!.pid !== null, 'the job at work');
+    const pid = w.store.node('eng-503', 'job')!.pid!;
+    const n = w.store.node('eng-503', 'job')!;
+    expect(w.store.step('eng-503', 'job', n.fencingToken, { type: 'cancel', reason: 'cancelled by dana (sleds queue cancel)' }, w.clock.now()).ok).toBe(true);
+    await w.until(() => w.log.some((l) => l.startsWith('eng-503/job: its run was stopped — the node is CANCELLED')), 'the run stopped');
+    const alive = () => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    await w.until(() => !alive(), 'its process gone');
+    writeFileSync(hold, 'go');
+    expect(w.state('job')).toBe('CANCELLED');
+  });
+
   it('a job whose half-price tier cannot be set up needs a person, with why', async () => {
     const w = await world({
       night: nightAt(10_000_000),

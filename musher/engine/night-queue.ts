@@ -1,0 +1,101 @@
+import { batchBand } from '../../core/overnight/night-gate.js';
+import type { RouteBand } from '../../core/routes/band.js';
+import type { ApiAnswer } from '../scheduler/api.js';
+import type { LifecycleEvents } from '../store/lifecycle-events.js';
+import type { PlatformKeyStore } from '../store/platform-key.js';
+import { nightSessionId } from './night-tier.js';
+import { runId, type NodeRow, type RouteStore } from './route-store.js';
+
+/**
+ * `sleds queue` (issue 15 § 1): every overnight job — a route node marked `overnight` — with its state, its band at
+ * batch prices, its cap, what it has spent on the half-price tier so far, and its log (each move of its run, with its
+ * time and why); and the jobs a wall or the picker queued for the night that no route carries yet. `cancel` ends a
+ * job: a route node is CANCELLED (the engine stops its run), a wall's job is unscheduled.
+ */
+
+export interface NightQueueDeps {
+  routes: RouteStore;
+  events: LifecycleEvents;
+  spend: PlatformKeyStore;
+  /** The policy's cap for a repository (null: it has no overnight window). */
+  capFor(repoRoot: string): number | null;
+  /** Jobs queued for the night from a wall or the picker (kind `overnight`, not run by the engine yet). */
+  wallJobs(): Array<{ id: string; state: string; runAt: number; sessionId: string | null; summary: string | null }>;
+  cancelWallJob(id: string): ApiAnswer;
+  clock: { now(): number };
+  /** `23:02` in the user's zone. */
+  formatTime(ms: number): string;
+  /** Who cancels (the seat's handle). */
+  seat(): string;
+}
+
+export interface QueueJob {
+  job: string;
+  kind: 'route-node' | 'wall';
+  title: string;
+  state: string;
+  /** At batch prices; null: not sized yet. */
+  band: RouteBand | null;
+  capMicros: number | null;
+  spentMicros: number;
+  /** Why it waits or stopped, when it does. */
+  note: string | null;
+  log: string[];
+}
+
+const TERMINAL = new Set(['COMPLETED', 'FAILED', 'CANCELLED']);
+
+export function nightQueue(d: NightQueueDeps) {
+  const nodeJob = (n: NodeRow, repoRoot: string): QueueJob => {
+    const id = runId(n.routeKey, n.nodeId);
+    const log = d.events.forEntity('run', id).map((e) => {
+      const why = typeof e.payload.reason === 'string' ? ` · ${e.payload.reason}` : '';
+      return `${d.formatTime(e.at)} ${e.fromState ? `${e.fromState} → ` : ''}${e.toState} (${e.eventType})${why}`;
+    });
+    return {
+      job: id,
+      kind: 'route-node',
+      title: n.title,
+      state: n.run.state,
+      band: n.band ? batchBand(n.band) : null,
+      capMicros: n.capMicros ?? d.capFor(repoRoot),
+      spentMicros: d.spend.sessionsSpendMicros([nightSessionId(n)]),
+      note: n.run.problem ?? n.run.reason ?? (n.run.state === 'WAITING_FOR_LIMIT' ? n.lastError : null),
+      log,
+    };
+  };
+  return {
+    list(): ApiAnswer {
+      const jobs: QueueJob[] = [];
+      for (const r of d.routes.routes()) for (const n of d.routes.nodes(r.key)) if (n.overnight) jobs.push(nodeJob(n, r.repoRoot));
+      for (const j of d.wallJobs())
+        jobs.push({
+          job: j.id,
+          kind: 'wall',
+          title: j.sessionId ? `session ${j.sessionId.slice(0, 8)} at its wall` : 'a queued task',
+          state: j.state,
+          band: null,
+          capMicros: null,
+          spentMicros: 0,
+          note: j.summary ?? `queued for ${d.formatTime(j.runAt)}`,
+          log: [],
+        });
+      // Open jobs first, then the ended ones.
+      jobs.sort((a, b) => Number(TERMINAL.has(a.state)) - Number(TERMINAL.has(b.state)));
+      return { status: 200, body: { jobs } };
+    },
+    cancel(job: string): ApiAnswer {
+      const slash = job.indexOf('/');
+      if (slash < 0) return d.cancelWallJob(job);
+      const key = job.slice(0, slash);
+      const id = job.slice(slash + 1);
+      const n = d.routes.node(key, id);
+      if (!n || !n.overnight) return { status: 404, body: { error: `no overnight job '${job.slice(0, 80)}' — sleds queue lists them` } };
+      if (TERMINAL.has(n.run.state)) return { status: 409, body: { error: `${job} is ${n.run.state} already; nothing to cancel` } };
+      const reason = `cancelled by ${d.seat()} (sleds queue cancel)`;
+      const r = d.routes.step(key, id, n.fencingToken, { type: 'cancel', reason }, d.clock.now());
+      if (!r.ok) return { status: 409, body: { error: r.error } };
+      return { status: 200, body: { job, state: r.row.run.state, reason } };
+    },
+  };
+}

@@ -1,0 +1,76 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { sleds, startMusher, type SledsWorld } from '../support/sleds-env.js';
+import { useWorlds } from '../support/worlds.js';
+
+/** `sleds queue` through the real CLI and a real musher (issue 15 § 1): the overnight jobs, and cancelling one. */
+const newWorld = useWorlds({ SLEDS_NO_AUTOSTART: '1', SLEDS_SEAT: 'dana' });
+
+const ROUTE = `title: Nightly chores
+nodes:
+  - id: deps
+    overnight: true
+    cap: $4
+    brief: Bump the dependencies.
+    band: { low_usd: 2, high_usd: 6, low_min: 10, high_min: 30, confidence: 0.8 }
+  - id: docs
+    overnight: true
+    brief: Refresh the docs.
+    band: { low_usd: 1, high_usd: 3, low_min: 5, high_min: 15, confidence: 0.6 }
+  - id: day
+    brief: A daytime node.
+`;
+
+function repoWith(w: SledsWorld): string {
+  const repo = join(w.home, 'repo');
+  mkdirSync(join(repo, '.sleds', 'routes'), { recursive: true });
+  execFileSync('git', ['init', '-q', repo]);
+  writeFileSync(join(repo, '.sleds', 'routes', 'chores.yml'), ROUTE);
+  writeFileSync(join(repo, '.sleds', 'policy.yml'), 'overnight: { from: "22:00", to: "06:00", cap: $8 }\n');
+  return repo;
+}
+
+type Queue = { jobs: Array<{ job: string; kind: string; state: string; band: { lowUsd: number; highUsd: number } | null; capMicros: number | null; spentMicros: number; note: string | null; log: string[] }> };
+
+describe('sleds queue', { timeout: 60_000 }, () => {
+  it('lists the overnight jobs with their band at half price, their cap (their own, else the policy’s), spend and log; cancel ends one', async () => {
+    const w = newWorld();
+    const repo = repoWith(w);
+    await startMusher(w);
+    expect((await sleds(w, ['route', 'load', '--json'], undefined, {}, repo)).code).toBe(0);
+
+    const listed = await sleds(w, ['queue', '--json']);
+    expect(listed.code, listed.stderr + listed.stdout).toBe(0);
+    const q = JSON.parse(listed.stdout) as Queue;
+    expect(q.jobs.map((j) => [j.job, j.kind, j.state, j.band && [j.band.lowUsd, j.band.highUsd], j.capMicros, j.spentMicros])).toEqual([
+      ['chores/deps', 'route-node', 'QUEUED', [1, 3], 4_000_000, 0],
+      ['chores/docs', 'route-node', 'QUEUED', [0.5, 1.5], 8_000_000, 0],
+    ]);
+    expect(q.jobs[0]!.log).toHaveLength(1);
+    expect(q.jobs[0]!.log[0]).toMatch(/^\d{1,2}:\d\d[ap]m QUEUED \(created\)$/);
+
+    const text = await sleds(w, ['queue']);
+    expect(text.stdout).toContain('chores/deps  QUEUED  $1.00–$3.00 at ½ price · cap $4.00 · spent $0.00');
+
+    const cancelled = await sleds(w, ['queue', 'cancel', 'chores/docs', '--json']);
+    expect(cancelled.code, cancelled.stderr).toBe(0);
+    expect(JSON.parse(cancelled.stdout)).toMatchObject({ job: 'chores/docs', state: 'CANCELLED', reason: 'cancelled by dana (sleds queue cancel)' });
+    const after = JSON.parse((await sleds(w, ['queue', '--json'])).stdout) as Queue;
+    // Open jobs first; the cancelled one last, saying who ended it.
+    expect(after.jobs.map((j) => [j.job, j.state])).toEqual([['chores/deps', 'QUEUED'], ['chores/docs', 'CANCELLED']]);
+    expect(after.jobs[1]!.note).toBe('cancelled by dana (sleds queue cancel)');
+    expect(after.jobs[1]!.log.at(-1)).toMatch(/QUEUED → CANCELLED \(cancel\)/);
+
+    const again = await sleds(w, ['queue', 'cancel', 'chores/docs', '--json']);
+    expect(again.code).toBe(1);
+    expect(JSON.parse(again.stdout).error).toBe('chores/docs is CANCELLED already; nothing to cancel');
+    const daytime = await sleds(w, ['queue', 'cancel', 'chores/day']);
+    expect(daytime.code).toBe(1);
+    expect(daytime.stderr).toBe("sleds: no overnight job 'chores/day' — sleds queue lists them\n");
+    const wrong = await sleds(w, ['queue', 'frob']);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain('queue takes no word, or cancel <job>');
+  });
+});
