@@ -181,10 +181,10 @@ describe('a real musher answers every route as the table says', { timeout: 120_0
     const repo = join(w.home, 'route-repo');
     mkdirSync(join(repo, '.sleds', 'routes'), { recursive: true });
     execFileSync('git', ['init', '-q', repo]);
-    writeFileSync(join(repo, '.sleds', 'routes', 'eng-503.yml'), 'title: Exports\nnodes:\n  - id: schema\n    brief: a table\n  - id: mailer\n    brief: mail\n    depends_on: [schema]\n');
+    writeFileSync(join(repo, '.sleds', 'routes', 'eng-503.yml'), 'title: Exports\nnodes:\n  - id: schema\n    brief: a table\n  - id: mailer\n    brief: mail\n    depends_on: [schema]\n  - id: nightly\n    overnight: true\n    brief: by night\n');
     expect(must(await held(client, 'routeLoad', { body: { cwd: repo } }, 200, seen)).loaded).toEqual(['eng-503']);
     await held(client, 'routes', {}, 200, seen);
-    expect(must(await held(client, 'route', { params: { key: 'eng-503' } }, 200, seen)).waves.map((wave) => wave.map((n) => n.nodeId))).toEqual([['schema'], ['mailer']]);
+    expect(must(await held(client, 'route', { params: { key: 'eng-503' } }, 200, seen)).waves.map((wave) => wave.map((n) => n.nodeId))).toEqual([['schema', 'nightly'], ['mailer']]);
     await held(client, 'routeArm', { params: { key: 'eng-503' }, body: {} }, 200, seen);
     await held(client, 'routeMode', { params: { key: 'eng-503' }, body: { mode: 'auto' } }, 200, seen);
     await held(client, 'routeStart', { body: { node: 'mailer' } }, 200, seen);
@@ -195,6 +195,9 @@ describe('a real musher answers every route as the table says', { timeout: 120_0
     // The task's question was answered above: nothing waits.
     expect(must(await held(client, 'needs', {}, 200, seen)).needs).toEqual([]);
     await held(client, 'routeDecisions', { params: { key: 'eng-503' } }, 200, seen);
+    // The overnight queue (issue 15): the route's overnight node, then cancelled.
+    expect(must(await held(client, 'queue', {}, 200, seen)).jobs.map((j) => j.kind === 'route-node' ? j.job : j.kind)).toEqual(['eng-503/nightly', 'wall']);
+    await held(client, 'queueCancel', { body: { job: 'eng-503/nightly' } }, 200, seen);
     await held(client, 'routePlan', { body: { cwd: repo, key: 'eng-600', title: 'Planned', nodes: [{ id: 'one', brief: 'do one' }] } }, 200, seen);
     await held(client, 'routeNew', { body: { cwd: repo, key: 'eng-601', from: 'acme/app#12' } }, 503, seen);
 
