@@ -556,6 +556,11 @@ const MIGRATIONS: ReadonlyArray<Migration> = [
   ALTER TABLE route_questions ADD COLUMN delivered_at INTEGER;
   UPDATE route_questions SET delivered_at = answered_at WHERE state = 'answered';
   `,
+  // 28 (issue 15 § 3): the price tier a gateway token buys. 'batch' sends a Claude request as a Message Batch of one
+  // and an OpenAI one with service_tier flex (half price, slower); every token minted before is 'standard'.
+  `
+  ALTER TABLE gateway_tokens ADD COLUMN tier TEXT NOT NULL DEFAULT 'standard';
+  `,
 ];
 
 function slimHookEvents(db: Database.Database): void {
