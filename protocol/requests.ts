@@ -49,6 +49,8 @@ export const MintTokenRequest = z.looseObject({
   project: z.string().nullish(),
   wallId: z.string().nullish(),
   ttlMs: z.number().optional(),
+  /** 'batch': the half-price tier (slower answers); default 'standard'. */
+  tier: z.enum(['standard', 'batch']).optional(),
 });
 
 /** The bodies of the POST routes that take none (`{}` is sent). */

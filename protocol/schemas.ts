@@ -325,7 +325,7 @@ export const JobReply = z.looseObject({ job: JobRow });
 export const JobCancelReply = z.looseObject({ ok: z.literal(true), job: JobRow });
 
 export const GatewayStateReply = z.looseObject({ running: z.boolean(), url: z.string().nullable() });
-export const GatewayTokenReply = z.looseObject({ token: z.string(), baseUrl: z.string(), openaiBaseUrl: z.string(), expiresAtMs: epochMs, claudeEnv: z.record(z.string(), z.string()) });
+export const GatewayTokenReply = z.looseObject({ token: z.string(), baseUrl: z.string(), openaiBaseUrl: z.string(), expiresAtMs: epochMs, tier: z.enum(['standard', 'batch']), claudeEnv: z.record(z.string(), z.string()) });
 
 export const HandoffRow = z.looseObject({
   id: z.string(),

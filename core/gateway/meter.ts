@@ -237,11 +237,16 @@ class JsonBodyMeter implements UsageMeter {
       const r = OpenAIResponse.safeParse(json);
       return r.success ? openAIResult(r.data) : null;
     }
-    const m = AnthropicMessage.safeParse(json);
-    if (!m.success || !m.data.usage) return null;
-    const { tokens, outputKnown } = overlayAnthropicUsage(m.data.usage, m.data.usage);
-    return { provider: 'anthropic', responseId: m.data.id ?? null, model: m.data.model ?? null, tokens, outputKnown };
+    return meteredMessage(json);
   }
+}
+
+/** A whole Anthropic Message (a non-streaming answer, a Message Batch's result): what its usage meters as. */
+export function meteredMessage(json: unknown): MeteredResponse | null {
+  const m = AnthropicMessage.safeParse(json);
+  if (!m.success || !m.data.usage) return null;
+  const { tokens, outputKnown } = overlayAnthropicUsage(m.data.usage, m.data.usage);
+  return { provider: 'anthropic', responseId: m.data.id ?? null, model: m.data.model ?? null, tokens, outputKnown };
 }
 
 /** Big enough for any real Messages/Responses JSON body; the response itself is never held back by it. */

@@ -192,7 +192,7 @@ export const HANDLERS = {
     try {
       body = JSON.parse(r.body);
     } catch {
-      return json(400, { error: 'body is not JSON — send {sessionId, seat?, project?, wallId?, ttlMs?}' });
+      return json(400, { error: 'body is not JSON — send {sessionId, seat?, project?, wallId?, ttlMs?, tier?}' });
     }
     const minted = await s.gateway.mint(body);
     return json(minted.status, minted.body);

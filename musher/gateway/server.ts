@@ -1,5 +1,5 @@
 import http, { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { AddressInfo, Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import type { Dispatcher, Pool } from 'undici';
@@ -16,6 +16,8 @@ import { realTimers, type Timers } from '../timers.js';
 import { admissionVerdict, isCapped, localUtcOffset } from './allowance.js';
 import { refusal, type GatewayRefusal, type RefusalKind } from './errors.js';
 import type { GatewayTokens, TokenGrant } from './tokens.js';
+import { BatchRoute, DEFAULT_BATCH_SETTINGS, type BatchSettings, type UpstreamCall } from './batch-route.js';
+import { DEFAULT_FLEX_SETTINGS, flexBackoffMs, isFlexUnavailable, type FlexSettings } from './flex.js';
 
 /**
  * The platform-key gateway: on loopback only, a pass-through for the Anthropic Messages API and the OpenAI
@@ -51,8 +53,12 @@ export interface GatewayOptions {
   utcOffset?: UtcOffset;
   /** How much more of a response is read after its client left, and for how long; default DEFAULT_DRAIN. */
   drain?: DrainSettings;
-  /** The drain deadline's timer; default the real one. */
+  /** The drain deadline's timer, the batch route's polls and keepalives, the flex retries' backoff; default the real one. */
   timers?: Timers;
+  /** How a batch-tier token's Claude requests are polled and kept alive; default DEFAULT_BATCH_SETTINGS. */
+  batch?: Partial<BatchSettings>;
+  /** How a batch-tier token's OpenAI requests wait for flex capacity; default DEFAULT_FLEX_SETTINGS. */
+  flex?: Partial<FlexSettings>;
 }
 
 export interface DrainSettings {
@@ -88,6 +94,10 @@ const REQUEST_OWNED = new Set(['host', 'x-api-key', 'authorization', 'accept-enc
 
 interface Route {
   provider: GatewayProvider;
+  /** The path without its query: what the tier reroutes is `/v1/messages` and `/v1/responses` alone. */
+  path: string;
+  /** The client called the beta API (`?beta=true`). */
+  beta: boolean;
   /** The path sent upstream, query included. */
   upstreamPath: string;
   /** Responses that bill tokens (count_tokens does not). */
@@ -114,9 +124,10 @@ function route(method: string, rawUrl: string): Route | 'hello' | null {
   }
   if ((method === 'HEAD' || method === 'GET') && (path === '/' || path === '/api/hello')) return 'hello';
   if (method !== 'POST') return null;
-  if (path === '/v1/messages') return { provider: 'anthropic', upstreamPath: path + search, metered: true, project };
-  if (path === '/v1/messages/count_tokens') return { provider: 'anthropic', upstreamPath: path + search, metered: false, project };
-  if (path === '/v1/responses') return { provider: 'openai', upstreamPath: path + search, metered: true, project };
+  const beta = new URLSearchParams(search).get('beta') === 'true';
+  if (path === '/v1/messages') return { provider: 'anthropic', path, beta, upstreamPath: path + search, metered: true, project };
+  if (path === '/v1/messages/count_tokens') return { provider: 'anthropic', path, beta, upstreamPath: path + search, metered: false, project };
+  if (path === '/v1/responses') return { provider: 'openai', path, beta, upstreamPath: path + search, metered: true, project };
   return null;
 }
 
@@ -134,6 +145,14 @@ function localToken(headers: IncomingHttpHeaders): string | null {
   return m ? m[1]!.trim() : null;
 }
 
+/** The client's betas an API key may send: a subscriber's OAuth beta would make the API reject the key. */
+function keyBetas(headers: IncomingHttpHeaders): string | null {
+  const beta = one(headers, 'anthropic-beta');
+  if (beta === undefined) return null;
+  const kept = beta.split(',').map((b) => b.trim()).filter((b) => b && !b.startsWith('oauth-'));
+  return kept.length > 0 ? kept.join(',') : null;
+}
+
 function forwardedRequestHeaders(headers: IncomingHttpHeaders, provider: GatewayProvider, key: string, upstreamHost: string): Record<string, string | string[]> {
   const named = new Set((one(headers, 'connection') ?? '').split(',').map((s) => s.trim().toLowerCase()));
   const out: Record<string, string | string[]> = {};
@@ -141,13 +160,9 @@ function forwardedRequestHeaders(headers: IncomingHttpHeaders, provider: Gateway
     if (value === undefined || HOP_BY_HOP.has(name) || REQUEST_OWNED.has(name) || named.has(name)) continue;
     out[name] = value;
   }
-  // A subscriber's OAuth beta would make the API reject an API key: the key's own betas only.
-  const beta = one(headers, 'anthropic-beta');
-  if (beta !== undefined) {
-    const kept = beta.split(',').map((b) => b.trim()).filter((b) => b && !b.startsWith('oauth-'));
-    if (kept.length > 0) out['anthropic-beta'] = kept.join(',');
-    else delete out['anthropic-beta'];
-  }
+  const beta = keyBetas(headers);
+  if (beta !== null) out['anthropic-beta'] = beta;
+  else delete out['anthropic-beta'];
   out.host = upstreamHost;
   // The tee reads the body: it must arrive as sent, not compressed.
   out['accept-encoding'] = 'identity';
@@ -248,6 +263,28 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     }
     return pool;
   };
+  const flex: FlexSettings = { ...DEFAULT_FLEX_SETTINGS, ...opts.flex };
+  // Flex answers are slow but not endless: the docs' 15 minutes, as undici's own header and body timeouts (its
+  // 5-minute defaults would cut a queued flex request; §5.4).
+  let flexPool: Pool | null = null;
+  const flexPoolFor = (base: URL): Pool => {
+    flexPool ??= new Pool(base.origin, { connections: 64, headersTimeout: flex.timeoutMs, bodyTimeout: flex.timeoutMs });
+    return flexPool;
+  };
+
+  const anthropicCall: UpstreamCall = async ({ method, path, headers, body }) => {
+    const r = await poolFor(upstreams.anthropic).request({ method, path, headers: { ...headers, host: upstreams.anthropic.host }, ...(body === undefined ? {} : { body }) });
+    return { status: r.statusCode, body: await r.body.text() };
+  };
+  const batchRoute = new BatchRoute({
+    call: anthropicCall,
+    upstream: upstreams.anthropic,
+    timers,
+    clock: opts.clock,
+    log: opts.log,
+    settings: { ...DEFAULT_BATCH_SETTINGS, ...opts.batch },
+    record: (m, requestId, grant, project) => record(m, requestId, grant, project),
+  });
 
   const server = http.createServer({ noDelay: true }, (req, res) => {
     handle(req, res).catch((e: Error) => {
@@ -288,15 +325,41 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
       return refuse('no-token', TOKEN_MESSAGES[checked.reason]);
     }
     const grant = checked.grant;
+    // A batch-tier token's answers are bought at half price: Claude's as a Message Batch of one, OpenAI's on flex.
+    const tier = r.metered && grant.tier === 'batch' && (r.path === '/v1/messages' || r.path === '/v1/responses') ? (r.provider === 'anthropic' ? 'batch' : 'flex') : null;
 
-    // A capped seat: the body read whole, its cost estimated and reserved, all before anything goes upstream.
+    // A capped seat, or a tier that rewrites the request: the body read whole first. A capped seat's cost is
+    // estimated and reserved, all before anything goes upstream.
     let body: Buffer | null = null;
     let hold: Hold | null = null;
     const allowance = r.metered ? opts.allowance(grant.seat, grant) : null;
-    if (allowance && isCapped(allowance)) {
+    const capped = allowance !== null && isCapped(allowance);
+    if (capped || tier) {
       const read = await readBody(req, MAX_BUFFERED_BODY_BYTES);
       if (read === 'gone') return;
       if (read === 'too-large') return refuse('too-large', `sleds gateway: the request body is over ${MAX_BUFFERED_BODY_BYTES / 1024 / 1024} MiB — the API refuses it too; send less context`);
+      body = read;
+    }
+    const notJson = 'sleds gateway: the request body is not JSON — send the Messages or Responses request as JSON';
+    let request: Record<string, unknown> | null = null;
+    if (tier && body) {
+      const parsed = parseJson(body);
+      if (!parsed.ok || parsed.value === null || typeof parsed.value !== 'object' || Array.isArray(parsed.value)) return refuse('bad-request', notJson);
+      request = parsed.value as Record<string, unknown>;
+    }
+
+    // The same request again (Claude Code re-sends after its idle timeout): the batch it already has answers it,
+    // and costs nothing more, so no allowance is asked of it.
+    const dedupKey = tier === 'batch' && body ? createHash('sha256').update(grant.seat).update('\0').update(body).digest('hex') : null;
+    if (dedupKey !== null && request !== null) {
+      const running = batchRoute.attached(dedupKey);
+      if (running) {
+        opts.log.info(`gateway: ${grant.seat}'s request came again while its Message Batch ${running.batchIds.at(-1) ?? '(being sent)'} ${running.endedAtMs === null ? 'runs' : 'has its answer'} — attached to it, billed once`);
+        return batchRoute.answer(running, res, request.stream === true);
+      }
+    }
+
+    if (capped && allowance && body) {
       // No await from the verdict to the reservation: the two are one step, whatever else is running.
       const now = opts.clock.now();
       const verdict = admissionVerdict(opts.platformKeys, reservations.heldMicros(grant.seat), grant.seat, allowance, now, offset);
@@ -306,10 +369,10 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
         opts.log.warn(`gateway: ${grant.seat} refused, allowance ${what} ${verdict.period} (${formatUsd(verdict.spentMicros)}${held} of ${formatUsd(verdict.capMicros)})`);
         return refuse('allowance', admissionRefusalMessage(grant.seat, verdict));
       }
-      const parsed = parseJson(read);
-      if (!parsed.ok) return refuse('bad-request', 'sleds gateway: the request body is not JSON — send the Messages or Responses request as JSON');
-      body = read;
-      hold = reservations.hold(grant.seat, estimateRequest(opts.prices, r.provider, parsed.value, read.length, now).costMicros);
+      const parsed = request === null ? parseJson(body) : { ok: true as const, value: request };
+      if (!parsed.ok) return refuse('bad-request', notJson);
+      // The estimate is at the standard price, also on the half-price tier: a reservation errs high, never low.
+      hold = reservations.hold(grant.seat, estimateRequest(opts.prices, r.provider, parsed.value, body.length, now).costMicros);
     }
 
     let key: string | null;
@@ -324,8 +387,25 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
       return refuse('no-key', `sleds gateway: no ${r.provider} platform key configured — run 'sleds key set ${r.provider}' (it reads the key from stdin)`);
     }
 
+    if (tier === 'batch' && dedupKey !== null && request !== null) {
+      const { stream, ...params } = request;
+      const job = batchRoute.start({
+        dedupKey,
+        params,
+        beta: r.beta,
+        anthropicVersion: one(req.headers, 'anthropic-version') ?? '2023-06-01',
+        anthropicBeta: keyBetas(req.headers),
+        key,
+        grant,
+        project: r.project ?? grant.project,
+        hold,
+      });
+      return batchRoute.answer(job, res, stream === true);
+    }
+    if (tier === 'flex' && request !== null) body = Buffer.from(JSON.stringify({ ...request, service_tier: 'flex' }));
+
     try {
-      forward(req, res, r, grant, key, body, hold);
+      forward(req, res, r, grant, key, body, hold, tier === 'flex');
     } catch (e) {
       hold?.release();
       throw e;
@@ -337,8 +417,12 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
    * in `finish`, which every way the exchange can end reaches: the response's end, an upstream error before or
    * during it, the client gone (after the drain), the drain's byte cap or deadline.
    */
-  function forward(req: IncomingMessage, res: ServerResponse, r: Route, grant: TokenGrant, key: string, body: Buffer | null, hold: Hold | null): void {
+  function forward(req: IncomingMessage, res: ServerResponse, r: Route, grant: TokenGrant, key: string, body: Buffer | null, hold: Hold | null, onFlex = false): void {
     const base = upstreams[r.provider];
+    /** Flex: a "resource unavailable" 429 is held back here while it may still be retried, not shown to the client. */
+    let retries = 0;
+    let retryTimer: unknown = null;
+    let heldBack: { status: number; headers: Dispatcher.ResponseData['headers']; chunks: Buffer[] } | null = null;
     /** undici's handle on this exchange (abort, pause, resume), from the moment it is dispatched. */
     let control: Dispatcher.DispatchController | null = null;
     let cancelled = false;
@@ -358,6 +442,8 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
       finished = true;
       if (drainTimer !== null) timers.clearTimeout(drainTimer);
       drainTimer = null;
+      if (retryTimer !== null) timers.clearTimeout(retryTimer);
+      retryTimer = null;
       try {
         if (!meter) return;
         if (decoder) meter.push(decoder.decode());
@@ -383,6 +469,10 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
       },
       onResponseStart(_controller, status, headers) {
         if (status < 200) return; // an informational head: the real one follows
+        if (onFlex && status === 429 && retries < flex.maxRetries && !clientGone) {
+          heldBack = { status, headers, chunks: [] };
+          return;
+        }
         answered = true;
         requestId = one(headers, 'request-id') ?? one(headers, 'x-request-id') ?? null;
         // Only a success bills tokens; errors pass through verbatim, unmetered.
@@ -402,6 +492,10 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
         }
       },
       onResponseData(controller, chunk) {
+        if (heldBack) {
+          heldBack.chunks.push(Buffer.from(chunk));
+          return;
+        }
         if (!clientGone) {
           wrote = true;
           // Each chunk goes to the client as it arrives; the tee reads a copy of it.
@@ -417,11 +511,36 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
         }
       },
       onResponseEnd() {
+        if (heldBack) {
+          const back = heldBack;
+          heldBack = null;
+          const text = Buffer.concat(back.chunks).toString('utf8');
+          if (isFlexUnavailable(text) && !clientGone && !finished) {
+            retries += 1;
+            const delay = flexBackoffMs(flex, retries);
+            opts.log.warn(`gateway: no flex capacity for ${grant.seat}'s ${r.provider} request (429, not charged) — retry ${retries} of ${flex.maxRetries} in ${Math.round(delay / 100) / 10} s`);
+            retryTimer = timers.setTimeout(() => {
+              retryTimer = null;
+              if (!clientGone && !finished) send();
+            }, delay);
+            return;
+          }
+          // Another 429 (a rate limit, the quota): the client has it as it came.
+          answered = true;
+          requestId = one(back.headers, 'request-id') ?? one(back.headers, 'x-request-id') ?? null;
+          if (!clientGone) {
+            res.writeHead(back.status, forwardedResponseHeaders(back.headers));
+            res.end(Buffer.concat(back.chunks));
+          }
+          setImmediate(finish);
+          return;
+        }
         if (!clientGone) res.end();
         // Metering waits for the next turn of the loop: the client has its last byte first.
         setImmediate(finish);
       },
       onResponseError(_controller, e: Error & { code?: string }) {
+        heldBack = null;
         if (clientGone || finished) return finish(); // aborted by us (the client left, the drain ended): already settled or settling here
         if (answered || res.headersSent) {
           // Cut mid-stream: the client must see the stream break, not a clean end.
@@ -441,6 +560,8 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     res.on('close', () => {
       if (res.writableFinished || finished || clientGone) return;
       clientGone = true;
+      // Waiting to retry for flex capacity: nothing ran that bills, nothing more is sent.
+      if (retryTimer !== null) return cut();
       // Unmetered, an error answer, or a request whose body never arrived whole (nothing ran upstream): just stop.
       if (!r.metered || (answered && !meter) || !req.complete) return cut();
       opts.log.info(`gateway: ${grant.seat}'s client left before the end of its ${r.provider} response — reading on (at most ${Math.round(drain.maxBytes / 1024)} KiB, ${Math.round(drain.deadlineMs / 1000)} s) to meter it`);
@@ -466,15 +587,21 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
       }
     }
 
-    poolFor(base).dispatch(
-      {
-        method: 'POST',
-        path: base.pathname.replace(/\/$/, '') + r.upstreamPath,
-        headers: forwardedRequestHeaders(req.headers, r.provider, key, base.host),
-        body: body ?? (sized ? req : Readable.from(counted(), { objectMode: false })),
-      },
-      handler,
-    );
+    const headers = forwardedRequestHeaders(req.headers, r.provider, key, base.host);
+    // A body read whole may have been rewritten (flex): its own length, not the client's.
+    if (body) headers['content-length'] = String(body.length);
+    const send = (): void => {
+      (onFlex ? flexPoolFor(base) : poolFor(base)).dispatch(
+        {
+          method: 'POST',
+          path: base.pathname.replace(/\/$/, '') + r.upstreamPath,
+          headers,
+          body: body ?? (sized ? req : Readable.from(counted(), { objectMode: false })),
+        },
+        handler,
+      );
+    };
+    send();
   }
 
   function record(m: MeteredResponse, requestId: string | null, grant: TokenGrant, project: string | null): void {
@@ -523,9 +650,11 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     heldMicros: (seat) => reservations.heldMicros(seat),
     close: () =>
       new Promise<void>((resolve) => {
+        batchRoute.close();
         server.close(() => resolve());
         server.closeAllConnections();
         for (const pool of pools.values()) void pool.destroy();
+        void flexPool?.destroy();
       }),
   };
 }

@@ -13,7 +13,7 @@ import type { PlatformKeyStore } from '../store/platform-key.js';
 import type { SecretStore } from '../secrets/store.js';
 import { PLATFORM_KEY_SECRETS } from '../secrets/platform-keys.js';
 import { startGateway, type Gateway } from './server.js';
-import { GatewayTokens } from './tokens.js';
+import { GatewayTokens, TOKEN_TIERS } from './tokens.js';
 import { seatHandle } from '../config/handle.js';
 
 type Env = Record<string, string | undefined>;
@@ -52,6 +52,8 @@ export const MintRequest = z.object({
   sessionId: z.string().min(1).max(200),
   wallId: z.string().min(1).max(100).nullish(),
   ttlMs: z.number().int().positive().max(MAX_TOKEN_TTL_MS).optional(),
+  /** 'batch': the half-price tier (a Message Batch of one for Claude, flex for OpenAI); default 'standard'. */
+  tier: z.enum(TOKEN_TIERS).optional(),
 });
 
 /** The seat musher speaks for now: the one handle (musher/config/handle.ts); 'me' when there is none. */
@@ -181,7 +183,7 @@ export class GatewayService {
     const parsed = MintRequest.safeParse(body);
     if (!parsed.success) {
       const i = parsed.error.issues[0];
-      return { status: 400, body: { error: `${i?.path.join('.') || 'body'}: ${i?.message ?? 'invalid'} — send {sessionId, seat?, project?, wallId?, ttlMs?}` } };
+      return { status: 400, body: { error: `${i?.path.join('.') || 'body'}: ${i?.message ?? 'invalid'} — send {sessionId, seat?, project?, wallId?, ttlMs?, tier?: standard|batch}` } };
     }
     let gateway: Gateway | null;
     try {
@@ -192,14 +194,14 @@ export class GatewayService {
     if (!gateway) return { status: 409, body: { error: "no platform key configured — run 'sleds key set anthropic' (or openai) first" } };
     const req = parsed.data;
     const expiresAtMs = this.opts.clock.now() + (req.ttlMs ?? DEFAULT_TOKEN_TTL_MS);
-    const token = this.tokens.mint({ seat: req.seat ?? this.seat, project: req.project ?? null, sessionId: req.sessionId, wallId: req.wallId ?? null, expiresAtMs });
+    const token = this.tokens.mint({ seat: req.seat ?? this.seat, project: req.project ?? null, sessionId: req.sessionId, wallId: req.wallId ?? null, expiresAtMs, tier: req.tier ?? 'standard' });
     const openaiBaseUrl = `${gateway.url}/v1`;
     // The reply's claudeEnv: the environment the Claude Code adapter points a session at the gateway with
     // (harnesses/claude-code/index.ts: ANTHROPIC_AUTH_TOKEN, which asks no "use this API key?" question).
     // The harness of the Anthropic-shaped gateway's plan (harnessOfProvider), whose env the reply's claudeEnv is.
     const claude = harnessOfProvider('anthropic')?.gatewayLaunch({ token, anthropicBaseUrl: gateway.url, openaiBaseUrl, sessionProvider: null });
     const claudeEnv = claude?.ok ? claude.env : {};
-    return { status: 200, body: { token, baseUrl: gateway.url, openaiBaseUrl, expiresAtMs, claudeEnv } };
+    return { status: 200, body: { token, baseUrl: gateway.url, openaiBaseUrl, expiresAtMs, tier: req.tier ?? 'standard', claudeEnv } };
   }
 
   async close(): Promise<void> {

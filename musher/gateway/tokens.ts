@@ -8,12 +8,21 @@ import type { Db } from '../store/db.js';
  */
 export const TOKEN_PREFIX = 'sleds_gw_';
 
+/**
+ * The price tier a token buys. 'batch' is the overnight half-price tier: a Claude Messages request goes out as a Message
+ * Batch of one (musher/gateway/batch-route.ts), an OpenAI Responses request with `service_tier: "flex"`; answers are
+ * slower (minutes), billed at half.
+ */
+export const TOKEN_TIERS = ['standard', 'batch'] as const;
+export type TokenTier = (typeof TOKEN_TIERS)[number];
+
 export interface TokenGrant {
   seat: string;
   project: string | null;
   sessionId: string;
   wallId: string | null;
   expiresAtMs: number;
+  tier: TokenTier;
 }
 
 export type TokenCheck = { ok: true; grant: TokenGrant } | { ok: false; reason: 'unknown' | 'expired' };
@@ -32,21 +41,21 @@ export class GatewayTokens {
     private readonly now: () => number,
   ) {
     this.insert = db.prepare(
-      `INSERT INTO gateway_tokens (token_hash, seat, project, session_id, wall_id, created_at, expires_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO gateway_tokens (token_hash, seat, project, session_id, wall_id, created_at, expires_at, tier)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     );
-    this.lookup = db.prepare(`SELECT seat, project, session_id, wall_id, expires_at FROM gateway_tokens WHERE token_hash = ?`);
+    this.lookup = db.prepare(`SELECT seat, project, session_id, wall_id, expires_at, tier FROM gateway_tokens WHERE token_hash = ?`);
     this.prune = db.prepare(`DELETE FROM gateway_tokens WHERE expires_at < ?`);
     this.revoke = db.prepare(`UPDATE gateway_tokens SET expires_at = ? WHERE expires_at > ?`);
   }
 
   /** A new token for one session: `sleds_gw_` + 32 random bytes (base64url). */
-  mint(grant: { seat: string; project?: string | null; sessionId: string; wallId?: string | null; expiresAtMs: number }): string {
+  mint(grant: { seat: string; project?: string | null; sessionId: string; wallId?: string | null; expiresAtMs: number; tier?: TokenTier }): string {
     const now = this.now();
     // Tokens a day past their expiry are of no use even to explain a 401: drop them as new ones are made.
     this.prune.run(now - 86_400_000);
     const token = `${TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
-    this.insert.run(hashToken(token), grant.seat, grant.project ?? null, grant.sessionId, grant.wallId ?? null, now, grant.expiresAtMs);
+    this.insert.run(hashToken(token), grant.seat, grant.project ?? null, grant.sessionId, grant.wallId ?? null, now, grant.expiresAtMs, grant.tier ?? 'standard');
     return token;
   }
 
@@ -62,10 +71,12 @@ export class GatewayTokens {
   check(token: string): TokenCheck {
     if (!token.startsWith(TOKEN_PREFIX)) return { ok: false, reason: 'unknown' };
     const row = this.lookup.get(hashToken(token)) as
-      | { seat: string; project: string | null; session_id: string; wall_id: string | null; expires_at: number }
+      | { seat: string; project: string | null; session_id: string; wall_id: string | null; expires_at: number; tier: string }
       | undefined;
     if (!row) return { ok: false, reason: 'unknown' };
     if (row.expires_at <= this.now()) return { ok: false, reason: 'expired' };
-    return { ok: true, grant: { seat: row.seat, project: row.project, sessionId: row.session_id, wallId: row.wall_id, expiresAtMs: row.expires_at } };
+    // A tier this musher does not know (a newer one wrote it) buys the standard one: never a cheaper path by mistake.
+    const tier: TokenTier = row.tier === 'batch' ? 'batch' : 'standard';
+    return { ok: true, grant: { seat: row.seat, project: row.project, sessionId: row.session_id, wallId: row.wall_id, expiresAtMs: row.expires_at, tier } };
   }
 }

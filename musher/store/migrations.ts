@@ -556,7 +556,12 @@ const MIGRATIONS: ReadonlyArray<Migration> = [
   ALTER TABLE route_questions ADD COLUMN delivered_at INTEGER;
   UPDATE route_questions SET delivered_at = answered_at WHERE state = 'answered';
   `,
-  // 28 (issue 15 § 1): an overnight node's own cap (the route file's `cap:`); null: the policy's overnight.cap.
+  // 28 (issue 15 § 3): the price tier a gateway token buys. 'batch' sends a Claude request as a Message Batch of one
+  // and an OpenAI one with service_tier flex (half price, slower); every token minted before is 'standard'.
+  `
+  ALTER TABLE gateway_tokens ADD COLUMN tier TEXT NOT NULL DEFAULT 'standard';
+  `,
+  // 29 (issue 15 § 1): an overnight node's own cap (the route file's `cap:`); null: the policy's overnight.cap.
   `ALTER TABLE route_nodes ADD COLUMN cap_micros INTEGER;`,
 ];
 

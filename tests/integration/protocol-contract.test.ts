@@ -171,7 +171,11 @@ describe('a real musher answers every route as the table says', { timeout: 120_0
       return g.ok && g.body.running;
     });
     await held(client, 'gateway', {}, 200, seen);
-    await held(client, 'gatewayToken', { body: { sessionId: SESSION } }, 200, seen);
+    // A tier the gateway does not sell is refused in one line; the half-price tier is minted and said in the reply.
+    const badTier = await held(client, 'gatewayToken', { body: { sessionId: SESSION, tier: 'nightly' as 'batch' } }, 400, seen);
+    expect(!badTier.ok && badTier.kind === 'refused' ? badTier.error : '').toMatch(/^tier: .* — send \{sessionId, .*tier\?: standard\|batch\}$/);
+    expect(must(await held(client, 'gatewayToken', { body: { sessionId: SESSION, tier: 'batch' } }, 200, seen)).tier).toBe('batch');
+    expect(must(await held(client, 'gatewayToken', { body: { sessionId: SESSION } }, 200, seen)).tier).toBe('standard');
     await held(client, 'handoffs', {}, 200, seen);
     await held(client, 'handOff', { body: { sessionId: SESSION, to: 'sam' } }, 409, seen);
     await held(client, 'handoffsPrune', { body: { cwd: '/tmp' } }, 409, seen);

@@ -16,6 +16,8 @@ import { loadPriceTable } from '../../musher/prices.js';
 import { openStore, type Db } from '../../musher/store/db.js';
 import { PlatformKeyStore } from '../../musher/store/platform-key.js';
 import type { Timers } from '../../musher/timers.js';
+import type { BatchSettings } from '../../musher/gateway/batch-route.js';
+import type { FlexSettings } from '../../musher/gateway/flex.js';
 import { REPO_ROOT } from './sleds-env.js';
 
 export const prices = loadPriceTable(REPO_ROOT);
@@ -29,6 +31,8 @@ export interface GatewayWorld {
   allowance: { current: Allowance };
   /** dana's local token, good for 7 days from the clock's now. */
   token: string;
+  /** dana's batch-tier token (half price: a Message Batch of one for Claude, flex for OpenAI), the same 7 days. */
+  batchToken: string;
 }
 
 export async function gatewayWorld(
@@ -39,6 +43,8 @@ export async function gatewayWorld(
     clock: { now(): number };
     timers?: Timers;
     drain?: DrainSettings;
+    batch?: Partial<BatchSettings>;
+    flex?: Partial<FlexSettings>;
   },
 ): Promise<GatewayWorld> {
   const dir = mkdtempSync(join(tmpdir(), 'sl-gw-'));
@@ -60,6 +66,8 @@ export async function gatewayWorld(
     utcOffset: () => 0,
     ...(opts.timers ? { timers: opts.timers } : {}),
     ...(opts.drain ? { drain: opts.drain } : {}),
+    ...(opts.batch ? { batch: opts.batch } : {}),
+    ...(opts.flex ? { flex: opts.flex } : {}),
   });
   cleanups.push(async () => {
     await gateway.close();
@@ -67,7 +75,8 @@ export async function gatewayWorld(
     rmSync(dir, { recursive: true, force: true });
   });
   const token = tokens.mint({ seat: 'dana', project: 'acme/api', sessionId: 'sess-1', expiresAtMs: opts.clock.now() + 7 * 86_400_000 });
-  return { gateway, db, rail, tokens, logLines, allowance, token };
+  const batchToken = tokens.mint({ seat: 'dana', project: 'acme/api', sessionId: 'sess-night', expiresAtMs: opts.clock.now() + 7 * 86_400_000, tier: 'batch' });
+  return { gateway, db, rail, tokens, logLines, allowance, token, batchToken };
 }
 
 export interface Reply {

@@ -5,6 +5,13 @@
  *
  *  - POST /v1/messages[?beta=true]          streamed SSE (or a Message JSON when stream is not true)
  *  - POST /v1/messages/count_tokens         {"input_tokens": n}
+ *  - POST /v1/messages/batches[?beta=true]  a Message Batch (§3): created `in_progress`; each GET
+ *    GET  /v1/messages/batches/{id}         polls it, `in_progress` for `batch.inProgressPolls` polls (or until
+ *                                           `batch.endWhen` says so), then `ended` with its `results_url`
+ *    GET  /v1/messages/batches/{id}/results JSONL, one line per request: the reply as a `succeeded` Message whose
+ *                                           usage says service_tier "batch", or `expired`/`canceled`/`errored` as
+ *                                           `batch.outcomes` queues them
+ *    POST /v1/messages/batches/{id}/cancel, DELETE /v1/messages/batches/{id}
  *  - HEAD|GET /api/hello                    200
  *  - anything else                          404 with the standard error envelope
  *
@@ -97,14 +104,49 @@ export interface FakeBehaviour {
   endBeforeMessageDelta?: boolean;
 }
 
+/** What one batch request ends as: the reply (default), or a failure. */
+export type FakeBatchOutcome = 'succeeded' | 'expired' | 'canceled' | { errored: { type: string; message: string } };
+
+export interface FakeBatchBehaviour {
+  /** GET polls of a batch that answer `in_progress` before it ends; default 1. */
+  inProgressPolls: number;
+  /** When set, a batch stays `in_progress` until this returns true (a test ends it when it chooses). */
+  endWhen?: ((batch: FakeBatch) => boolean) | null;
+  /** Outcomes for the next batch requests, in order of creation (each taken once); then 'succeeded'. */
+  outcomes: FakeBatchOutcome[];
+}
+
+/** A batch the fake holds, with every poll it answered. */
+export interface FakeBatch {
+  id: string;
+  /** The create call (its path says whether it came with ?beta=true). */
+  created: RecordedRequest;
+  customIds: string[];
+  /** Each request's params, as sent. */
+  params: Array<Record<string, any>>;
+  polls: number;
+  status: 'in_progress' | 'canceling' | 'ended';
+  /** The results' JSONL lines, fixed when the batch ends. */
+  results: string[] | null;
+  /** DELETEd (kept here, for the test to see). */
+  deleted?: boolean;
+}
+
 export interface FakeAnthropic {
   /** Base URL to put in ANTHROPIC_BASE_URL, e.g. "http://127.0.0.1:43121". */
   url: string;
   port: number;
   /** Every request received, in order. */
   requests: RecordedRequest[];
-  /** Only the POST /v1/messages requests (not count_tokens). */
+  /** Only the POST /v1/messages requests (not count_tokens, not batches). */
   messageRequests(): RecordedRequest[];
+  /** Every batch created, in order. */
+  batches: FakeBatch[];
+  /** Only the POST /v1/messages/batches requests. */
+  batchCreates(): RecordedRequest[];
+  /** Merge into the batch behaviour (applies to the next poll on). */
+  setBatchBehaviour(b: Partial<FakeBatchBehaviour>): void;
+  readonly batchBehaviour: FakeBatchBehaviour;
   /** Merge into the current behaviour (applies to the next request on). */
   setBehaviour(b: Partial<FakeBehaviour>): void;
   readonly behaviour: FakeBehaviour;
@@ -241,6 +283,25 @@ export function unifiedRateLimitHeaders(rl: RateLimitsBehaviour): Record<string,
   return headers;
 }
 
+/** The reply to one Messages request (`rec.body` is its params): its blocks, stop reason, model, usage and id. */
+function replyOf(rec: RecordedRequest, b: FakeBehaviour) {
+  const reply = typeof b.reply === 'function' ? b.reply(rec) : b.reply;
+  const blocks: FakeContentBlock[] = typeof reply === 'string' ? [{ type: 'text', text: reply }] : reply;
+  const content = blocks.map((blk) => (blk.type === 'tool_use' ? { ...blk, id: blk.id ?? newId('toolu_fake_') } : blk));
+  const stopReason = content.some((blk) => blk.type === 'tool_use') ? 'tool_use' : 'end_turn';
+  const model = b.model ?? (typeof rec.body?.model === 'string' ? (rec.body.model as string) : 'claude-sonnet-4-6');
+  const approxOut = Math.max(1, Math.ceil(content.reduce((n, blk) => n + JSON.stringify(blk).length, 0) / 4));
+  const cacheWrite = b.usage.cache_creation_input_tokens ?? DEFAULT_USAGE.cache_creation_input_tokens;
+  const usage: FakeUsage = {
+    ...DEFAULT_USAGE,
+    output_tokens: approxOut,
+    ...b.usage,
+    // Without an explicit split, all cache writes are 5-minute writes.
+    cache_creation: b.usage.cache_creation ?? { ephemeral_5m_input_tokens: cacheWrite, ephemeral_1h_input_tokens: 0 },
+  };
+  return { content, stopReason, model, usage, messageId: newId('msg_fake_') };
+}
+
 // ---------------------------------------------------------------------------
 // Server
 
@@ -252,9 +313,10 @@ export interface StartFakeAnthropicOptions extends Partial<FakeBehaviour> {
 export async function startFakeAnthropic(opts: StartFakeAnthropicOptions = {}): Promise<FakeAnthropic> {
   const { port: wantedPort = 0, ...initial } = opts;
   let behaviour: FakeBehaviour = { reply: DEFAULT_REPLY_TEXT, usage: {}, ...initial };
+  const batchState: BatchState = { behaviour: { inProgressPolls: 1, outcomes: [] }, batches: [] };
   const server = await startRecordingServer<RecordedRequest>({
     port: wantedPort,
-    handle: (rec, res) => handle(rec, res, behaviour),
+    handle: (rec, res) => (rec.pathname.startsWith('/v1/messages/batches') ? handleBatch(rec, res, behaviour, batchState) : handle(rec, res, behaviour)),
     serverError(rec, err) {
       const requestId = newId('req_fake_');
       rec.requestId = requestId;
@@ -268,6 +330,14 @@ export async function startFakeAnthropic(opts: StartFakeAnthropicOptions = {}): 
     port: server.port,
     requests: server.requests,
     messageRequests,
+    batches: batchState.batches,
+    batchCreates: () => server.requestsTo('POST', '/v1/messages/batches'),
+    setBatchBehaviour(b: Partial<FakeBatchBehaviour>) {
+      batchState.behaviour = { ...batchState.behaviour, ...b };
+    },
+    get batchBehaviour() {
+      return batchState.behaviour;
+    },
     setBehaviour(b: Partial<FakeBehaviour>) {
       behaviour = { ...behaviour, ...b };
     },
@@ -333,21 +403,7 @@ function handle(rec: RecordedRequest, res: http.ServerResponse, b: FakeBehaviour
     return;
   }
 
-  const reply = typeof b.reply === 'function' ? b.reply(rec) : b.reply;
-  const blocks: FakeContentBlock[] = typeof reply === 'string' ? [{ type: 'text', text: reply }] : reply;
-  const content = blocks.map((blk) => (blk.type === 'tool_use' ? { ...blk, id: blk.id ?? newId('toolu_fake_') } : blk));
-  const stopReason = content.some((blk) => blk.type === 'tool_use') ? 'tool_use' : 'end_turn';
-  const model = b.model ?? (typeof rec.body.model === 'string' ? rec.body.model : 'claude-sonnet-4-6');
-  const approxOut = Math.max(1, Math.ceil(content.reduce((n, blk) => n + JSON.stringify(blk).length, 0) / 4));
-  const cacheWrite = b.usage.cache_creation_input_tokens ?? DEFAULT_USAGE.cache_creation_input_tokens;
-  const usage: FakeUsage = {
-    ...DEFAULT_USAGE,
-    output_tokens: approxOut,
-    ...b.usage,
-    // Without an explicit split, all cache writes are 5-minute writes.
-    cache_creation: b.usage.cache_creation ?? { ephemeral_5m_input_tokens: cacheWrite, ephemeral_1h_input_tokens: 0 },
-  };
-  const messageId = newId('msg_fake_');
+  const { content, stopReason, model, usage, messageId } = replyOf(rec, b);
   const rlHeaders = b.rateLimits ? unifiedRateLimitHeaders(b.rateLimits) : {};
 
   if (rec.body.stream !== true) {
@@ -440,4 +496,133 @@ function handle(rec: RecordedRequest, res: http.ServerResponse, b: FakeBehaviour
   void hold(rec).then(() => {
     if (!res.destroyed) res.end(finalUsage());
   });
+}
+
+// ---------------------------------------------------------------------------
+// Message Batches (shared/facts/model-apis.md §3)
+
+interface BatchState {
+  behaviour: FakeBatchBehaviour;
+  batches: FakeBatch[];
+}
+
+const CUSTOM_ID = /^[a-zA-Z0-9_-]{1,64}$/;
+const DAY_MS = 86_400_000;
+
+function batchObject(batch: FakeBatch, origin: string): Record<string, unknown> {
+  const created = batch.created.receivedAt;
+  const counts = { processing: 0, succeeded: 0, errored: 0, canceled: 0, expired: 0 };
+  if (batch.status !== 'ended' || !batch.results) counts.processing = batch.customIds.length;
+  else for (const line of batch.results) counts[(JSON.parse(line) as { result: { type: keyof typeof counts } }).result.type] += 1;
+  const ended = batch.status === 'ended';
+  return {
+    id: batch.id,
+    type: 'message_batch',
+    processing_status: batch.status,
+    request_counts: counts,
+    ended_at: ended ? new Date().toISOString() : null,
+    created_at: new Date(created).toISOString(),
+    expires_at: new Date(created + DAY_MS).toISOString(),
+    archived_at: null,
+    cancel_initiated_at: null,
+    results_url: ended ? `${origin}/v1/messages/batches/${batch.id}/results` : null,
+  };
+}
+
+/** The JSONL line of one request as it ends. */
+function resultLine(customId: string, params: Record<string, any>, outcome: FakeBatchOutcome, created: RecordedRequest, b: FakeBehaviour): string {
+  // A Messages body with no messages (or max_tokens under 1) is refused only now: batches validate asynchronously.
+  if (!Array.isArray(params.messages) || !(Number(params.max_tokens) >= 1)) {
+    outcome = { errored: { type: 'invalid_request_error', message: !Array.isArray(params.messages) ? 'messages: Field required' : 'max_tokens: must be at least 1' } };
+  }
+  if (outcome === 'expired' || outcome === 'canceled') return JSON.stringify({ custom_id: customId, result: { type: outcome } });
+  if (typeof outcome === 'object') {
+    return JSON.stringify({ custom_id: customId, result: { type: 'errored', error: { type: 'error', error: outcome.errored, request_id: null } } });
+  }
+  const { content, stopReason, model, usage, messageId } = replyOf({ ...created, body: params }, b);
+  const message = {
+    id: messageId,
+    type: 'message',
+    role: 'assistant',
+    model,
+    content,
+    stop_reason: stopReason,
+    stop_sequence: null,
+    usage: { ...usage, service_tier: 'batch', inference_geo: 'not_available' },
+  };
+  return JSON.stringify({ custom_id: customId, result: { type: 'succeeded', message } });
+}
+
+function handleBatch(rec: RecordedRequest, res: http.ServerResponse, b: FakeBehaviour, state: BatchState): void {
+  const requestId = newId('req_fake_');
+  rec.requestId = requestId;
+  const send = (status: number, body: string, contentType = 'application/json') => {
+    rec.status = status;
+    res.writeHead(status, { 'request-id': requestId, 'content-type': contentType });
+    res.end(body);
+  };
+  const fail = (status: number, type: string, message: string) => send(status, errorEnvelope(type, message, requestId));
+  const origin = `http://${rec.headers.host ?? '127.0.0.1'}`;
+  if (rec.headers['anthropic-version'] === undefined) return fail(400, 'invalid_request_error', 'anthropic-version: header is required');
+
+  if (rec.method === 'POST' && rec.pathname === '/v1/messages/batches') {
+    const requests: unknown = rec.body?.requests;
+    if (!Array.isArray(requests) || requests.length === 0) return fail(400, 'invalid_request_error', 'requests: Field required');
+    const ids = new Set<string>();
+    for (const [i, r] of requests.entries()) {
+      const q = r as { custom_id?: unknown; params?: unknown };
+      if (typeof q?.custom_id !== 'string' || !CUSTOM_ID.test(q.custom_id)) return fail(400, 'invalid_request_error', `requests.${i}.custom_id: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'`);
+      if (ids.has(q.custom_id)) return fail(400, 'invalid_request_error', `requests.${i}.custom_id: must be unique within the batch`);
+      ids.add(q.custom_id);
+      if (!q.params || typeof q.params !== 'object') return fail(400, 'invalid_request_error', `requests.${i}.params: Field required`);
+      // Batch params are the non-streaming kind (the SDK types them `stream?: false`): this fake refuses a stream.
+      if ((q.params as { stream?: unknown }).stream !== undefined) return fail(400, 'invalid_request_error', `requests.${i}.params.stream: Extra inputs are not permitted`);
+    }
+    const batch: FakeBatch = {
+      id: newId('msgbatch_fake_'),
+      created: rec,
+      customIds: (requests as Array<{ custom_id: string }>).map((r) => r.custom_id),
+      params: (requests as Array<{ params: Record<string, any> }>).map((r) => r.params),
+      polls: 0,
+      status: 'in_progress',
+      results: null,
+    };
+    state.batches.push(batch);
+    return send(200, JSON.stringify(batchObject(batch, origin)));
+  }
+
+  const m = /^\/v1\/messages\/batches\/([^/]+)(\/results|\/cancel)?$/.exec(rec.pathname);
+  const batch = m ? state.batches.find((x) => x.id === m[1] && !x.deleted) : undefined;
+  if (!m || !batch) return fail(404, 'not_found_error', `Not found: ${rec.method} ${rec.pathname}`);
+  const end = () => {
+    batch.results = batch.customIds.map((id, i) => resultLine(id, batch.params[i]!, state.behaviour.outcomes.shift() ?? 'succeeded', batch.created, b));
+    batch.status = 'ended';
+  };
+
+  if (rec.method === 'GET' && m[2] === undefined) {
+    batch.polls += 1;
+    if (batch.status !== 'ended') {
+      const endWhen = state.behaviour.endWhen;
+      const done = endWhen ? endWhen(batch) : batch.polls > state.behaviour.inProgressPolls;
+      if (done) end();
+    }
+    return send(200, JSON.stringify(batchObject(batch, origin)));
+  }
+  if (rec.method === 'GET' && m[2] === '/results') {
+    if (batch.status !== 'ended' || !batch.results) return fail(400, 'invalid_request_error', `Batch ${batch.id} is still processing: its results are not available yet`);
+    return send(200, batch.results.map((l) => `${l}\n`).join(''), 'application/x-jsonl');
+  }
+  if (rec.method === 'POST' && m[2] === '/cancel') {
+    if (batch.status === 'in_progress') {
+      batch.status = 'ended';
+      batch.results = batch.customIds.map((id) => JSON.stringify({ custom_id: id, result: { type: 'canceled' } }));
+    }
+    return send(200, JSON.stringify(batchObject(batch, origin)));
+  }
+  if (rec.method === 'DELETE' && m[2] === undefined) {
+    if (batch.status !== 'ended') return fail(400, 'invalid_request_error', `Batch ${batch.id} cannot be deleted while processing: cancel it first`);
+    batch.deleted = true;
+    return send(200, JSON.stringify({ id: batch.id, type: 'message_batch_deleted' }));
+  }
+  return fail(404, 'not_found_error', `Not found: ${rec.method} ${rec.pathname}`);
 }

@@ -17,6 +17,9 @@
  *  - anything else                 404 with the OpenAI error envelope
  *
  * A usage-limit rejection answers POST /v1/responses with the 429 Codex maps to `usage_limit_exceeded`.
+ * Flex (§5.4): a request's `service_tier` is recorded; with `flexUnavailable: n` the next n requests asking for flex
+ * get the "Resource Unavailable" 429 (its exact body is unconfirmed: the one below names it in code and message), and
+ * an answered flex request says `service_tier: "flex"` in its terminal event (`auto` before it, as the API may).
  * Every request is recorded. Behaviour can be set for all later requests (setBehaviour) or queued for the next
  * ones only (queueBehaviour), and any field of it may be a function of the request.
  */
@@ -32,6 +35,8 @@ import { chunks, startRecordingServer, type RecordedRequest as BaseRecordedReque
 export interface RecordedRequest extends BaseRecordedRequest {
   /** The response id (resp_…) of an answered POST /v1/responses. */
   responseId?: string;
+  /** The request body's `service_tier`, when it had one. */
+  serviceTier?: string;
 }
 
 /** Usage in response.completed (OpenAI shape: input_tokens INCLUDES cached_tokens, output_tokens INCLUDES reasoning). */
@@ -119,6 +124,8 @@ export interface FakeOpenAIBehaviour {
   holdBeforeCompleted?: ((req: RecordedRequest) => Promise<void>) | null;
   /** A streamed answer ends (cleanly, at the HTTP level) before `response.completed`: no usage ever. */
   endBeforeCompleted?: boolean;
+  /** The next this-many requests asking for `service_tier: "flex"` get the flex 429 "Resource Unavailable". */
+  flexUnavailable?: number;
 }
 
 export interface FakeOpenAI {
@@ -246,6 +253,11 @@ export async function startFakeOpenAI(opts: StartFakeOpenAIOptions = {}): Promis
     port: wantedPort,
     handle(rec, res) {
       const isResponses = rec.method === 'POST' && rec.pathname === '/v1/responses';
+      if (isResponses && typeof rec.body?.service_tier === 'string') rec.serviceTier = rec.body.service_tier as string;
+      if (isResponses && rec.serviceTier === 'flex' && (behaviour.flexUnavailable ?? 0) > 0) {
+        behaviour = { ...behaviour, flexUnavailable: behaviour.flexUnavailable! - 1 };
+        return flexUnavailable(rec, res);
+      }
       handle(rec, res, isResponses && queued.length ? { ...behaviour, ...queued.shift()! } : behaviour);
     },
     serverError: (rec, err) => ({ headers: { 'x-request-id': rec.requestId ?? newId('req_') }, body: errorEnvelope(`fake server error: ${String(err)}`, 'server_error') }),
@@ -276,6 +288,15 @@ export async function startFakeOpenAI(opts: StartFakeOpenAIOptions = {}): Promis
     waitForResponseRequests: (n, timeoutMs = 15_000) => server.waitForAnswered('POST', '/v1/responses', n, timeoutMs),
     close: () => server.close(),
   };
+}
+
+/** Flex with no capacity now: not charged, retry later (§5.4). */
+function flexUnavailable(rec: RecordedRequest, res: http.ServerResponse): void {
+  const requestId = newId('req_');
+  rec.requestId = requestId;
+  rec.status = 429;
+  res.writeHead(429, { 'x-request-id': requestId, 'content-type': 'application/json', 'retry-after': '1' });
+  res.end(errorEnvelope('Resource Unavailable: flex processing has no capacity for this request right now. Please retry later or use the default tier.', 'rate_limit_error', 'resource_unavailable'));
 }
 
 function handle(rec: RecordedRequest, res: http.ServerResponse, b: FakeOpenAIBehaviour): void {
@@ -338,6 +359,7 @@ function handle(rec: RecordedRequest, res: http.ServerResponse, b: FakeOpenAIBeh
   const event = (type: string, data: Record<string, unknown>) => {
     out += `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq++, ...data })}\n\n`;
   };
+  const flex = rec.serviceTier === 'flex';
   const responseObject = (status: string, output: unknown[], withUsage: boolean) => ({
     id: responseId,
     object: 'response',
@@ -348,7 +370,8 @@ function handle(rec: RecordedRequest, res: http.ServerResponse, b: FakeOpenAIBeh
     parallel_tool_calls: rec.body.parallel_tool_calls ?? true,
     tool_choice: rec.body.tool_choice ?? 'auto',
     tools: [],
-    service_tier: 'default',
+    // The tier actually used is said in the terminal event; before it, flex may read `auto`.
+    service_tier: flex ? (withUsage ? 'flex' : 'auto') : 'default',
     usage: withUsage ? usage : null,
     error: null,
     incomplete_details: null,
