@@ -114,6 +114,8 @@ export interface GatewayTarget {
   openaiBaseUrl: string;
   /** The model provider the session runs on, when the harness keeps one per session (Codex's thread provider). */
   sessionProvider?: string | null;
+  /** Answers will take minutes (the batch tier's Message Batches): the harness is told to wait for a silent stream. */
+  slow?: boolean;
 }
 
 /** The environment and extra options that point a harness at the gateway, or why it cannot be. */

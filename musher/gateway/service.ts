@@ -203,7 +203,7 @@ export class GatewayService {
     // The reply's claudeEnv: the environment the Claude Code adapter points a session at the gateway with
     // (harnesses/claude-code/index.ts: ANTHROPIC_AUTH_TOKEN, which asks no "use this API key?" question).
     // The harness of the Anthropic-shaped gateway's plan (harnessOfProvider), whose env the reply's claudeEnv is.
-    const claude = harnessOfProvider('anthropic')?.gatewayLaunch({ token, anthropicBaseUrl: gateway.url, openaiBaseUrl, sessionProvider: null });
+    const claude = harnessOfProvider('anthropic')?.gatewayLaunch({ token, anthropicBaseUrl: gateway.url, openaiBaseUrl, sessionProvider: null, slow: req.tier === 'batch' });
     const claudeEnv = claude?.ok ? claude.env : {};
     return { status: 200, body: { token, baseUrl: gateway.url, openaiBaseUrl, expiresAtMs, tier: req.tier ?? 'standard', claudeEnv } };
   }

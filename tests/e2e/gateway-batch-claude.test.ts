@@ -31,16 +31,13 @@ describe('the batch tier in front of the real Claude Code', { timeout: 180_000 }
     await startMusher(world);
     const res = await requestMusher(world.socket, 'POST', '/v1/gateway/tokens', JSON.stringify({ sessionId: 'overnight-job', project: 'acme/api', tier: 'batch' }), {}, 5000);
     expect(res.status, res.body).toBe(200);
-    const { token, baseUrl, tier } = JSON.parse(res.body) as { token: string; baseUrl: string; tier: string };
+    const { token, baseUrl, tier, claudeEnv } = JSON.parse(res.body) as { token: string; baseUrl: string; tier: string; claudeEnv: Record<string, string> };
     expect(tier).toBe('batch');
+    // What the runner hands claude on this tier: wait through a silent stream, do not abort and re-send.
+    const { CLAUDE_STREAM_IDLE_TIMEOUT_MS, API_FORCE_IDLE_TIMEOUT } = claudeEnv;
+    expect({ CLAUDE_STREAM_IDLE_TIMEOUT_MS, API_FORCE_IDLE_TIMEOUT }).toEqual({ CLAUDE_STREAM_IDLE_TIMEOUT_MS: '1800000', API_FORCE_IDLE_TIMEOUT: '0' });
 
-    const env: Record<string, string> = {
-      ...home.env,
-      ANTHROPIC_BASE_URL: baseUrl,
-      ANTHROPIC_API_KEY: token,
-      CLAUDE_STREAM_IDLE_TIMEOUT_MS: '1800000',
-      API_FORCE_IDLE_TIMEOUT: '0',
-    };
+    const env: Record<string, string> = { ...home.env, ANTHROPIC_BASE_URL: baseUrl, ANTHROPIC_API_KEY: token, CLAUDE_STREAM_IDLE_TIMEOUT_MS: CLAUDE_STREAM_IDLE_TIMEOUT_MS!, API_FORCE_IDLE_TIMEOUT: API_FORCE_IDLE_TIMEOUT! };
     const run = await runClaudePrint(fx.claudeBin, ['-p', 'continue the task'], { env, cwd: home.cwd, timeoutMs: 120_000 });
     expect(run.code, run.stderr + run.stdout).toBe(0);
     expect(run.stdout).toContain('Answered overnight at half price.');
