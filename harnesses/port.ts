@@ -114,6 +114,8 @@ export interface GatewayTarget {
   openaiBaseUrl: string;
   /** The model provider the session runs on, when the harness keeps one per session (Codex's thread provider). */
   sessionProvider?: string | null;
+  /** Answers will take minutes (the batch tier's Message Batches): the harness is told to wait for a silent stream. */
+  slow?: boolean;
 }
 
 /** The environment and extra options that point a harness at the gateway, or why it cannot be. */
@@ -194,11 +196,6 @@ export interface HarnessAdapter {
   gatewayLaunch(target: GatewayTarget): GatewayLaunch;
   /** gatewayLaunch needs the session's own model provider (Codex keeps one per thread, in its rollout's first line). */
   readonly gatewayNeedsSessionProvider: boolean;
-  /**
-   * What the harness needs to wait, not give up, when its answers come slowly (the half-price tier answers a request
-   * in minutes); none: it waits as it is.
-   */
-  readonly slowAnswersEnv?: Readonly<Record<string, string>>;
   /**
    * A live session can be restarted in place in its tmux pane: the harness keeps a record of the process that runs
    * it (Claude Code's `<config>/sessions/<pid>.json`); Codex keeps none, so its user resumes it where they like.

@@ -18,6 +18,7 @@ import { UsageEndpointSource } from './usage-sources/usage-endpoint.js';
 import { GatewayMeteringSource } from './usage-sources/gateway-metering.js';
 import { readClaudeCredentials } from './quota/credentials.js';
 import { GatewayService } from './gateway/service.js';
+import type { BatchSettings } from './gateway/batch-route.js';
 import { zoneUtcOffset } from './gateway/allowance.js';
 import { openSecretStore } from './secrets/store.js';
 import { buildGithub, type GithubParts } from './github/wiring.js';
@@ -111,6 +112,9 @@ export function compose(o: ComposeOptions): House {
     // One port across restarts: a resumed session's ANTHROPIC_BASE_URL stays valid.
     portFile: join(paths.dataDir, 'gateway.json'),
     upstreams: { anthropic: config.upstreams.anthropic, openai: config.upstreams.openai },
+    batch: Object.fromEntries(
+      Object.entries({ pollMs: config.gateway.batchPollMs, maxPollMs: config.gateway.batchMaxPollMs, keepaliveMs: config.gateway.batchKeepaliveMs }).filter(([, v]) => v !== null),
+    ) as Partial<BatchSettings>,
   });
   // 5. Claude's usage endpoint: per-model weekly bars and credits. Sends nothing until there is a login to use.
   const usageEndpoint = new UsageEndpointSource(

@@ -123,10 +123,14 @@ export const claudeCode = {
    * ANTHROPIC_API_KEY, asks no "use this API key?" question in an interactive session (measured on 2.1.328). The
    * token only works against this machine's gateway: the platform key itself never leaves musher.
    */
-  gatewayLaunch: (t) => ({ ok: true, env: { ANTHROPIC_BASE_URL: t.anthropicBaseUrl, ANTHROPIC_AUTH_TOKEN: t.token }, args: [] }),
-  // Claude Code aborts a stream after 5 minutes without data and sends the request again (shared/facts/claude-code.md
-  // "Slow responses"); 30 minutes is the most it takes, and the forced idle timeout is lifted past that.
-  slowAnswersEnv: { CLAUDE_STREAM_IDLE_TIMEOUT_MS: '1800000', API_FORCE_IDLE_TIMEOUT: '0' },
+  // A slow gateway (the batch tier) answers after minutes of keepalives only: Claude Code aborts and re-sends a stream
+  // without data after 5 minutes unless its idle timeout is raised (to its 30-minute maximum) and its fetch idle
+  // limit lifted (shared/facts/claude-code.md "Slow responses").
+  gatewayLaunch: (t) => ({
+    ok: true,
+    env: { ANTHROPIC_BASE_URL: t.anthropicBaseUrl, ANTHROPIC_AUTH_TOKEN: t.token, ...(t.slow ? { CLAUDE_STREAM_IDLE_TIMEOUT_MS: '1800000', API_FORCE_IDLE_TIMEOUT: '0' } : {}) },
+    args: [],
+  }),
   gatewayNeedsSessionProvider: false,
   sledCommand: '/sled',
   // `--` keeps a brief that starts with "-" a prompt.

@@ -22,6 +22,9 @@ import type { BinarySetting } from '../find-binary.js';
  *   retention:
  *     rawEventsDays: 30                        # hook events older than this are pruned (on start, then daily)
  *   handle: dana                               # this seat's roster handle (sleds keys init --handle dana)
+ *   gateway:                                   # the half-price tier's Message Batches (a batch-tier token's requests)
+ *     batchPollMs: 5000                        # the first poll of a batch; then ×1.5 up to batchMaxPollMs (30000)
+ *     batchKeepaliveMs: 15000                  # how often a client waiting on a batch gets a keepalive
  *   engine:
  *     runner: headless                         # how `sleds engine` runs a node: headless (default), tmux (a window
  *                                              # per node: sleds attach <node>), or terminal (the command below)
@@ -60,12 +63,20 @@ export interface EngineSettings {
   terminal: { command: string[] } | null;
 }
 
+/** The batch route's pace (musher/gateway/batch-route.ts); null where config.yml leaves the default. */
+export interface GatewaySettings {
+  batchPollMs: number | null;
+  batchMaxPollMs: number | null;
+  batchKeepaliveMs: number | null;
+}
+
 export interface SledsConfig {
   upstreams: Record<UpstreamName, string>;
   /** An absolute path the user chose, or null: look on PATH, then the usual places. */
   binaries: Record<BinaryName, string | null>;
   retention: { rawEventsDays: number };
   engine: EngineSettings;
+  gateway: GatewaySettings;
 }
 
 export const DEFAULT_CONFIG: SledsConfig = {
@@ -73,6 +84,7 @@ export const DEFAULT_CONFIG: SledsConfig = {
   binaries: { claude: null, codex: null, tmux: null, gh: null, osascript: null, notifySend: null },
   retention: { rawEventsDays: DEFAULT_RAW_EVENTS_DAYS },
   engine: { runner: 'headless', terminal: null },
+  gateway: { batchPollMs: null, batchMaxPollMs: null, batchKeepaliveMs: null },
 };
 
 const HttpUrl = z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' });
@@ -98,12 +110,16 @@ const Engine = z
     if (e.runner === 'terminal' && !e.terminal) ctx.addIssue({ code: 'custom', path: ['terminal'], message: `runner: terminal needs terminal: { command: [program, …, "${RUN_PLACEHOLDER}"] }` });
   });
 
+const Millis = z.number({ error: 'must be a whole number of milliseconds' }).int('must be a whole number of milliseconds').min(1, 'must be at least 1 ms').max(3_600_000, 'must be at most an hour');
+const Gateway = z.object({ batchPollMs: Millis.optional(), batchMaxPollMs: Millis.optional(), batchKeepaliveMs: Millis.optional() });
+
 /** The file as written: every section and key optional; unknown keys are dropped (and reported as warnings). */
 export const ConfigFile = z.object({
   upstreams: Upstreams.nullish(),
   binaries: Binaries.nullish(),
   retention: Retention.nullish(),
   engine: Engine.nullish(),
+  gateway: Gateway.nullish(),
   /** Checked by musher/config/handle.ts (its own line in doctor), so a bad one costs the rest of the file nothing. */
   handle: z.unknown().optional(),
 });
@@ -114,6 +130,7 @@ const KNOWN: Record<string, readonly string[]> = {
   retention: ['rawEventsDays'],
   handle: [],
   engine: ['runner', 'terminal'],
+  gateway: ['batchPollMs', 'batchMaxPollMs', 'batchKeepaliveMs'],
 };
 
 export interface ConfigIssue {
@@ -149,7 +166,7 @@ function unknownKeys(data: Record<string, unknown>): ConfigIssue[] {
 /** The settings a parsed config.yml gives (`{}` for an empty file). */
 export function resolveConfig(data: unknown): ResolvedConfig {
   if (data === null || data === undefined) return { config: DEFAULT_CONFIG, errors: [], warnings: [] };
-  if (typeof data !== 'object' || Array.isArray(data)) return { config: DEFAULT_CONFIG, errors: [{ path: [], message: 'must be a mapping (upstreams:, binaries:, retention:, engine:)' }], warnings: [] };
+  if (typeof data !== 'object' || Array.isArray(data)) return { config: DEFAULT_CONFIG, errors: [{ path: [], message: 'must be a mapping (upstreams:, binaries:, retention:, engine:, gateway:)' }], warnings: [] };
   const parsed = ConfigFile.safeParse(data);
   if (!parsed.success) {
     return { config: DEFAULT_CONFIG, errors: parsed.error.issues.map((i) => ({ path: i.path as IssuePath, message: i.message })), warnings: [] };
@@ -160,6 +177,7 @@ export function resolveConfig(data: unknown): ResolvedConfig {
     binaries: { ...DEFAULT_CONFIG.binaries },
     retention: { rawEventsDays: f.retention?.rawEventsDays ?? DEFAULT_RAW_EVENTS_DAYS },
     engine: { runner: f.engine?.runner ?? 'headless', terminal: f.engine?.terminal ? { command: f.engine.terminal.command } : null },
+    gateway: { batchPollMs: f.gateway?.batchPollMs ?? null, batchMaxPollMs: f.gateway?.batchMaxPollMs ?? null, batchKeepaliveMs: f.gateway?.batchKeepaliveMs ?? null },
   };
   for (const n of UPSTREAM_NAMES) config.upstreams[n] = f.upstreams?.[n] ?? DEFAULT_UPSTREAMS[n];
   for (const n of BINARY_NAMES) config.binaries[n] = f.binaries?.[n] ?? null;

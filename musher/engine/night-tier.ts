@@ -3,7 +3,7 @@ import type { EngineNode, EngineRoute } from './ports.js';
 
 /**
  * The half-price tier for an overnight node (issue 15 § 3): musher mints a batch-tier gateway token for the node, and
- * the node's harness adapter says how to point it at the gateway and how to make it wait for slow answers. The
+ * the node's harness adapter says how to point it at the gateway, told that answers come slowly. The
  * token's session is the node's own (`night:<route>/<node>`), so what the gateway meters under it is the node's
  * spend, which its cap is held against.
  */
@@ -27,8 +27,9 @@ export async function nightTierEnv(
   if (adapter.gatewayNeedsSessionProvider) return { ok: false, why: `${adapter.displayName} cannot be sent to the half-price tier yet: its gateway route needs its thread's provider` };
   const minted = await mint({ sessionId: nightSessionId(n), project: route.key, ttlMs });
   if (!minted.ok) return minted;
-  const launch = adapter.gatewayLaunch({ token: minted.token, anthropicBaseUrl: minted.baseUrl, openaiBaseUrl: minted.openaiBaseUrl, sessionProvider: null });
+  // slow: the batch tier answers in minutes, and the harness is told to wait for a silent stream.
+  const launch = adapter.gatewayLaunch({ token: minted.token, anthropicBaseUrl: minted.baseUrl, openaiBaseUrl: minted.openaiBaseUrl, sessionProvider: null, slow: true });
   if (!launch.ok) return { ok: false, why: launch.why };
   if (launch.args.length > 0) return { ok: false, why: `${adapter.displayName} is pointed at the gateway with arguments, which a node's run does not take yet` };
-  return { ok: true, env: { ...launch.env, ...(adapter.slowAnswersEnv ?? {}) } };
+  return { ok: true, env: launch.env };
 }

@@ -13,6 +13,7 @@ import type { PlatformKeyStore } from '../store/platform-key.js';
 import type { SecretStore } from '../secrets/store.js';
 import { PLATFORM_KEY_SECRETS } from '../secrets/platform-keys.js';
 import { startGateway, type Gateway } from './server.js';
+import type { BatchSettings } from './batch-route.js';
 import { GatewayTokens, TOKEN_TIERS } from './tokens.js';
 import { seatHandle } from '../config/handle.js';
 
@@ -37,6 +38,8 @@ export interface GatewayServiceOptions {
   busyWaitMs?: number;
   /** Where the gateway forwards (the platform key goes there): config.yml's upstreams, never the environment. */
   upstreams: Record<GatewayProvider, string>;
+  /** The batch route's pace, from config.yml's `gateway:` (the defaults where unset). */
+  batch?: Partial<BatchSettings>;
 }
 
 const DEFAULT_TOKEN_TTL_MS = 24 * 3_600_000;
@@ -149,6 +152,7 @@ export class GatewayService {
       platformKey: (provider) => this.opts.secrets.get(PLATFORM_KEY_SECRETS[provider]),
       allowance: (seat, grant) => this.opts.allowance(seat, grant),
       utcOffset: this.opts.utcOffset,
+      ...(this.opts.batch ? { batch: this.opts.batch } : {}),
     });
   }
 
@@ -199,7 +203,7 @@ export class GatewayService {
     // The reply's claudeEnv: the environment the Claude Code adapter points a session at the gateway with
     // (harnesses/claude-code/index.ts: ANTHROPIC_AUTH_TOKEN, which asks no "use this API key?" question).
     // The harness of the Anthropic-shaped gateway's plan (harnessOfProvider), whose env the reply's claudeEnv is.
-    const claude = harnessOfProvider('anthropic')?.gatewayLaunch({ token, anthropicBaseUrl: gateway.url, openaiBaseUrl, sessionProvider: null });
+    const claude = harnessOfProvider('anthropic')?.gatewayLaunch({ token, anthropicBaseUrl: gateway.url, openaiBaseUrl, sessionProvider: null, slow: req.tier === 'batch' });
     const claudeEnv = claude?.ok ? claude.env : {};
     return { status: 200, body: { token, baseUrl: gateway.url, openaiBaseUrl, expiresAtMs, tier: req.tier ?? 'standard', claudeEnv } };
   }

@@ -174,8 +174,13 @@ describe('a real musher answers every route as the table says', { timeout: 120_0
     // A tier the gateway does not sell is refused in one line; the half-price tier is minted and said in the reply.
     const badTier = await held(client, 'gatewayToken', { body: { sessionId: SESSION, tier: 'nightly' as 'batch' } }, 400, seen);
     expect(!badTier.ok && badTier.kind === 'refused' ? badTier.error : '').toMatch(/^tier: .* — send \{sessionId, .*tier\?: standard\|batch\}$/);
-    expect(must(await held(client, 'gatewayToken', { body: { sessionId: SESSION, tier: 'batch' } }, 200, seen)).tier).toBe('batch');
-    expect(must(await held(client, 'gatewayToken', { body: { sessionId: SESSION } }, 200, seen)).tier).toBe('standard');
+    const night = must(await held(client, 'gatewayToken', { body: { sessionId: SESSION, tier: 'batch' } }, 200, seen));
+    expect(night.tier).toBe('batch');
+    // A harness on the batch tier is told to wait through minutes of a silent stream.
+    expect(night.claudeEnv).toMatchObject({ CLAUDE_STREAM_IDLE_TIMEOUT_MS: '1800000', API_FORCE_IDLE_TIMEOUT: '0' });
+    const day = must(await held(client, 'gatewayToken', { body: { sessionId: SESSION } }, 200, seen));
+    expect(day.tier).toBe('standard');
+    expect(day.claudeEnv.CLAUDE_STREAM_IDLE_TIMEOUT_MS).toBeUndefined();
     await held(client, 'handoffs', {}, 200, seen);
     await held(client, 'handOff', { body: { sessionId: SESSION, to: 'sam' } }, 409, seen);
     await held(client, 'handoffsPrune', { body: { cwd: '/tmp' } }, 409, seen);

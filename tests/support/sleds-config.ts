@@ -13,6 +13,7 @@ export interface TestSledsConfig {
   upstreams?: Partial<Record<UpstreamName, string>>;
   binaries?: Partial<Record<BinaryName, string>>;
   retention?: { rawEventsDays?: number };
+  gateway?: { batchPollMs?: number; batchMaxPollMs?: number; batchKeepaliveMs?: number };
 }
 
 export function sledsConfigFile(where: { sledsHome: string } | string): string {

@@ -16,6 +16,7 @@ describe("config.yml's settings", () => {
     ['the retention', { retention: { rawEventsDays: 7 } }, { ...DEFAULT_CONFIG, retention: { rawEventsDays: 7 } }],
     ['the tmux runner', { engine: { runner: 'tmux' } }, { ...DEFAULT_CONFIG, engine: { runner: 'tmux', terminal: null } }],
     ['a terminal command template', { engine: { runner: 'terminal', terminal: { command: ['wezterm', 'start', '--', '{run}'] } } }, { ...DEFAULT_CONFIG, engine: { runner: 'terminal', terminal: { command: ['wezterm', 'start', '--', '{run}'] } } }],
+    ['the batch route\'s pace', { gateway: { batchPollMs: 200, batchKeepaliveMs: 1000 } }, { ...DEFAULT_CONFIG, gateway: { batchPollMs: 200, batchMaxPollMs: null, batchKeepaliveMs: 1000 } }],
     ['unknown keys are ignored', { theme: 'dark', upstreams: { antropic: 'https://typo.example' } }, DEFAULT_CONFIG],
   ])('%s', (_name, data, want) => {
     const r = resolveConfig(data);
@@ -36,6 +37,8 @@ describe("config.yml's settings", () => {
     ['the terminal runner without its command', { engine: { runner: 'terminal' } }, ['engine', 'terminal'], /needs terminal: \{ command/],
     ['a terminal command that is a string', { engine: { terminal: { command: 'gnome-terminal -- {run}' } } }, ['engine', 'terminal', 'command'], /list of strings/],
     ['{run} twice', { engine: { terminal: { command: ['kitty', '{run}', '{run}'] } } }, ['engine', 'terminal', 'command'], /once/],
+    ['a batch poll of no time at all', { gateway: { batchPollMs: 0 } }, ['gateway', 'batchPollMs'], /at least 1 ms/],
+    ['a batch poll as a string', { gateway: { batchPollMs: '5s' } }, ['gateway', 'batchPollMs'], /whole number of milliseconds/],
     ['a section that is a list', { upstreams: ['https://a.example'] }, ['upstreams'], /./],
   ])('%s is an error, and the defaults stand for the whole file', (_name, data, path, message) => {
     const r = resolveConfig(data);
@@ -49,7 +52,7 @@ describe("config.yml's settings", () => {
 
   it('unknown keys are warnings naming them', () => {
     expect(resolveConfig({ theme: 'dark', upstreams: { antropic: 'https://typo.example' } }).warnings).toEqual([
-      { path: ['theme'], message: 'unknown key (ignored); known: upstreams, binaries, retention, handle, engine' },
+      { path: ['theme'], message: 'unknown key (ignored); known: upstreams, binaries, retention, handle, engine, gateway' },
       { path: ['upstreams', 'antropic'], message: 'unknown key (ignored); known: anthropic, openai, claudeUsage, slack, github' },
     ]);
   });

@@ -102,9 +102,8 @@ export const plainHarness: HarnessAdapter = {
     if (!end || end.kind !== 'turn_completed') return null;
     return { text: end.text, isError: !end.ok, sessionId: end.sessionId, costUsd: null, error: end.ok ? null : (end.text ?? 'failed') };
   },
-  gatewayLaunch: (t) => ({ ok: true, env: { PLAIN_API_URL: t.anthropicBaseUrl, PLAIN_API_TOKEN: t.token }, args: [] }),
+  gatewayLaunch: (t) => ({ ok: true, env: { PLAIN_API_URL: t.anthropicBaseUrl, PLAIN_API_TOKEN: t.token, ...(t.slow ? { PLAIN_SLOW: 'wait' } : {}) }, args: [] }),
   gatewayNeedsSessionProvider: false,
-  slowAnswersEnv: { PLAIN_SLOW: 'wait' },
   continuesItselfAtReset: false,
   resumesInPane: false,
 };
