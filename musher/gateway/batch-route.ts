@@ -41,7 +41,9 @@ export interface BatchSettings {
 
 /**
  * Polls 5 s → 30 s: every poll counts against the batch endpoints' 50 requests a minute (§3.5), shared by every
- * batch under way. Keepalives every 15 s. The dedup window outlasts Claude Code's 5-minute idle abort and re-send.
+ * batch under way. Keepalives every 15 s: measured with Claude Code 2.1.328 on its default idle settings, SSE comment
+ * lines every 15 s held `claude -p` on one request through a 7-minute batch (pings every 20 s did not: it aborted and
+ * re-sent at ~6 min, shared/facts/claude-code.md). The dedup window outlasts that abort and re-send all the same.
  */
 export const DEFAULT_BATCH_SETTINGS: BatchSettings = { pollMs: 5_000, maxPollMs: 30_000, keepaliveMs: 15_000, maxAttempts: 3, dedupMs: 10 * 60_000, maxUpstreamErrors: 5 };
 
