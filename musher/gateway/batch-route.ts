@@ -18,7 +18,8 @@ import type { TokenGrant } from './tokens.js';
  * The batch runs on its own, not on the connection: Claude Code aborts a stream that brings no data for its idle
  * timeout and sends the very same request again (shared/facts/claude-code.md "Slow responses"). That request (same
  * seat, same body) is attached to the batch already running, or answered from one that ended within `dedupMs`, and
- * the answer is metered once, when the batch ends, whoever is listening then.
+ * the answer is metered once, when the batch ends, whoever is listening then. A request that ended in an error is
+ * not kept: sent again, it gets a new batch.
  *
  * `expired` and `canceled` results are not billed: a new batch is sent, up to `maxAttempts` in all, then the client
  * gets an `overloaded_error`. An `errored` result is the API's error, passed on. The API's own hiccups (a 429, a 5xx,
@@ -40,7 +41,9 @@ export interface BatchSettings {
 
 /**
  * Polls 5 s → 30 s: every poll counts against the batch endpoints' 50 requests a minute (§3.5), shared by every
- * batch under way. Keepalives every 15 s. The dedup window outlasts Claude Code's 5-minute idle abort and re-send.
+ * batch under way. Keepalives every 15 s: measured with Claude Code 2.1.328 on its default idle settings, SSE comment
+ * lines every 15 s held `claude -p` on one request through a 7-minute batch (pings every 20 s did not: it aborted and
+ * re-sent at ~6 min, shared/facts/claude-code.md). The dedup window outlasts that abort and re-send all the same.
  */
 export const DEFAULT_BATCH_SETTINGS: BatchSettings = { pollMs: 5_000, maxPollMs: 30_000, keepaliveMs: 15_000, maxAttempts: 3, dedupMs: 10 * 60_000, maxUpstreamErrors: 5 };
 
@@ -143,6 +146,8 @@ export class BatchRoute {
     const batchIds: string[] = [];
     const outcome = this.run(req, batchIds).then((o) => {
       job.endedAtMs = this.deps.clock.now();
+      // Only an answer is kept for the same request sent again: after a failure, it deserves a new try.
+      if (o.kind !== 'message' && this.jobs.get(req.dedupKey) === job) this.jobs.delete(req.dedupKey);
       return o;
     });
     const job: BatchJob = { key: req.dedupKey, seat: req.grant.seat, batchIds, outcome, endedAtMs: null };

@@ -134,6 +134,6 @@ describe('musher takes its upstreams and binaries from config.yml, not from the 
     expect(await callGateway(minted.json.baseUrl, minted.json.token)).toBe(200);
     expect(real.messageRequests()).toHaveLength(1);
     const lines = readFileSync(w.logFile, 'utf8').split('\n').filter((l) => l.includes('config.yml'));
-    expect(lines).toEqual([expect.stringMatching(/ WARN .*\/config\/config\.yml:3: theme: unknown key \(ignored\); known: upstreams, binaries, retention, handle, engine$/)]);
+    expect(lines).toEqual([expect.stringMatching(/ WARN .*\/config\/config\.yml:3: theme: unknown key \(ignored\); known: upstreams, binaries, retention, handle, engine, gateway$/)]);
   });
 });

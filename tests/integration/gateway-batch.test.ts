@@ -227,6 +227,11 @@ describe('the batch route (Claude, a batch-tier token)', () => {
     expect(fake.batchCreates()).toHaveLength(5);
     expect(rows(w.db)).toHaveLength(1);
     expect(w.gateway.heldMicros('dana')).toBe(0);
+    // Sent again, a request that got no answer is not handed the old failure: a new batch, and this time the answer.
+    const again = await post(w.gateway.url, '/v1/messages?beta=true', { 'x-api-key': w.batchToken, ...CLAUDE_HEADERS }, { ...BODY, messages: [{ role: 'user', content: 'never answered' }] });
+    expect(accumulate(sseEvents(again.body))).toEqual(resultMessage(fake, 5));
+    expect(fake.batchCreates()).toHaveLength(6);
+    await waitFor('the answer metered', () => rows(w.db).length === 2);
   });
 
   it('an errored result is the API\'s error: an error event to a stream, the status and envelope to a plain request; not billed', async () => {
