@@ -145,14 +145,16 @@ describe('a parked route question on Slack, answered by a tap through Socket Mod
     await slack.press({ channel: card.channel, ts: card.ts, actionId: 'sleds_answer_B', value: `${qid}:B`, blockId: `sleds_answer:${qid}`, user: DANA });
     await waitFor('the card updated again', () => slack.updates[1]);
     expect(w.store.decisions('eng-503')).toMatchObject([{ answeredBy: 'lee', source: 'cli' }]);
-    await w.until(() => w.state('mailer') === 'AWAITING_MERGE', 'mailer resumed with the answer');
+    await w.until(() => w.state('mailer') === 'AWAITING_MERGE' && w.state('docs') === 'AWAITING_MERGE', 'mailer resumed with the answer');
     expect(git(w.bare, 'show', 'sleds/eng-503/mailer:mailer.txt')).toBe('attach');
   });
 
   it('a node whose area nobody owns goes to this seat’s own Slack', async () => {
-    const { slack } = await parkedWorld(MAILER.replace('area: exports', 'area: billing'));
+    const { w, slack } = await parkedWorld(MAILER.replace('area: exports', 'area: billing'));
     const card = await waitFor('the card posted', () => slack.messages[0]);
     expect(card.channel).toBe(`D${LEE.id.slice(1)}`);
+    // Its agent's turn over before the world is cleaned up (a detached agent still writing would race the rm).
+    await w.until(() => w.state('mailer') === 'WAITING_FOR_INPUT' && w.state('docs') === 'AWAITING_MERGE', 'mailer waits');
 
   });
 
@@ -161,5 +163,6 @@ describe('a parked route question on Slack, answered by a tap through Socket Mod
     expect(logs.find((l) => l.includes('not posted — nobody in .sleds/roster.yml'))).toContain(qid);
     expect(w.store.openQuestions().map((q) => q.id)).toEqual([qid]);
     expect(slack.messages).toHaveLength(0);
+    await w.until(() => w.state('mailer') === 'WAITING_FOR_INPUT' && w.state('docs') === 'AWAITING_MERGE', 'mailer waits');
   });
 });
