@@ -5,6 +5,7 @@ import type { Clock } from '../clock.js';
 import type { AtLimitPolicy } from '../../core/policy/schema.js';
 import type { Checks, EngineLog, EngineNode, EngineRoute, EngineStore, Harnesses, NightPort, NodeFields, NodeReceipts, PullRequests, RouteTracker, RunHandle, Runner, Worktrees } from './ports.js';
 import { cappedLine, gateNight } from '../../core/overnight/night-gate.js';
+import { OVERNIGHT_DEFAULTS } from '../../core/policy/schema.js';
 
 /**
  * `sleds engine`: deliberately dull. Each tick it first reconciles the store with the world (renews its leases, takes
@@ -74,6 +75,11 @@ export interface TickReport {
 const SUMMARY_CHARS = 2_000;
 const WORKING: readonly RunStateName[] = ['CLAIMING', 'PREPARING', 'RUNNING', 'VERIFYING'];
 const keyOf = (n: { routeKey: string; nodeId: string }) => `${n.routeKey}/${n.nodeId}`;
+/**
+ * An overnight node's cap: its own, else its window's (the policy's). A window gone from the policy since it started
+ * leaves the default, never $0 (which would stop it at once).
+ */
+const capOf = (n: EngineNode, w: { capMicros: number } | null): number => n.capMicros ?? w?.capMicros ?? OVERNIGHT_DEFAULTS.capMicros;
 const utcClock = (ms: number) => `${new Date(ms).toISOString().slice(11, 16)} UTC`;
 
 export class Engine {
@@ -155,7 +161,7 @@ export class Engine {
     const gate = gateNight(
       nights.map((n) => {
         const w = night.windowFor(this.route(n), now);
-        return { key: keyOf(n), band: n.band, capMicros: n.capMicros ?? w?.capMicros ?? 0, window: w, working: workingNights };
+        return { key: keyOf(n), band: n.band, capMicros: capOf(n, w), window: w, working: workingNights };
       }),
       now,
       this.d.formatTime ?? utcClock,
@@ -177,7 +183,7 @@ export class Engine {
     if (!n.overnight || !night) return false;
     const now = this.d.clock.now();
     const w = night.windowFor(this.route(n), now);
-    const cap = n.capMicros ?? w?.capMicros ?? 0;
+    const cap = capOf(n, w);
     const spent = night.spentMicros(n);
     if (spent < cap) return false;
     const k = keyOf(n);
@@ -345,7 +351,7 @@ export class Engine {
       this.noteNight(n, w ? `waits for the window at ${(this.d.formatTime ?? utcClock)(w.startMs)}` : 'its repository’s policy has no overnight window');
       return false;
     }
-    const cap = n.capMicros ?? w.capMicros;
+    const cap = capOf(n, w);
     const spent = night.spentMicros(n);
     if (spent >= cap) {
       this.noteNight(n, `still at its cap: ${cappedLine(spent, cap)}`);

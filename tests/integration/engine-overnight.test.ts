@@ -180,6 +180,24 @@ nodes:
     expect(w.state('job')).toBe('CANCELLED');
   });
 
+  it('a job at work whose window is taken out of the policy goes on under the default cap, not stopped at $0', async () => {
+    const hold = join(tmpdir(), `sl-night-w-${process.pid}-${Math.random().toString(36).slice(2)}`);
+    cleanups.push(() => rmSync(hold, { force: true }));
+    let windowed = true;
+    const night = nightAt(10_000_000);
+    const w = await world({
+      night: (now) => (windowed ? night(now) : null),
+      mintBatchToken: tokens().mint,
+      route: `title: t\nnodes:\n  - id: job\n    overnight: true\n    band: { low_usd: 1, high_usd: 3, low_min: 10, high_min: 30, confidence: 0.5 }\n    brief: |\n      @hold ${hold}\n      @write done.txt done\n`,
+    });
+    w.clock.t = at(2, 22, 0);
+    await w.until(() => w.state('job') === 'RUNNING', 'the job at work');
+    windowed = false;
+    writeFileSync(hold, 'go');
+    await w.until(() => w.state('job') === 'AWAITING_MERGE', 'it lands');
+    expect(git(w.bare, 'show', 'sleds/eng-503/job:done.txt')).toBe('done');
+  });
+
   it('a job whose half-price tier cannot be set up needs a person, with why', async () => {
     const w = await world({
       night: nightAt(10_000_000),
