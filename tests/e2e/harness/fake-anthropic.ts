@@ -302,6 +302,11 @@ function replyOf(rec: RecordedRequest, b: FakeBehaviour) {
   return { content, stopReason, model, usage, messageId: newId('msg_fake_') };
 }
 
+/** The whole Message of a reply, as a non-streaming answer and a batch result carry it (`usage` with its tier and geo). */
+function messageOf(r: ReturnType<typeof replyOf>, usageMore: Record<string, unknown>) {
+  return { id: r.messageId, type: 'message', role: 'assistant', model: r.model, content: r.content, stop_reason: r.stopReason, stop_sequence: null, usage: { ...r.usage, ...usageMore } };
+}
+
 // ---------------------------------------------------------------------------
 // Server
 
@@ -403,24 +408,12 @@ function handle(rec: RecordedRequest, res: http.ServerResponse, b: FakeBehaviour
     return;
   }
 
-  const { content, stopReason, model, usage, messageId } = replyOf(rec, b);
+  const reply = replyOf(rec, b);
+  const { content, stopReason, model, usage, messageId } = reply;
   const rlHeaders = b.rateLimits ? unifiedRateLimitHeaders(b.rateLimits) : {};
 
   if (rec.body.stream !== true) {
-    send(
-      200,
-      { 'content-type': 'application/json', ...rlHeaders },
-      JSON.stringify({
-        id: messageId,
-        type: 'message',
-        role: 'assistant',
-        model,
-        content,
-        stop_reason: stopReason,
-        stop_sequence: null,
-        usage: { ...usage, inference_geo: 'global' },
-      }),
-    );
+    send(200, { 'content-type': 'application/json', ...rlHeaders }, JSON.stringify(messageOf(reply, { inference_geo: 'global' })));
     return;
   }
 
@@ -539,17 +532,7 @@ function resultLine(customId: string, params: Record<string, any>, outcome: Fake
   if (typeof outcome === 'object') {
     return JSON.stringify({ custom_id: customId, result: { type: 'errored', error: { type: 'error', error: outcome.errored, request_id: null } } });
   }
-  const { content, stopReason, model, usage, messageId } = replyOf({ ...created, body: params }, b);
-  const message = {
-    id: messageId,
-    type: 'message',
-    role: 'assistant',
-    model,
-    content,
-    stop_reason: stopReason,
-    stop_sequence: null,
-    usage: { ...usage, service_tier: 'batch', inference_geo: 'not_available' },
-  };
+  const message = messageOf(replyOf({ ...created, body: params }, b), { service_tier: 'batch', inference_geo: 'not_available' });
   return JSON.stringify({ custom_id: customId, result: { type: 'succeeded', message } });
 }
 
