@@ -224,8 +224,8 @@ export class Musher {
   /** The untracked files that look like secrets a folder's policy lets a snapshot keep (`handoff.allow_untracked`). */
   private allowUntracked: (cwd: string) => readonly string[] = () => [];
   /** Routes and their nodes (issue 14): the engine's store, and the mode of a route whose file names none. */
-  /** The policy's cap on one overnight job in a repository (`overnight.cap`); null: it has no overnight window. */
-  readonly overnightCap: (dir: string) => number | null;
+  /** A repository's overnight window at a time (in progress, else the next) with its cap and concurrency; null: none. */
+  readonly nightOf: (dir: string, now: number) => { startMs: number; endMs: number; capMicros: number; concurrency: number } | null;
   /** Every run's, job's and wall's moves, for the logs that show them (`sleds queue`). */
   readonly lifecycle: LifecycleEvents;
   readonly routes: RouteStore;
@@ -313,7 +313,11 @@ export class Musher {
     const wiring = opts.wall;
     this.allowUntracked = (cwd) => wiring.policy.forDirectory(cwd).handoffAllowUntracked;
     this.routeDefaultMode = (dir) => wiring.policy.forDirectory(dir).engine.mode;
-    this.overnightCap = (dir) => wiring.policy.forDirectory(dir).overnightCapMicros ?? null;
+    this.nightOf = (dir, now) => {
+      const view = wiring.policy.forDirectory(dir);
+      const window = view.overnightWindow(now, this.timeZone);
+      return window && view.overnightLimits ? { ...window, ...view.overnightLimits } : null;
+    };
     this.tasks = new TaskService({
       store: new TaskStore(this.db),
       sessions: this.sessions,

@@ -84,7 +84,7 @@ const queue = (s: HandlerContext) =>
     routes: s.core.routes,
     events: s.core.lifecycle,
     spend: s.core.platformKey,
-    capFor: s.core.overnightCap,
+    nightOf: s.core.nightOf,
     wallJobs: () =>
       s.core.scheduler
         .list(200)

@@ -38,7 +38,7 @@ export type RouteCore = Pick<
   | 'pickupHandoff'
   | 'routes'
   | 'routeDefaultMode'
-  | 'overnightCap'
+  | 'nightOf'
   | 'lifecycle'
   | 'routeQuestions'
   | 'usage'

@@ -1,4 +1,5 @@
-import { batchBand } from '../../core/overnight/night-gate.js';
+import { batchBand, gateNight } from '../../core/overnight/night-gate.js';
+import { OVERNIGHT_DEFAULTS } from '../../core/policy/schema.js';
 import type { RouteBand } from '../../core/routes/band.js';
 import type { ApiAnswer } from '../scheduler/api.js';
 import type { LifecycleEvents } from '../store/lifecycle-events.js';
@@ -17,8 +18,8 @@ export interface NightQueueDeps {
   routes: RouteStore;
   events: LifecycleEvents;
   spend: PlatformKeyStore;
-  /** The policy's cap for a repository (null: it has no overnight window). */
-  capFor(repoRoot: string): number | null;
+  /** A repository's overnight window at `now` with its cap and concurrency (null: its policy has none). */
+  nightOf(repoRoot: string, now: number): { startMs: number; endMs: number; capMicros: number; concurrency: number } | null;
   /** Jobs queued for the night from a wall or the picker (kind `overnight`, not run by the engine yet). */
   wallJobs(): Array<{ id: string; state: string; runAt: number; sessionId: string | null; summary: string | null }>;
   cancelWallJob(id: string): ApiAnswer;
@@ -44,10 +45,23 @@ export interface QueueJob {
 }
 
 const TERMINAL = new Set(['COMPLETED', 'FAILED', 'CANCELLED']);
+const WORKING = new Set(['CLAIMING', 'PREPARING', 'RUNNING', 'VERIFYING']);
 
 export function nightQueue(d: NightQueueDeps) {
-  const nodeJob = (n: NodeRow, repoRoot: string): QueueJob => {
+  /** Why a queued job has not started: what the engine's gate says of it now (core/overnight/night-gate.ts). */
+  const whyQueued = (n: NodeRow, repoRoot: string, working: number): string => {
+    if (!n.armed) return `not armed — sleds route arm ${n.routeKey}`;
+    const open = n.dependsOn.filter((dep) => d.routes.node(n.routeKey, dep)?.run.state !== 'COMPLETED');
+    if (open.length > 0) return `waits for ${open.join(', ')} to be merged`;
+    const now = d.clock.now();
+    const window = d.nightOf(repoRoot, now);
+    const capMicros = n.capMicros ?? window?.capMicros ?? OVERNIGHT_DEFAULTS.capMicros;
+    const gate = gateNight([{ key: 'job', band: n.band, capMicros, window, working }], now, d.formatTime);
+    return gate.waiting[0]?.why ?? 'starts at sleds engine’s next round';
+  };
+  const nodeJob = (n: NodeRow, repoRoot: string, working: number): QueueJob => {
     const id = runId(n.routeKey, n.nodeId);
+    const window = n.capMicros === null ? d.nightOf(repoRoot, d.clock.now()) : null;
     const log = d.events.forEntity('run', id).map((e) => {
       const why = typeof e.payload.reason === 'string' ? ` · ${e.payload.reason}` : '';
       return `${d.formatTime(e.at)} ${e.fromState ? `${e.fromState} → ` : ''}${e.toState} (${e.eventType})${why}`;
@@ -58,16 +72,18 @@ export function nightQueue(d: NightQueueDeps) {
       title: n.title,
       state: n.run.state,
       band: n.band ? batchBand(n.band) : null,
-      capMicros: n.capMicros ?? d.capFor(repoRoot),
+      capMicros: n.capMicros ?? window?.capMicros ?? OVERNIGHT_DEFAULTS.capMicros,
       spentMicros: d.spend.sessionsSpendMicros([nightSessionId(n)]),
-      note: n.run.problem ?? n.run.reason ?? (n.run.state === 'WAITING_FOR_LIMIT' ? n.lastError : null),
+      note: n.run.state === 'QUEUED' ? whyQueued(n, repoRoot, working) : (n.run.problem ?? n.run.reason ?? (n.run.state === 'WAITING_FOR_LIMIT' ? n.lastError : null)),
       log,
     };
   };
   return {
     list(): ApiAnswer {
       const jobs: QueueJob[] = [];
-      for (const r of d.routes.routes()) for (const n of d.routes.nodes(r.key)) if (n.overnight) jobs.push(nodeJob(n, r.repoRoot));
+      const nights = d.routes.routes().flatMap((r) => d.routes.nodes(r.key).filter((n) => n.overnight).map((n) => ({ n, repoRoot: r.repoRoot })));
+      const working = nights.filter(({ n }) => WORKING.has(n.run.state)).length;
+      for (const { n, repoRoot } of nights) jobs.push(nodeJob(n, repoRoot, working));
       for (const j of d.wallJobs())
         jobs.push({
           job: j.id,

@@ -25,7 +25,7 @@ function viewOf(policy: Policy, sources: string[], errors: string[]): PolicyView
   return {
     cheaperModel: (model) => cheaperModel(policy, model),
     overnightWindow: (now, timeZone) => nextOvernightWindow(policy, now, timeZone),
-    overnightCapMicros: policy.overnight?.capMicros ?? null,
+    overnightLimits: policy.overnight ? { capMicros: policy.overnight.capMicros, concurrency: policy.overnight.concurrency } : null,
     allowance: (seat) => allowanceFor(policy, seat),
     decide: (input) => {
       const decision = evaluatePolicy(policy, input);

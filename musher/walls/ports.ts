@@ -12,8 +12,8 @@ import type { WallRow } from '../store/wall-book.js';
 export interface PolicyView {
   cheaperModel(model: string): string | null;
   overnightWindow(nowMs: number, timeZone: string): { startMs: number; endMs: number } | null;
-  /** What one overnight job may spend unless it says (`overnight.cap`), micro-dollars; null: no overnight window. */
-  overnightCapMicros?: number | null;
+  /** An overnight job's cap unless it says (`overnight.cap`, micro-dollars) and how many run at once; null: no window. */
+  overnightLimits?: { capMicros: number; concurrency: number } | null;
   allowance(seat: string): { perDayMicros: number | null; perWeekMicros: number | null };
   /** The policy's choice at the wall and the evaluation to keep (read back by `sleds policy explain`). */
   decide(input: PolicyInput): { choice: ExitKind | 'ask'; rule: string | null; record: unknown };

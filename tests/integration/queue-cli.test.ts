@@ -1,6 +1,13 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { nightQueue } from '../../musher/engine/night-queue.js';
+import { parseRouteFile } from '../../musher/engine/route-yaml.js';
+import { RouteStore } from '../../musher/engine/route-store.js';
+import { LifecycleEvents } from '../../musher/store/lifecycle-events.js';
+import { PlatformKeyStore } from '../../musher/store/platform-key.js';
+import { openStore } from '../../musher/store/db.js';
 import { describe, expect, it } from 'vitest';
 import { sleds, startMusher, type SledsWorld } from '../support/sleds-env.js';
 import { useWorlds } from '../support/worlds.js';
@@ -48,6 +55,7 @@ describe('sleds queue', { timeout: 60_000 }, () => {
       ['chores/deps', 'route-node', 'QUEUED', [1, 3], 4_000_000, 0],
       ['chores/docs', 'route-node', 'QUEUED', [0.5, 1.5], 8_000_000, 0],
     ]);
+    expect(q.jobs[0]!.note).toBe('not armed — sleds route arm chores');
     expect(q.jobs[0]!.log).toHaveLength(1);
     expect(q.jobs[0]!.log[0]).toMatch(/^\d{1,2}:\d\d[ap]m QUEUED \(created\)$/);
 
@@ -72,5 +80,46 @@ describe('sleds queue', { timeout: 60_000 }, () => {
     const wrong = await sleds(w, ['queue', 'frob']);
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toContain('queue takes no word, or cancel <job>');
+  });
+
+  it('says why a queued job has not started, as the engine’s gate says it: not armed, a dependency, the window, the cap', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sl-queue-'));
+    const db = openStore(join(dir, 'sleds.db'));
+    try {
+      const H = 3_600_000;
+      const clock = { t: Date.UTC(2026, 11, 2, 15), now: () => clock.t };
+      const routes = new RouteStore(db, clock);
+      const parsed = parseRouteFile(
+        `title: t\nnodes:\n  - id: a\n    overnight: true\n    band: { low_usd: 2, high_usd: 4, low_min: 10, high_min: 30, confidence: 0.5 }\n    brief: a\n  - id: b\n    overnight: true\n    depends_on: [a]\n    brief: b\n  - id: dear\n    overnight: true\n    cap: $1\n    band: { low_usd: 4, high_usd: 8, low_min: 10, high_min: 30, confidence: 0.5 }\n    brief: c\n`,
+        { path: '.sleds/routes/eng-503.yml', harnesses: ['claude-code'] },
+      );
+      if (!parsed.ok) throw new Error(parsed.error);
+      routes.upsertRoute(parsed.route, { repoRoot: dir, filePath: join(dir, 'r.yml') }, 'auto');
+      const day = Math.floor(clock.t / (24 * H)) * 24 * H;
+      const q = nightQueue({
+        routes,
+        events: new LifecycleEvents(db),
+        spend: new PlatformKeyStore(db),
+        nightOf: () => ({ startMs: day + 22 * H, endMs: day + 30 * H, capMicros: 10_000_000, concurrency: 1 }),
+        wallJobs: () => [],
+        cancelWallJob: () => ({ status: 404, body: {} }),
+        clock,
+        formatTime: (ms) => new Date(ms).toISOString().slice(11, 16),
+        seat: () => 'dana',
+      });
+      const notes = () => Object.fromEntries((q.list().body as Queue).jobs.map((j) => [j.job, j.note]));
+      expect(notes()).toEqual({ 'eng-503/a': 'not armed — sleds route arm eng-503', 'eng-503/b': 'not armed — sleds route arm eng-503', 'eng-503/dear': 'not armed — sleds route arm eng-503' });
+      routes.arm('eng-503', null);
+      expect(notes()).toEqual({
+        'eng-503/a': 'the window opens at 22:00',
+        'eng-503/b': 'waits for a to be merged',
+        'eng-503/dear': 'held: its band $2.00–$4.00 starts above its cap $1.00 — raise the cap or split the job',
+      });
+      clock.t = day + 23 * H;
+      expect(notes()['eng-503/a']).toBe('starts at sleds engine’s next round');
+    } finally {
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
