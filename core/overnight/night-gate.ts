@@ -63,7 +63,12 @@ export function gateNight(candidates: readonly NightCandidate[], nowMs: number, 
   return out;
 }
 
+const CAPPED = 'the cap ';
+
 /** The line a node stopped at its cap says (its state kept, for the next night or a person to raise the cap). */
 export function cappedLine(spentMicros: number, capMicros: number): string {
-  return `the cap ${formatUsd(capMicros)} stopped it at ${formatUsd(spentMicros)} — its work and session are kept; raise cap: in its route file to let it go on`;
+  return `${CAPPED}${formatUsd(capMicros)} stopped it at ${formatUsd(spentMicros)} — its work and session are kept; raise cap: in its route file to let it go on`;
 }
+
+/** Whether a node's last line is the cap's (it waits for a raised cap, not a limit's reset). */
+export const isCappedLine = (line: string | null): boolean => line !== null && line.startsWith(CAPPED);

@@ -1,10 +1,10 @@
 import { dirname, join } from 'node:path';
-import type { RunEvent, RunStateName } from '../../core/lifecycle/run.js';
+import { RUN_CYCLE, type RunEvent, type RunStateName } from '../../core/lifecycle/run.js';
 import type { HarnessEvent } from '../../harnesses/events.js';
 import type { Clock } from '../clock.js';
 import type { AtLimitPolicy } from '../../core/policy/schema.js';
 import type { Checks, EngineLog, EngineNode, EngineRoute, EngineStore, Harnesses, NightPort, NodeFields, NodeReceipts, PullRequests, RouteTracker, RunHandle, Runner, Worktrees } from './ports.js';
-import { cappedLine, gateNight } from '../../core/overnight/night-gate.js';
+import { cappedLine, gateNight, isCappedLine } from '../../core/overnight/night-gate.js';
 import { OVERNIGHT_DEFAULTS } from '../../core/policy/schema.js';
 
 /**
@@ -105,7 +105,7 @@ export class Engine {
     for (const [k, handle] of this.handles) {
       const [routeKey, nodeId] = [k.slice(0, k.indexOf('/')), k.slice(k.indexOf('/') + 1)];
       const n = store.node(routeKey, nodeId);
-      if (n && !['COMPLETED', 'FAILED', 'CANCELLED'].includes(n.state)) continue;
+      if (n && !RUN_CYCLE.terminal.includes(n.state)) continue;
       handle.stop();
       this.handles.delete(k);
       this.d.log.info(`${k}: its run was stopped — the node is ${n ? `${n.state}${n.problem ? ` (${n.problem})` : ''}` : 'gone'}`);
@@ -290,7 +290,7 @@ export class Engine {
         // A question about this limit nobody answered (`at_limit: ask`) is moot now: it must not hold the node later.
         const asked = this.d.store.openQuestion(n.routeKey, n.nodeId);
         if (next && asked) this.d.store.settleQuestion(asked.id, 'the limit reset before anyone answered: it carried on', now);
-        const words = n.overnight && n.lastError?.startsWith('the cap ') ? 'Your spending cap was raised. Carry on where you stopped.' : 'The usage limit has reset. Carry on where you stopped.';
+        const words = n.overnight && isCappedLine(n.lastError) ? 'Your spending cap was raised. Carry on where you stopped.' : 'The usage limit has reset. Carry on where you stopped.';
         if (next) this.spawnWork(next, () => this.resume(next, { kind: 'continue', text: words }));
         return;
       }

@@ -1,4 +1,5 @@
 import { batchBand, gateNight } from '../../core/overnight/night-gate.js';
+import { RUN_CYCLE } from '../../core/lifecycle/run.js';
 import { OVERNIGHT_DEFAULTS } from '../../core/policy/schema.js';
 import type { RouteBand } from '../../core/routes/band.js';
 import type { ApiAnswer } from '../scheduler/api.js';
@@ -44,7 +45,7 @@ export interface QueueJob {
   log: string[];
 }
 
-const TERMINAL = new Set(['COMPLETED', 'FAILED', 'CANCELLED']);
+const TERMINAL: ReadonlySet<string> = new Set(RUN_CYCLE.terminal);
 const WORKING = new Set(['CLAIMING', 'PREPARING', 'RUNNING', 'VERIFYING']);
 
 export function nightQueue(d: NightQueueDeps) {
