@@ -233,4 +233,32 @@ describe('sleds slack set-token (the built CLI)', () => {
     expect((await sleds(world, ['slack', 'rm'])).stdout).toBe('Slack bot token removed\n');
     expect(await postHandoff(notice(), { secrets, baseUrl: slack.apiUrl })).toMatchObject({ ok: false, code: 'no_token' });
   });
+
+  it('set-app-token takes the xapp- token from stdin (refusing the bot token), status shows it by fingerprint, rm app-token removes it alone', async () => {
+    const { makeWorld, sleds, disposeWorld } = await import('../support/sleds-env.js');
+    const { openSecretStore } = await import('../../musher/secrets/store.js');
+    const { resolvePaths } = await import('../../core/paths.js');
+    const { SLACK_APP_TOKEN_SECRET } = await import('../../musher/notify/slack.js');
+    const APP = 'xapp-1-A0APP-SECRET-token';
+    const world = makeWorld({ SLEDS_KEYRING: 'file' });
+    cleanups.push(() => disposeWorld(world));
+
+    const bot = await sleds(world, ['slack', 'set-app-token'], `${TOKEN}\n`);
+    expect(bot.code).toBe(2);
+    expect(bot.stderr).toContain('that is the bot token (xoxb-…); Socket Mode needs the app-level token (xapp-…');
+    const before = await sleds(world, ['slack', 'status']);
+    expect(before.stdout).toContain('Slack app-level token: not set — parked questions are posted without buttons');
+
+    expect((await sleds(world, ['slack', 'set-app-token'], `${APP}\n`)).code).toBe(0);
+    expect((await sleds(world, ['slack', 'set-token'], `${TOKEN}\n`)).code).toBe(0);
+    const status = await sleds(world, ['slack', 'status', '--json']);
+    expect(JSON.parse(status.stdout)).toMatchObject({ configured: true, appToken: { fingerprint: expect.stringMatching(/^[0-9a-f]{8}$/) } });
+    for (const out of [bot, before, status]) expect(out.stdout + out.stderr).not.toContain('SECRET');
+    const secrets = openSecretStore(resolvePaths(world.env, world.home), { env: world.env });
+    expect(await secrets.get(SLACK_APP_TOKEN_SECRET)).toBe(APP);
+
+    expect((await sleds(world, ['slack', 'rm', 'app-token'])).code).toBe(0);
+    expect(await secrets.get(SLACK_APP_TOKEN_SECRET)).toBeNull();
+    expect(await secrets.get(SLACK_BOT_TOKEN_SECRET)).toBe(TOKEN);
+  });
 });
