@@ -44,7 +44,15 @@ export function describePolicy(policy: Policy): { parts: PolicyPartLine[]; rules
   const seats = Object.entries(policy.allowance.seats).map(([handle, s]) => `${handle} ${caps(s, true)}`);
   const allowance = [caps(policy.allowance.default, false), ...seats].join(' · ');
   const o = policy.overnight;
-  const overnight = o ? `${o.from}–${o.to} ${o.timeZone ?? '(local time)'} · cap ${formatUsd(o.capMicros)} a job · ${o.concurrency} at a time` : 'none';
+  const overnight = o
+    ? [
+        `${o.from}–${o.to} ${o.timeZone ?? '(local time)'} · cap ${formatUsd(o.capMicros)} a job · ${o.concurrency} at a time`,
+        o.onCall ? `on-call ${o.onCall} (parks after ${Math.round(o.escalateAfterMs / 60_000)} min)` : null,
+        o.digest ? `digest ${o.digest.at} → ${o.digest.channel}` : null,
+      ]
+        .filter(Boolean)
+        .join(' · ')
+    : 'none';
   const cheaper = policy.cheaper.map((s) => `${s.pattern} → ${s.model ?? 'none'}`).join(' · ') || 'none';
   const rules = policy.rules.map((r) => {
     const where = r.line !== null ? `  (line ${r.line})` : '';

@@ -52,10 +52,19 @@ export interface OvernightWindow {
   capMicros: number;
   /** Overnight jobs at work at once. */
   concurrency: number;
+  /**
+   * Who the ladder escalates an irreversible question to (issue 15 § 5): a roster handle (`dana`), a Slack user id
+   * (`U…`) or a channel (`#eng`, `C…`); null: nobody, the question parks at once.
+   */
+  onCall: string | null;
+  /** How long an escalated question holds its job before it parks and the queue goes on (30 minutes). */
+  escalateAfterMs: number;
+  /** The morning digest (issue 15 § 7): its time of day (`08:00`, the window's zone) and its Slack channel. */
+  digest: { at: string; minute: number; channel: string } | null;
 }
 
 /** An overnight job's cap and how many run at once, when the policy's `overnight:` says neither. */
-export const OVERNIGHT_DEFAULTS = { capMicros: 10_000_000, concurrency: 1 } as const;
+export const OVERNIGHT_DEFAULTS = { capMicros: 10_000_000, concurrency: 1, escalateAfterMs: 30 * 60_000 } as const;
 
 export interface CheaperStep {
   /** A model id, or a prefix ending in `*`. */
@@ -266,6 +275,9 @@ const Overnight = z.preprocess(
         return r.ok ? { ok: true, value: r.micros } : r;
       }).optional(),
       concurrency: z.number().int().min(1).max(16).optional(),
+      on_call: z.string().trim().min(1).max(80).optional(),
+      escalate_after: Span.optional(),
+      digest: z.strictObject({ at: fromText(parseClock), channel: z.string().trim().min(1).max(80) }).optional(),
     })
     .nullable(),
 );
@@ -518,6 +530,9 @@ export function buildPolicy(file: PolicyFile, rulesSource: string): { policy: Po
         timeZone: o.time_zone ?? null,
         capMicros: o.cap ?? OVERNIGHT_DEFAULTS.capMicros,
         concurrency: o.concurrency ?? OVERNIGHT_DEFAULTS.concurrency,
+        onCall: o.on_call ?? null,
+        escalateAfterMs: o.escalate_after ?? OVERNIGHT_DEFAULTS.escalateAfterMs,
+        digest: o.digest ? { at: minuteText(o.digest.at), minute: o.digest.at, channel: o.digest.channel } : null,
       }
     : null;
 

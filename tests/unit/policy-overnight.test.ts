@@ -62,3 +62,22 @@ describe('the overnight window', () => {
     }
   });
 });
+
+describe('the night’s people: on-call and the digest', () => {
+  it('on-call, how long an escalation holds, and the digest’s time and channel; 30 minutes and no digest by default', () => {
+    expect(policyWith({ from: '22:00', to: '06:00' }).overnight).toMatchObject({ onCall: null, escalateAfterMs: 30 * 60_000, digest: null });
+    expect(policyWith({ from: '22:00', to: '06:00', on_call: '#eng-oncall', escalate_after: '45m', digest: { at: '08:00', channel: '#eng' } }).overnight).toMatchObject({
+      onCall: '#eng-oncall',
+      escalateAfterMs: 45 * 60_000,
+      digest: { at: '08:00', minute: 480, channel: '#eng' },
+    });
+  });
+
+  it('a digest without a channel, or at no time of day, is refused at its key', () => {
+    const noChannel = resolvePolicy([{ source: 'p', data: { overnight: { from: '22:00', to: '06:00', digest: { at: '08:00' } } } }]);
+    expect(noChannel.policy).toBeNull();
+    expect(noChannel.errors[0]!.path).toEqual(['overnight', 'digest', 'channel']);
+    const badTime = resolvePolicy([{ source: 'p', data: { overnight: { from: '22:00', to: '06:00', digest: { at: '8 o’clock', channel: '#eng' } } } }]);
+    expect(badTime.errors[0]!.path).toEqual(['overnight', 'digest', 'at']);
+  });
+});
