@@ -55,7 +55,9 @@ export const RunEvent = z.discriminatedUnion('type', [
   z.object({ type: z.literal('lost'), reason: z.string().min(1).optional() }),
   // The pull request sent it back to its session: failing checks, changes requested, a merge conflict.
   z.object({ type: z.literal('sent-back'), why: z.string().min(1) }),
-  z.object({ type: z.enum(['claim', 'claimed', 'claim-lost', 'prepared', 'verified', 'verification-failed', 'merged', 'limit-reset', 'answered', 'recovered']) }),
+  // What the checks said ("test ✓ (340/340 tests) · types ✓"): kept in the run's log, which `sleds queue` shows.
+  z.object({ type: z.literal('verified'), checks: z.string().max(500).optional() }),
+  z.object({ type: z.enum(['claim', 'claimed', 'claim-lost', 'prepared', 'verification-failed', 'merged', 'limit-reset', 'answered', 'recovered']) }),
 ]);
 export type RunEvent = z.infer<typeof RunEvent>;
 

@@ -31,6 +31,8 @@ export const ReceiptBody = z.object({
   inBand: z.boolean().nullable(),
   startedAt: z.number().int(),
   endedAt: z.number().int(),
+  /** Priced on the half-price tier (an overnight job: a Message Batch, OpenAI flex); absent: the standard tier. */
+  tier: z.literal('batch').optional(),
 });
 export type ReceiptBody = z.infer<typeof ReceiptBody>;
 

@@ -93,7 +93,7 @@ export interface PricedUsage {
 }
 
 /** Each model's tokens priced as one record at `atMs` (the table is effective-dated); cache writes at the 5-minute rate. */
-export function priceByModel(table: PriceTable, usage: readonly ModelTokens[], atMs: number): PricedUsage {
+export function priceByModel(table: PriceTable, usage: readonly ModelTokens[], atMs: number, tier: 'standard' | 'batch' = 'standard'): PricedUsage {
   let costMicros = 0;
   const models: string[] = [];
   const unpriced: string[] = [];
@@ -107,7 +107,8 @@ export function priceByModel(table: PriceTable, usage: readonly ModelTokens[], a
       outputTokens: u.outputTokens,
       cacheReadTokens: u.cacheReadTokens,
       cacheWrite5mTokens: u.cacheWriteTokens,
-      serviceTier: null,
+      // The half-price tier halves every token's price (core/pricing.ts), as the gateway meters it.
+      serviceTier: tier === 'batch' ? 'batch' : null,
       inferenceGeo: null,
       source: 'engine-run',
       dedupKey: `engine:${u.model}`,
@@ -138,8 +139,8 @@ export function unreportedModels(runs: readonly RunStream[], nodeModel: string |
 }
 
 /** Every run of a node priced: its usage per model (usageByModel, priceByModel), and the models it could not price or count. */
-export function priceRuns(table: PriceTable, runs: readonly RunStream[], nodeModel: string | null, atMs: number): PricedUsage {
-  const priced = priceByModel(table, usageByModel(runs, nodeModel), atMs);
+export function priceRuns(table: PriceTable, runs: readonly RunStream[], nodeModel: string | null, atMs: number, tier: 'standard' | 'batch' = 'standard'): PricedUsage {
+  const priced = priceByModel(table, usageByModel(runs, nodeModel), atMs, tier);
   const unreported = unreportedModels(runs, nodeModel);
   return {
     costMicros: priced.costMicros,
@@ -187,6 +188,11 @@ export interface NodeReceiptInput {
   turns: number;
   startedAt: number;
   endedAt: number;
+  /**
+   * An overnight job's runs went through musher's gateway on the half-price tier (the platform key): its dollars are
+   * the batch prices, its band is at batch prices too (the caller halves it), and all of it is key spend.
+   */
+  tier?: 'standard' | 'batch';
 }
 
 /** The receipt's body, in the task receipts' schema (core/receipt/receipt.ts): its task is `<route>/<node>`. */
@@ -204,8 +210,8 @@ export function nodeReceiptBody(i: NodeReceiptInput): ReceiptBody {
     harness: i.harness,
     models: i.priced.models,
     costMicros: i.priced.costMicros,
-    // The engine's runs go through the seat's own harness login, not musher's gateway.
-    keyMicros: 0,
+    // A daytime node runs on the seat's own harness login; an overnight one on the platform key through the gateway.
+    keyMicros: i.tier === 'batch' ? i.priced.costMicros : 0,
     activeMinutes,
     promptChars: Math.max(0, Math.round(i.promptChars)),
     filesTouched: Math.max(0, Math.round(i.filesTouched)),
@@ -214,6 +220,7 @@ export function nodeReceiptBody(i: NodeReceiptInput): ReceiptBody {
     inBand: nodeInBand(band, i.priced.costMicros, activeMinutes),
     startedAt: Math.round(i.startedAt),
     endedAt: Math.round(i.endedAt),
+    ...(i.tier === 'batch' ? { tier: 'batch' as const } : {}),
   };
 }
 
@@ -223,9 +230,30 @@ export function nodeReceiptLine(r: Pick<NodeReceipt, 'body' | 'signature'> & { u
   const unpriced = r.unpriced ?? [];
   // A band word on dollars that leave a model out would judge a part as the whole.
   const word = unpriced.length > 0 && b.band ? 'band not judged' : bandWord(b);
+  if (b.tier === 'batch') return nightReceiptLine(r, unpriced, word);
   return [
     `${Math.round(b.activeMinutes)} min`,
     `${formatUsd(b.costMicros)}${unpriced.length > 0 ? ` + ${unpriced.join(', ')} unpriced` : ''}`,
+    word,
+    `seat ${b.seat}`,
+    b.harness,
+    b.models.length > 0 ? b.models.join('+') : 'no model',
+    r.signature ? 'signed' : UNSIGNED_NOTE,
+  ].join(' · ');
+}
+
+/**
+ * An overnight job's receipt, read the way its morning reader weighs it — what it cost against what it was estimated
+ * at, on which tier: "$6.02 actual at ½ price · est $9–24 · 38 min · in band · seat dana · claude-code ·
+ * claude-sonnet-5 · signed".
+ */
+function nightReceiptLine(r: Pick<NodeReceipt, 'body' | 'signature'>, unpriced: readonly string[], word: string): string {
+  const b = r.body;
+  const est = b.band ? `est ${formatUsd(b.band.lowMicros)}–${formatUsd(b.band.highMicros)}` : 'no estimate';
+  return [
+    `${formatUsd(b.costMicros)} actual at ½ price${unpriced.length > 0 ? ` + ${unpriced.join(', ')} unpriced` : ''}`,
+    est,
+    `${Math.round(b.activeMinutes)} min`,
     word,
     `seat ${b.seat}`,
     b.harness,

@@ -18,7 +18,7 @@ import { GithubTrackerAdapter } from '../tracker/github.js';
 import { isRouteComment, routeComment } from '../../core/routes/route-comment.js';
 import { routeLine } from '../../core/routes/route-line.js';
 import { newQuestionId } from './questions.js';
-import { ENGINE_DEFAULTS, type AtLimitPolicy } from '../../core/policy/schema.js';
+import { ENGINE_DEFAULTS, OVERNIGHT_DEFAULTS, type AtLimitPolicy } from '../../core/policy/schema.js';
 import { receiptLineOf } from '../../core/routes/node-receipt.js';
 import type { PriceTable } from '../../core/price-table.js';
 import type { SeatKeyPair } from '../handoff/keys.js';
@@ -268,7 +268,7 @@ function githubPullRequests(gh: GithubClient, c: EngineConfig, clock: Clock, sto
   };
 }
 
-function routePacks(store: RouteStore, worktrees: Worktrees, maxChars: number): Packs {
+function routePacks(store: RouteStore, worktrees: Worktrees, maxChars: number, clock: Clock, night?: NightPort): Packs {
   const decisionsOf = (key: string) => store.decisions(key).map((d) => ({ question: d.question, answer: d.answer, answeredBy: d.answeredBy, at: d.answeredAt }));
   return {
     forNode: async ({ route, node, feedback }) => {
@@ -298,6 +298,7 @@ function routePacks(store: RouteStore, worktrees: Worktrees, maxChars: number): 
         receipt: receiptLineOf(node.receipt),
         route: { key: route.key, title: route.title, nodeId: node.nodeId, tracker: route.tracker },
         verification,
+        night: node.overnight && night ? { capMicros: node.capMicros ?? night.windowFor(route, clock.now())?.capMicros ?? OVERNIGHT_DEFAULTS.capMicros, spentMicros: night.spentMicros(node) } : null,
       }),
   };
 }
@@ -335,6 +336,7 @@ export function composeEngine(p: EngineParts): { engine: Engine; store: RouteSto
   const store = new RouteStore(p.db, p.clock);
   const es = engineStore(store);
   const worktrees = gitWorktrees(p.config, p.env);
+  const night = nightPort(p);
   const engine = new Engine({
     store: es,
     worktrees,
@@ -342,12 +344,12 @@ export function composeEngine(p: EngineParts): { engine: Engine; store: RouteSto
     prs: githubPullRequests(p.github, p.config, p.clock, store),
     runner: p.runner,
     harnesses: p.harnesses,
-    packs: routePacks(store, worktrees, p.config.packMaxChars),
+    packs: routePacks(store, worktrees, p.config.packMaxChars, p.clock, night),
     clock: p.clock,
     log: p.log,
     tracker: githubRouteTracker(p.github, store, p.clock, p.log),
     atLimit: (route) => p.config.repoPolicy(route.repoRoot).atLimit ?? ENGINE_DEFAULTS.atLimit,
-    night: nightPort(p),
+    night,
     receipts: nodeReceipts({
       runner: p.runner,
       prices: p.prices ?? loadPriceTable(packageRoot()),

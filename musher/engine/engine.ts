@@ -539,7 +539,7 @@ export class Engine {
     const changed = n.baseSha ? await this.d.worktrees.changedFiles(n.worktree, n.baseSha) : [];
     const said = n.summary?.split('\n\nChanged: ')[0] ?? '';
     const summary = [said, changed.length > 0 ? `Changed: ${changed.slice(0, 30).join(', ')}${changed.length > 30 ? ` and ${changed.length - 30} more` : ''}` : ''].filter(Boolean).join('\n\n') || null;
-    const stepped = this.step(n, { type: 'verified' }, { lastError: null, summary });
+    const stepped = this.step(n, { type: 'verified', checks: report.summary.slice(0, 500) }, { lastError: null, summary });
     if (!stepped) return;
     // Its runtime is counted up to the verification (the step above): the receipt is made from the verified row.
     const verified = await this.landReceipt(route, stepped, changed.length);

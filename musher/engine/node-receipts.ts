@@ -8,6 +8,7 @@ import type { PriceTable } from '../../core/price-table.js';
 import { nodeReceiptBody, nodeReceiptLine, priceRuns, type RunStream } from '../../core/routes/node-receipt.js';
 import type { NodeReceipt } from '../../core/routes/route-line.js';
 import { wallIdFrom, WALL_ID_LENGTH } from '../../core/wall/wall-id.js';
+import { batchBand } from '../../core/overnight/night-gate.js';
 import type { Clock } from '../clock.js';
 import type { SeatKeyPair } from '../handoff/keys.js';
 import { signReceipt } from '../receipts/sign.js';
@@ -72,7 +73,9 @@ export function nodeReceipts(d: NodeReceiptDeps): NodeReceipts {
       const runs: RunStream[] = runDirsOf(nodeDir).map((r) => ({ attempt: r.attempt, events: d.runner.leftover(adapterOf(r.dir, adapter), r.dir) }));
       const now = d.clock.now();
       // A stream that names no model (Codex's does not) on a node that names none ran on its harness's default.
-      const priced = priceRuns(d.prices, runs, node.model ?? `${adapter.displayName}'s default model`, now);
+      // An overnight job ran on the half-price tier: priced, and judged against its band, at batch prices.
+      const tier = node.overnight ? ('batch' as const) : ('standard' as const);
+      const priced = priceRuns(d.prices, runs, node.model ?? `${adapter.displayName}'s default model`, now, tier);
       if (priced.unpriced.length > 0) d.log.warn(`${route.key}/${node.nodeId}: ${priced.unpriced.join(', ')} not priced (no price under prices/effective/, or its stream reported no usage) — named on the receipt, not counted as $0`);
       let key: SeatKeyPair | null = null;
       try {
@@ -90,13 +93,14 @@ export function nodeReceipts(d: NodeReceiptDeps): NodeReceipts {
         harness: adapter.id,
         priced,
         runtimeMs: node.runtimeMs,
-        band: node.band,
+        band: node.overnight && node.band ? batchBand(node.band) : node.band,
         promptChars: node.brief.length,
         filesTouched,
         turns: runs.length,
         // When it was claimed: its runtime and its waits before now.
         startedAt: now - node.runtimeMs - node.waitedMs,
         endedAt: now,
+        tier,
       });
       const receipt: NodeReceipt = { ...signReceipt(body, key), host: d.host, unpriced: priced.unpriced };
       return { receipt, line: nodeReceiptLine(receipt) };

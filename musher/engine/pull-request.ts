@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { oneLine } from '../../core/format.js';
 import { withReceiptBlock } from '../../core/receipt/pr-block.js';
+import { formatUsd } from '../../core/format.js';
 import type { Clock } from '../clock.js';
 import type { GithubClient } from '../github/client.js';
 import { PullRequests } from '../github/wire.js';
@@ -248,6 +249,8 @@ export interface PrBodyInput {
   route: { key: string; title: string; nodeId: string; tracker: string | null };
   /** runChecks' summary: "test ✓ (340/340 tests) · types ✓". */
   verification: string;
+  /** An overnight job: its cap and what the gateway metered for it on the half-price tier (micro-dollars). */
+  night?: { capMicros: number; spentMicros: number } | null;
 }
 
 export function prBody(i: PrBodyInput): string {
@@ -265,6 +268,7 @@ export function prBody(i: PrBodyInput): string {
     for (const d of [...i.decisions].sort((a, b) => a.at - b.at)) lines.push(`- ${oneLine(d.question, 500)} → **${oneLine(d.answer, 500)}** (${d.answeredBy}, ${new Date(d.at).toISOString().slice(0, 16).replace('T', ' ')}Z)`);
     lines.push('');
   }
+  if (i.night) lines.push('### Overnight', '', `Ran in the overnight window on the half-price tier, under a cap of ${formatUsd(i.night.capMicros)}: ${formatUsd(i.night.spentMicros)} metered at batch prices.`, '');
   lines.push('### Verified before this PR', '', i.verification, '', '_Opened by `sleds engine`. sleds never merges: a person does._');
   const body = lines.join('\n');
   return i.receipt ? withReceiptBlock(body, i.receipt) : body;

@@ -11,7 +11,8 @@ import { parseRouteFile } from '../../musher/engine/route-yaml.js';
 import { PlatformKeyStore } from '../../musher/store/platform-key.js';
 import type { MintBatchToken } from '../../musher/engine/night-tier.js';
 import { git } from '../support/route-repo.js';
-import { useEngineWorlds, type World } from '../support/engine-world.js';
+import { SLUG, useEngineWorlds, type World } from '../support/engine-world.js';
+import { LifecycleEvents } from '../../musher/store/lifecycle-events.js';
 
 const { world, cleanups } = useEngineWorlds();
 
@@ -71,6 +72,16 @@ nodes:
     const job = w.store.node('eng-503', 'job')!;
     const day = w.store.node('eng-503', 'day')!;
     expect(envLines(w)).toEqual(expect.arrayContaining([`${job.sessionId} http://127.0.0.1:4999 token wait`, `${day.sessionId} - - -`]));
+    // Its receipt is at batch prices against its band at batch prices ($4–10 → $2–5), and says so; the day's is not.
+    const nightPr = w.gh.pull(SLUG, job.prNumber!)!.body;
+    // (The plain agent reports no tokens: its model is named unpriced, never $0 judged against the band.)
+    expect(nightPr).toMatch(/<!-- sleds:receipt -->\n\$0\.00 actual at ½ price \+ Plain's default model unpriced · est \$2\.00–\$5\.00 · \d+ min · band not judged · seat dana · plain · /);
+    expect(nightPr).toContain('### Overnight\n\nRan in the overnight window on the half-price tier, under a cap of $12.00: $0.00 metered at batch prices.');
+    expect(w.gh.pull(SLUG, day.prNumber!)!.body).not.toContain('½ price');
+    expect(job.receipt).toMatchObject({ body: { tier: 'batch' } });
+    // What the checks said is in the run's log.
+    const verified = new LifecycleEvents(w.db).forEntity('run', 'eng-503/job').find((e) => e.eventType === 'verified')!;
+    expect(verified.payload).toEqual({ checks: 'no checks' });
   });
 
   it('holds a job whose band starts above its cap (naming the band), and one whose low end does not fit before the window closes', async () => {

@@ -132,6 +132,21 @@ describe('the receipt’s body and line', () => {
     expect(nodeReceiptLine({ body, signature: 'sig' })).toBe(line);
   });
 
+  it('an overnight job on the half-price tier: priced at half, all of it key spend, read as actual against its estimate', () => {
+    const runs = [run(1, started('s1', 'claude-t'), usage(100_000, 10_000), done)];
+    const standard = priceRuns(table, runs, null, AT);
+    const night = priceRuns(table, runs, null, AT, 'batch');
+    // 100k in × $3/M + 10k out × $15/M = $0.45; on the batch tier $0.225.
+    expect(standard.costMicros).toBe(450_000);
+    expect(night.costMicros).toBe(225_000);
+    const body = nodeReceiptBody({ ...base, band: { lowUsd: 0.1, highUsd: 0.5, lowMin: 2, highMin: 40, confidence: 0.7 }, priced: night, runtimeMs: 38 * 60_000, tier: 'batch' });
+    expect(body).toMatchObject({ tier: 'batch', costMicros: 225_000, keyMicros: 225_000, inBand: true });
+    expect(nodeReceiptLine({ body, signature: 'sig' })).toBe('$0.23 actual at ½ price · est $0.10–$0.50 · 38 min · in band · seat dana · claude-code · claude-t · signed');
+    // A daytime node's body names no tier and spends nothing on the key.
+    expect(nodeReceiptBody({ ...base, priced: standard, runtimeMs: 60_000 })).not.toHaveProperty('tier');
+    expect(nodeReceiptBody({ ...base, priced: standard, runtimeMs: 60_000 }).keyMicros).toBe(0);
+  });
+
   it('no band: "no band"; an unpriced model is named beside the dollars and the band is not judged on a part', () => {
     const none = nodeReceiptBody({ ...base, band: null, priced: priced(967_500), runtimeMs: 60_000 });
     expect(none.inBand).toBeNull();
