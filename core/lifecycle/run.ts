@@ -42,6 +42,7 @@ export const RUN_EVENTS = [
   'recovered',
   'fail',
   'cancel',
+  'slept',
 ] as const;
 export type RunEventType = (typeof RUN_EVENTS)[number];
 
@@ -55,6 +56,8 @@ export const RunEvent = z.discriminatedUnion('type', [
   z.object({ type: z.literal('lost'), reason: z.string().min(1).optional() }),
   // The pull request sent it back to its session: failing checks, changes requested, a merge conflict.
   z.object({ type: z.literal('sent-back'), why: z.string().min(1) }),
+  // The machine slept (a closed lid) from `sinceMs` until now: that time is not runtime. The run stays where it was.
+  z.object({ type: z.literal('slept'), sinceMs: z.number() }),
   // What the checks said ("test ✓ (340/340 tests) · types ✓"): kept in the run's log, which `sleds queue` shows.
   z.object({ type: z.literal('verified'), checks: z.string().max(500).optional() }),
   z.object({ type: z.enum(['claim', 'claimed', 'claim-lost', 'prepared', 'verification-failed', 'merged', 'limit-reset', 'answered', 'recovered']) }),
@@ -62,7 +65,7 @@ export const RunEvent = z.discriminatedUnion('type', [
 export type RunEvent = z.infer<typeof RunEvent>;
 
 /** Where the time since the last event goes, by the state it was spent in. */
-export type WaitAccount = 'queue' | 'limit' | 'input' | 'merge' | 'recovery';
+export type WaitAccount = 'queue' | 'limit' | 'input' | 'merge' | 'recovery' | 'asleep';
 const ACCOUNT: Record<RunStateName, 'runtime' | WaitAccount | null> = {
   QUEUED: 'queue',
   CLAIMING: 'runtime',
@@ -104,7 +107,7 @@ export type RunEffect =
   | { type: 'open-pull-request' };
 
 export function newRun(now: number): RunState {
-  return { state: 'QUEUED', enteredAt: now, runtimeMs: 0, waitMs: { queue: 0, limit: 0, input: 0, merge: 0, recovery: 0 }, reason: null, sessionId: null, resetsAtMs: null, questionId: null, claims: 0, problem: null };
+  return { state: 'QUEUED', enteredAt: now, runtimeMs: 0, waitMs: { queue: 0, limit: 0, input: 0, merge: 0, recovery: 0, asleep: 0 }, reason: null, sessionId: null, resetsAtMs: null, questionId: null, claims: 0, problem: null };
 }
 
 const ACTIVE: readonly RunStateName[] = ['QUEUED', 'CLAIMING', 'PREPARING', 'RUNNING', 'VERIFYING', 'AWAITING_MERGE', 'WAITING_FOR_LIMIT', 'WAITING_FOR_INPUT', 'RECOVERY_REQUIRED'];
@@ -125,10 +128,10 @@ export const RUN_CYCLE: LifeCycle<RunStateName, RunEventType> = {
   table: merge(
     {
       QUEUED: { claim: 'CLAIMING' },
-      CLAIMING: { claimed: 'PREPARING', 'claim-lost': 'QUEUED' },
-      PREPARING: { prepared: 'RUNNING', lost: 'RECOVERY_REQUIRED' },
-      RUNNING: { 'turn-completed': 'VERIFYING', 'rate-limited': 'WAITING_FOR_LIMIT', question: 'WAITING_FOR_INPUT', lost: 'RECOVERY_REQUIRED' },
-      VERIFYING: { verified: 'AWAITING_MERGE', 'verification-failed': 'RUNNING', 'rate-limited': 'WAITING_FOR_LIMIT', lost: 'RECOVERY_REQUIRED' },
+      CLAIMING: { claimed: 'PREPARING', 'claim-lost': 'QUEUED', slept: 'CLAIMING' },
+      PREPARING: { prepared: 'RUNNING', lost: 'RECOVERY_REQUIRED', slept: 'PREPARING' },
+      RUNNING: { 'turn-completed': 'VERIFYING', 'rate-limited': 'WAITING_FOR_LIMIT', question: 'WAITING_FOR_INPUT', lost: 'RECOVERY_REQUIRED', slept: 'RUNNING' },
+      VERIFYING: { verified: 'AWAITING_MERGE', 'verification-failed': 'RUNNING', 'rate-limited': 'WAITING_FOR_LIMIT', lost: 'RECOVERY_REQUIRED', slept: 'VERIFYING' },
       AWAITING_MERGE: { merged: 'COMPLETED', 'sent-back': 'RUNNING' },
       WAITING_FOR_LIMIT: { 'limit-reset': 'RUNNING' },
       WAITING_FOR_INPUT: { answered: 'RUNNING' },
@@ -143,17 +146,25 @@ export function stepRun(s: RunState, e: RunEvent, now: number): StepResult<RunSt
   const to = targetOf(RUN_CYCLE, s.state, e.type);
   if (to === null) return illegal('run', s.state, e.type, ACCOUNT[s.state] === null ? `it is over (${s.reason ?? 'no reason kept'})` : undefined);
   if (now < s.enteredAt) return { ok: false, error: `a run event at ${now} is before the run entered ${s.state} at ${s.enteredAt} — the clock went back` };
-  const spent = now - s.enteredAt;
+  // A run stored before time asleep was kept has no such account yet.
+  const waits: Record<WaitAccount, number> = { ...s.waitMs, asleep: s.waitMs.asleep ?? 0 };
+  // Asleep from `sinceMs` (never before the state began, never after now): only the time before it was at work.
+  const asleepFrom = e.type === 'slept' ? Math.min(Math.max(e.sinceMs, s.enteredAt), now) : now;
+  const spent = asleepFrom - s.enteredAt;
   const account = ACCOUNT[s.state];
   const next: RunState = {
     ...s,
     state: to,
     enteredAt: now,
     runtimeMs: account === 'runtime' ? s.runtimeMs + spent : s.runtimeMs,
-    waitMs: account === null || account === 'runtime' ? s.waitMs : { ...s.waitMs, [account]: s.waitMs[account] + spent },
+    waitMs: {
+      ...(account === null || account === 'runtime' ? waits : { ...waits, [account]: waits[account] + spent }),
+      asleep: waits.asleep + (now - asleepFrom),
+    },
     resetsAtMs: to === 'WAITING_FOR_LIMIT' ? s.resetsAtMs : null,
     questionId: to === 'WAITING_FOR_INPUT' ? s.questionId : null,
-    problem: null,
+    // A nap changes nothing of where the run stands, only where its time went.
+    problem: e.type === 'slept' ? s.problem : null,
   };
   const effects: RunEffect[] = [];
   switch (e.type) {

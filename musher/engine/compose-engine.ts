@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { RunStateName } from '../../core/lifecycle/run.js';
@@ -12,7 +13,7 @@ import type { Checks, EngineLog, EngineNode, EngineRoute, EngineStore, Harnesses
 import { followPullRequests, openPullRequest, prBody, prFeedback, updatePullRequestBody, type PrStatus } from './pull-request.js';
 import { RouteStore, type NodeRow, type RouteRow } from './route-store.js';
 import { failureReport, runChecks, type Check } from './verify.js';
-import { changedFiles, commitAll, createWorktree, mergedTip, pushBranch, removeWorktree } from './worktree.js';
+import { changedFiles, checkpointWorktree, commitAll, createWorktree, mergedTip, pushBranch, removeWorktree, restoreCheckpoint } from './worktree.js';
 import { gitText } from '../snapshot/run-git.js';
 import { GithubTrackerAdapter } from '../tracker/github.js';
 import { isRouteComment, routeComment } from '../../core/routes/route-comment.js';
@@ -51,6 +52,8 @@ export interface EngineConfig {
   worktreesDir: string;
   runsDir: string;
   unknownResetWaitMs: number;
+  /** Rounds further apart than this mean the machine slept (engine.ts EngineSettings); default 10 minutes. */
+  asleepAfterMs?: number;
   /** A pack's largest size. */
   packMaxChars: number;
 }
@@ -122,8 +125,9 @@ function engineNode(r: NodeRow): EngineNode {
     overnight: r.overnight,
     capMicros: r.capMicros,
     runtimeMs: r.run.runtimeMs,
-    waitedMs: r.run.waitMs.limit + r.run.waitMs.input + r.run.waitMs.merge + r.run.waitMs.recovery,
+    waitedMs: r.run.waitMs.limit + r.run.waitMs.input + r.run.waitMs.merge + r.run.waitMs.recovery + (r.run.waitMs.asleep ?? 0),
     receipt: r.receipt,
+    checkpoint: r.checkpoint,
   };
 }
 
@@ -214,6 +218,9 @@ function gitWorktrees(c: EngineConfig, env: NodeJS.ProcessEnv): Worktrees {
     },
     remove: (route, path) => removeWorktree(route.repoRoot, path),
     commitAll: (path, message) => commitAll(path, message),
+    checkpoint: (path, branch, message) => checkpointWorktree(path, branch, message),
+    restore: (path, commit) => restoreCheckpoint(path, commit),
+    exists: (path) => existsSync(path),
     changedFiles: (path, baseSha) => changedFiles(path, baseSha),
     push: (route, path, branch) => oneAtATime(route.repoRoot, () => pushBranch(path, c.remote, branch)),
     fieldBook: (path) => readFieldBook(path),
@@ -363,7 +370,7 @@ export function composeEngine(p: EngineParts): { engine: Engine; store: RouteSto
         return repo ? `${repo.owner}/${repo.name}` : null;
       },
     }),
-    settings: { owner: p.config.owner, leaseMs: p.config.leaseMs, concurrency: p.config.concurrency, runsDir: p.config.runsDir, unknownResetWaitMs: p.config.unknownResetWaitMs },
+    settings: { owner: p.config.owner, leaseMs: p.config.leaseMs, concurrency: p.config.concurrency, runsDir: p.config.runsDir, unknownResetWaitMs: p.config.unknownResetWaitMs, ...(p.config.asleepAfterMs ? { asleepAfterMs: p.config.asleepAfterMs } : {}) },
   });
   return { engine, store };
 }

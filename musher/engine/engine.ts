@@ -25,6 +25,13 @@ export interface EngineSettings {
   runsDir: string;
   /** How long to wait before asking again about a limit whose reset the harness did not say. */
   unknownResetWaitMs: number;
+  /**
+   * Rounds further apart than this mean the machine slept (a closed lid): the gap is not runtime. Longer than the
+   * loop ever waits between rounds; default 10 minutes.
+   */
+  asleepAfterMs?: number;
+  /** A running node's worktree is checkpointed at most this often while its agent works (default 5 minutes). */
+  checkpointEveryMs?: number;
 }
 
 export interface PackRequest {
@@ -93,6 +100,12 @@ export class Engine {
   private report: TickReport = { claimed: [], tookOver: [], moved: [], errors: [] };
   /** Why each overnight node waits, as last said: a line is logged when it changes, not every round. */
   private readonly nightNotes = new Map<string, string>();
+  /** When this engine's last round began: a much later round means the machine slept in between. */
+  private lastRoundAt: number | null = null;
+  /** When each node's worktree was last checkpointed by this engine. */
+  private readonly checkpointedAt = new Map<string, number>();
+  /** Checkpoints being written, one after another per node (they may be asked for from inside other work). */
+  private readonly saving = new Map<string, Promise<void>>();
 
   constructor(private readonly d: EngineDeps) {}
 
@@ -126,6 +139,7 @@ export class Engine {
         }
       }
     }
+    this.accountSleep(mine, now);
     await this.followPullRequests(mine.filter((n) => n.state === 'AWAITING_MERGE'));
     for (const n of mine) if (n.state !== 'AWAITING_MERGE') await this.advance(n);
 
@@ -141,6 +155,74 @@ export class Engine {
       if (claimed) await this.advance(claimed);
     }
     return this.report;
+  }
+
+  /**
+   * Time asleep is not runtime (issue 15 § 4): when this round comes far later than the loop ever waits, the machine
+   * slept (a closed lid, a suspended VM) since the last one, and every node at work is told so. Its harness slept too:
+   * it goes on where it was, its checkpoint and session untouched.
+   */
+  private accountSleep(mine: EngineNode[], now: number): void {
+    const since = this.lastRoundAt;
+    this.lastRoundAt = now;
+    if (since === null || now - since <= (this.d.settings.asleepAfterMs ?? 10 * 60_000)) return;
+    for (let i = 0; i < mine.length; i++) {
+      const n = mine[i]!;
+      if (!WORKING.includes(n.state)) continue;
+      const next = this.step(n, { type: 'slept', sinceMs: since });
+      if (!next) continue;
+      mine[i] = next;
+      this.d.log.info(`${keyOf(n)}: the machine slept ${Math.round((now - since) / 60_000)} min — not counted as its runtime`);
+    }
+  }
+
+  /**
+   * A checkpoint (issue 15 § 4): the worktree's files as a commit kept beside its branch, with the session they go
+   * with, so a crash, a restart or a lost worktree resumes the job where it was, not from the start. Never fatal: a
+   * checkpoint that cannot be made is logged and the run goes on.
+   */
+  private async checkpoint(n: EngineNode, why: string): Promise<void> {
+    if (!n.worktree || !n.branch || !this.d.worktrees.exists(n.worktree)) return;
+    const k = keyOf(n);
+    const at = this.d.clock.now();
+    this.checkpointedAt.set(k, at);
+    try {
+      const commit = await this.d.worktrees.checkpoint(n.worktree, n.branch, `sleds checkpoint of ${k}: ${why}`);
+      const sessionId = this.d.store.node(n.routeKey, n.nodeId)?.sessionId ?? n.sessionId;
+      if (this.d.store.patch(n.routeKey, n.nodeId, n.fencingToken, { checkpoint: { sessionId, commit, at } })) this.d.log.info(`${k}: checkpoint ${commit.slice(0, 12)} (${why})`);
+    } catch (e) {
+      this.d.log.warn(`${k}: no checkpoint (${why}): ${oneLineError(e)}`);
+    }
+  }
+
+  /** While the agent works, a checkpoint at most every so often, taken between its tool calls. */
+  private checkpointWhileWorking(n: EngineNode, events: HarnessEvent[]): void {
+    if (!events.some((e) => e.kind === 'tool_call')) return;
+    const k = keyOf(n);
+    const last = this.checkpointedAt.get(k);
+    const now = this.d.clock.now();
+    if (last === undefined) {
+      // The first this engine sees: the clock starts here (a checkpoint was taken when the node last stopped).
+      this.checkpointedAt.set(k, now);
+      return;
+    }
+    if (now - last < (this.d.settings.checkpointEveryMs ?? 5 * 60_000)) return;
+    this.checkpointedAt.set(k, now);
+    this.saveCheckpoint(n, 'while its agent works');
+  }
+
+  /**
+   * The worktree a resumed node needs: there as it was, else made again from its branch with its last checkpoint's
+   * files (uncommitted work included), so the agent finds what it left.
+   */
+  private async ensureWorktree(n: EngineNode): Promise<void> {
+    if (!n.worktree || this.d.worktrees.exists(n.worktree)) return;
+    const route = this.route(n);
+    const base = await this.d.worktrees.baseFor(route, n);
+    const made = await this.d.worktrees.create(route, n, base, this.slotOf(n));
+    if (n.checkpoint) await this.d.worktrees.restore(made.path, n.checkpoint.commit);
+    this.d.store.patch(n.routeKey, n.nodeId, n.fencingToken, { worktree: made.path });
+    this.d.log.info(`${keyOf(n)}: its worktree was gone — made again from ${made.branch}${n.checkpoint ? ` and checkpoint ${n.checkpoint.commit.slice(0, 12)}` : ''}`);
   }
 
   /**
@@ -192,13 +274,26 @@ export class Engine {
     // It waits as at a limit: the next window's start is its "reset", when a raised cap lets it go on.
     const next = w && now < w.startMs ? w.startMs : (night.windowFor(this.route(n), (w?.endMs ?? now) + 1)?.startMs ?? now + 86_400_000);
     const line = cappedLine(spent, cap);
-    if (this.step(n, { type: 'rate-limited', resetsAtMs: next }, { lastError: line })) this.d.log.info(`${k}: ${line}`);
+    const stopped = this.step(n, { type: 'rate-limited', resetsAtMs: next }, { lastError: line });
+    if (stopped) {
+      this.d.log.info(`${k}: ${line}`);
+      this.saveCheckpoint(stopped, 'stopped at its cap');
+    }
     return true;
   }
 
   /** Waits for the work ticks started (tests and `--once`). */
   async settle(): Promise<void> {
-    while (this.busy.size > 0) await Promise.all([...this.busy.values()]);
+    while (this.busy.size > 0 || this.saving.size > 0) await Promise.all([...this.busy.values(), ...this.saving.values()]);
+  }
+
+  /** A checkpoint taken beside whatever else the node's work is doing, after the one before it. */
+  private saveCheckpoint(n: EngineNode, why: string): void {
+    const k = keyOf(n);
+    const p: Promise<void> = (this.saving.get(k) ?? Promise.resolve()).then(() => this.checkpoint(n, why)).finally(() => {
+      if (this.saving.get(k) === p) this.saving.delete(k);
+    });
+    this.saving.set(k, p);
   }
 
   /**
@@ -424,11 +519,13 @@ export class Engine {
   }
 
   private async resume(n: EngineNode, feedback: NonNullable<PackRequest['feedback']>): Promise<void> {
-    if (!n.sessionId) {
+    const sessionId = n.sessionId ?? n.checkpoint?.sessionId ?? null;
+    if (!sessionId) {
       this.step(n, { type: 'lost', reason: 'its session id is unknown, so it cannot be resumed' });
       return;
     }
-    await this.startRun(n, n.sessionId, feedback);
+    await this.ensureWorktree(n);
+    await this.startRun(n, sessionId, feedback);
   }
 
   /** RUNNING: reads the stream; the run's state comes from its events, never from a screen. */
@@ -459,6 +556,7 @@ export class Engine {
       this.handles.delete(k);
       return;
     }
+    if (!ended) this.checkpointWhileWorking(n, events);
     if (ended) {
       this.handles.delete(k);
       // It exited without completing its turn: resume it from its session, once; a second death needs a person.
@@ -477,12 +575,12 @@ export class Engine {
         sessionId = e.sessionId;
         this.d.store.patch(n.routeKey, n.nodeId, n.fencingToken, { sessionId });
       } else if (e.kind === 'rate_limited') {
-        return this.step(n, { type: 'rate-limited', resetsAtMs: e.resetsAtMs }) ? 'moved' : 'running';
+        return this.stopped(this.step(n, { type: 'rate-limited', resetsAtMs: e.resetsAtMs }), 'at a usage limit');
       } else if (e.kind === 'question') {
         // The harness's own ask tool (Claude's AskUserQuestion): headless, nobody would answer it, so it is parked.
         const open = this.d.store.openQuestion(n.routeKey, n.nodeId);
         const questionId = open?.id ?? this.d.store.askQuestion(n.routeKey, n.nodeId, e.text, this.d.clock.now());
-        return this.step(n, { type: 'question', questionId }, { lastError: open?.question ?? e.text }) ? 'moved' : 'running';
+        return this.stopped(this.step(n, { type: 'question', questionId }, { lastError: open?.question ?? e.text }), 'waiting for an answer');
       } else if (e.kind === 'turn_completed') {
         const sid = e.sessionId ?? sessionId;
         if (!e.ok || !sid) {
@@ -495,7 +593,7 @@ export class Engine {
         if (parked) {
           const next = this.step(n, { type: 'question', questionId: parked.id }, { lastError: parked.question, sessionId: sid });
           if (next) this.d.log.info(`${keyOf(n)}: waits for an answer — ${parked.question.slice(0, 120)} (sleds needs)`);
-          return next ? 'moved' : 'running';
+          return this.stopped(next, 'its turn ended on a question');
         }
         // The agent's last words, until verification adds what it changed: the PR and the nodes after it read them.
         const next = this.step(n, { type: 'turn-completed', sessionId: sid }, { sessionId: sid, summary: e.text ? e.text.trim().slice(0, SUMMARY_CHARS) : null });
@@ -504,6 +602,13 @@ export class Engine {
       }
     }
     return 'running';
+  }
+
+  /** A node that stopped to wait (a limit, a question): checkpointed where it stopped. */
+  private stopped(next: EngineNode | null, why: string): 'moved' | 'running' {
+    if (!next) return 'running';
+    this.saveCheckpoint(next, why);
+    return 'moved';
   }
 
   /** A run whose process is gone: finish what its stream says, else resume it from its session id, else a person. */
@@ -525,6 +630,7 @@ export class Engine {
     if (!n.worktree || !n.branch) throw new Error('it has no worktree to verify');
     const route = this.route(n);
     await this.d.worktrees.commitAll(n.worktree, `${n.nodeId}: ${n.title}`);
+    await this.checkpoint(n, 'its turn ended');
     const report = await this.d.checks.run(route, n.worktree);
     if (!report.ok) {
       const failures = n.verifyFailures + 1;

@@ -194,6 +194,8 @@ export async function runEngine(args: string[], json: boolean): Promise<number> 
       worktreesDir: DEFAULT_WORKTREES_DIR(paths.dataDir),
       runsDir: DEFAULT_RUNS_DIR(paths.dataDir),
       unknownResetWaitMs: 15 * 60_000,
+      // Far longer than the loop waits between rounds (`--every`): a gap like that is the machine asleep.
+      asleepAfterMs: Math.max(10 * 60_000, 4 * idleMs),
       packMaxChars: 60_000,
     },
   });

@@ -49,6 +49,8 @@ export interface EngineNode {
   waitedMs: number;
   /** Its signed receipt (core/routes/route-line.ts NodeReceipt) once it was verified; null before. */
   receipt: unknown;
+  /** Its last checkpoint: the session and the worktree commit a resume starts from (issue 15 § 4); null before one. */
+  checkpoint: { sessionId: string | null; commit: string; at: number } | null;
 }
 
 export interface EngineRoute {
@@ -59,7 +61,7 @@ export interface EngineRoute {
   repoRoot: string;
 }
 
-export type NodeFields = Partial<Pick<EngineNode, 'sessionId' | 'worktree' | 'branch' | 'baseSha' | 'prNumber' | 'prUrl' | 'verifyFailures' | 'lastError' | 'harness' | 'model' | 'summary' | 'receipt'>> & {
+export type NodeFields = Partial<Pick<EngineNode, 'sessionId' | 'worktree' | 'branch' | 'baseSha' | 'prNumber' | 'prUrl' | 'verifyFailures' | 'lastError' | 'harness' | 'model' | 'summary' | 'receipt' | 'checkpoint'>> & {
   pid?: number | null;
   logPath?: string | null;
 };
@@ -115,6 +117,15 @@ export interface Worktrees {
   changedFiles(path: string, baseSha: string): Promise<string[]>;
   /** Commits what the agent left uncommitted; null when nothing changed. */
   commitAll(path: string, message: string): Promise<string | null>;
+  /**
+   * A commit of the worktree as it is now (tracked, untracked, uncommitted), made without touching its branch, index
+   * or files, and kept under refs/sleds/checkpoints/<branch>: the branch's head itself when nothing is uncommitted.
+   */
+  checkpoint(path: string, branch: string, message: string): Promise<string>;
+  /** The worktree's files as a checkpoint left them (its branch and index untouched: the work is uncommitted again). */
+  restore(path: string, commit: string): Promise<void>;
+  /** Whether the worktree is still there (a folder deleted, a machine rebuilt: it is not). */
+  exists(path: string): boolean;
   push(route: EngineRoute, path: string, branch: string): Promise<void>;
   /** The field book the pack carries (CLAUDE.md, AGENTS.md of the worktree). */
   fieldBook(path: string): Promise<Array<{ name: string; text: string }>>;

@@ -63,10 +63,19 @@ export interface NodeRow {
   receipt: unknown | null;
   /** What its agent said it did (the last turn's final text), for its PR and the nodes after it. */
   summary: string | null;
+  /** Its last checkpoint (issue 15 § 4): the session and the worktree's commit a resume starts from; null before one. */
+  checkpoint: NodeCheckpoint | null;
+}
+
+export interface NodeCheckpoint {
+  sessionId: string | null;
+  /** A commit of the worktree as it was (on the branch's head, kept under refs/sleds/checkpoints/…). */
+  commit: string;
+  at: number;
 }
 
 export type NodePatch = Partial<
-  Pick<NodeRow, 'sessionId' | 'pid' | 'logPath' | 'worktree' | 'branch' | 'baseSha' | 'prNumber' | 'prUrl' | 'verifyFailures' | 'lastError' | 'receipt' | 'harness' | 'model' | 'summary'>
+  Pick<NodeRow, 'sessionId' | 'pid' | 'logPath' | 'worktree' | 'branch' | 'baseSha' | 'prNumber' | 'prUrl' | 'verifyFailures' | 'lastError' | 'receipt' | 'harness' | 'model' | 'summary' | 'checkpoint'>
 >;
 
 export interface DecisionRow {
@@ -124,6 +133,7 @@ const PATCH_COLUMNS: Record<keyof NodePatch, string> = {
   verifyFailures: 'verify_failures',
   lastError: 'last_error',
   receipt: 'receipt',
+  checkpoint: 'checkpoint',
   summary: 'summary',
   harness: 'harness',
   model: 'model',
@@ -136,7 +146,7 @@ function patchSql(patch: NodePatch): { sets: string[]; params: Record<string, un
     if (!(field in patch)) continue;
     const v = patch[field];
     sets.push(`${column} = @p_${column}`);
-    params[`p_${column}`] = field === 'receipt' ? (v === null || v === undefined ? null : JSON.stringify(v)) : (v ?? null);
+    params[`p_${column}`] = field === 'receipt' || field === 'checkpoint' ? (v === null || v === undefined ? null : JSON.stringify(v)) : (v ?? null);
   }
   return { sets, params };
 }
@@ -215,6 +225,7 @@ function toNode(r: Record<string, unknown>): NodeRow {
     lastError: (r.last_error as string | null) ?? null,
     receipt: parseJson<unknown>(r.receipt, null),
     summary: (r.summary as string | null) ?? null,
+    checkpoint: parseJson<NodeCheckpoint | null>(r.checkpoint, null),
   };
 }
 

@@ -211,7 +211,12 @@ export async function createWorktree(s: WorktreeSpec): Promise<CreatedWorktree> 
   const includes = await resolveIncludes(s.repoRoot, s.include);
   const sources = await realpath(s.repoRoot);
 
-  const existing = (await listWorktrees(s.repoRoot)).find((w) => w.branch === branch);
+  let existing = (await listWorktrees(s.repoRoot)).find((w) => w.branch === branch);
+  if (existing && !existsSync(existing.path)) {
+    // Its folder was deleted (a cleaned disk, a rebuilt machine): git's stale record goes, the branch is checked out anew.
+    await git(s.repoRoot, ['worktree', 'prune'], 'pruning stale worktrees');
+    existing = undefined;
+  }
   let baseSha: string;
   if (existing && (await samePath(existing.path, path))) {
     // A restart: the worktree is there with the agent's work in it; nothing is reset.
@@ -308,4 +313,48 @@ export async function commitAll(worktree: string, message: string): Promise<stri
 export async function changedFiles(worktree: string, baseSha: string): Promise<string[]> {
   const out = await git(worktree, ['diff', '--name-only', '--no-renames', baseSha, 'HEAD', '--'], `listing what changed in ${worktree}`);
   return out.split('\n').filter((l) => l.trim() !== '');
+}
+
+/** Where a node's checkpoints are kept: a ref of sleds' own beside its branch, never pushed. */
+export const checkpointRef = (branch: string): string => `refs/sleds/checkpoints/${refArg('branch', branch)}`;
+
+/**
+ * A checkpoint of the worktree (issue 15 § 4): its files as they are now — committed, uncommitted and untracked,
+ * less what the include list copied in — as a commit on top of the branch's head, made through a private index so
+ * the agent's branch, index and files are untouched. Kept under checkpointRef(branch) so git never collects it. The
+ * head itself when the worktree has nothing uncommitted.
+ */
+export async function checkpointWorktree(worktree: string, branch: string, message: string): Promise<string> {
+  const gitDir = await gitDirOf(worktree);
+  const head = (await git(worktree, ['rev-parse', 'HEAD'], `reading HEAD in ${worktree}`)).trim();
+  const index = { GIT_INDEX_FILE: join(gitDir, 'sleds-checkpoint-index') };
+  const leaveOut = (await includedIn(gitDir)).map((rel) => `:(exclude,literal)${rel}`);
+  // From a copy of the worktree's own index (its file stats spare hashing every file again), else from the head.
+  const copied = await copyFile(join(gitDir, 'index'), index.GIT_INDEX_FILE).then(
+    () => true,
+    () => false,
+  );
+  if (!copied) await git(worktree, ['read-tree', 'HEAD'], `checkpointing ${worktree}`, { env: index });
+  await git(worktree, ['add', '--all', '--', '.', ...leaveOut], `checkpointing ${worktree}`, { env: index });
+  const tree = (await git(worktree, ['write-tree'], `checkpointing ${worktree}`, { env: index })).trim();
+  const headTree = (await git(worktree, ['rev-parse', 'HEAD^{tree}'], `checkpointing ${worktree}`)).trim();
+  let commit = head;
+  if (tree !== headTree) {
+    const identity = { GIT_AUTHOR_NAME: 'sleds', GIT_AUTHOR_EMAIL: 'sleds@localhost', GIT_COMMITTER_NAME: 'sleds', GIT_COMMITTER_EMAIL: 'sleds@localhost' };
+    commit = (await git(worktree, ['commit-tree', tree, '-p', head, '-F', '-'], `checkpointing ${worktree}`, { input: message, env: identity })).trim();
+  }
+  await git(worktree, ['update-ref', checkpointRef(branch), commit], `keeping the checkpoint of ${branch}`);
+  return commit;
+}
+
+/**
+ * The worktree's files as the checkpoint left them, on its branch as it is: the checkpoint's changes on top of the
+ * head come back as uncommitted work (the index is the head's again), so the agent carries on where it was.
+ */
+export async function restoreCheckpoint(worktree: string, commit: string): Promise<void> {
+  if (!/^[0-9a-f]{40,64}$/.test(commit)) throw new WorktreeError(`the checkpoint ${JSON.stringify(commit.slice(0, 80))} is not a commit id`);
+  const head = (await git(worktree, ['rev-parse', 'HEAD'], `reading HEAD in ${worktree}`)).trim();
+  if (head === commit) return;
+  await git(worktree, ['read-tree', '-u', '--reset', commit], `restoring the checkpoint ${commit.slice(0, 12)} in ${worktree}`);
+  await git(worktree, ['reset', '--quiet'], `restoring the checkpoint ${commit.slice(0, 12)} in ${worktree}`);
 }

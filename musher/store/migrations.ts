@@ -563,6 +563,9 @@ const MIGRATIONS: ReadonlyArray<Migration> = [
   `,
   // 29 (issue 15 § 1): an overnight node's own cap (the route file's `cap:`); null: the policy's overnight.cap.
   `ALTER TABLE route_nodes ADD COLUMN cap_micros INTEGER;`,
+  // 34 (issue 15 § 4): a node's last checkpoint — its harness session and a commit of its worktree as the turn left it
+  // (JSON {sessionId, commit, at}); a crash, a restart or a lost worktree resumes from it instead of starting over.
+  `ALTER TABLE route_nodes ADD COLUMN checkpoint TEXT;`,
 ];
 
 function slimHookEvents(db: Database.Database): void {

@@ -62,6 +62,10 @@ const runEvent = (type: RunEventType): RunEvent => {
       return { type, why: 'a test' };
     case 'lost':
       return { type };
+    case 'slept':
+      return { type, sinceMs: 0 };
+    case 'verified':
+      return { type };
     default:
       return { type };
   }

@@ -99,7 +99,27 @@ describe('run reducer', () => {
       [T0 + 172 * MIN, { type: 'merged' }], // 60 min waiting for the merge
     ]);
     expect(run).toMatchObject({ state: 'COMPLETED', reason: 'merged', sessionId: 's1', claims: 1, runtimeMs: (1 + 2 + 10 + 5 + 10 + 2) * MIN });
-    expect(run.waitMs).toEqual({ queue: 2 * MIN, limit: 60 * MIN, input: 20 * MIN, merge: 60 * MIN, recovery: 0 });
+    expect(run.waitMs).toEqual({ queue: 2 * MIN, limit: 60 * MIN, input: 20 * MIN, merge: 60 * MIN, recovery: 0, asleep: 0 });
+  });
+
+  it('time the machine slept (a closed lid) is not runtime, and the run stays where it was', () => {
+    const run = drive([
+      [T0, { type: 'claim' }],
+      [T0, { type: 'claimed' }],
+      [T0 + MIN, { type: 'prepared' }], // 1 min preparing
+      // The engine's last round was at +11 min; it woke at +191 min: 3 hours asleep, 10 minutes at work before it.
+      [T0 + 191 * MIN, { type: 'slept', sinceMs: T0 + 11 * MIN }],
+      [T0 + 196 * MIN, { type: 'turn-completed', sessionId: 's1' }], // 5 more at work
+    ]);
+    expect(run).toMatchObject({ state: 'VERIFYING', runtimeMs: (1 + 10 + 5) * MIN });
+    expect(run.waitMs.asleep).toBe(180 * MIN);
+    // A nap named before the state began counts only from its start; a run stored before the account existed starts it at 0.
+    const running = drive([[T0, { type: 'claim' }], [T0, { type: 'claimed' }], [T0 + 2 * MIN, { type: 'prepared' }]]);
+    const old = { ...running, waitMs: { queue: 0, limit: 0, input: 0, merge: 0, recovery: 0 } as typeof running.waitMs };
+    const napped = ok(stepRun(old, { type: 'slept', sinceMs: T0 }, T0 + 62 * MIN)).state;
+    expect(napped).toMatchObject({ state: 'RUNNING', runtimeMs: 2 * MIN, waitMs: { asleep: 60 * MIN } });
+    expect(stepRun(drive([[T0, { type: 'claim' }]]), { type: 'slept', sinceMs: T0 }, T0 + MIN).ok).toBe(true);
+    expect(stepRun(drive([]), { type: 'slept', sinceMs: T0 }, T0 + MIN)).toMatchObject({ ok: false });
   });
 
   it('the terminal reason is kept apart from the state', () => {

@@ -4,6 +4,7 @@
 // tool calls:
 //   @write <path> <text>            write a file in the cwd (its tool call)
 //   @after <marker> @write <p> <t>  only when the prompt holds <marker> (e.g. feedback from failed checks)
+//   @unless <marker> @write <p> <t> only when the prompt does not hold <marker> (a first run, not its resume)
 //   @ask <question>                 ask, and end the turn, unless the prompt says its question was answered
 //   @limit <resetsAt epoch s> [m]   refused at a limit, unless the prompt holds "limit has reset" (or, given a model
 //                                   m, unless this run's --model is another)
@@ -46,9 +47,13 @@ async function main() {
   for (const line of new Set(lines)) {
     let l = line;
     const after = /^@after (\S+) (@.*)$/.exec(l);
+    const unless = /^@unless (\S+) (@.*)$/.exec(l);
     if (after) {
       if (!has(after[1])) continue;
       l = after[2];
+    } else if (unless) {
+      if (has(unless[1]) || !prompt.split('\n').map((x) => x.trim()).includes(l)) continue;
+      l = unless[2];
     } else if (!prompt.split('\n').map((x) => x.trim()).includes(l)) {
       // Directives of earlier prompts in the session were done already.
       continue;
