@@ -98,7 +98,9 @@ export function composeDigest(jobs: readonly DigestJob[], at: string, channel: s
   }
   const header = `${at} digest${channel ? ` → ${channel}` : ''} · ${groups.delivered.length} delivered · ${groups.waiting.length} waiting · ${groups.atAWall.length} at a wall`;
   const order: DigestGroup[] = ['delivered', 'waiting', 'atAWall', 'atWork'];
-  const lines = order.flatMap((g) => groups[g].map((e) => `${GROUP_WORD[g]} · ${e.job} · ${e.title}${e.line ? ` · ${e.line}` : ''}`));
+  // A node with no title of its own is titled by its id: said once.
+  const named = (e: DigestEntry) => (e.title && e.title !== e.job.slice(e.job.lastIndexOf('/') + 1) ? ` · ${e.title}` : '');
+  const lines = order.flatMap((g) => groups[g].map((e) => `${GROUP_WORD[g]} · ${e.job}${named(e)}${e.line ? ` · ${e.line}` : ''}`));
   return { header, ...groups, text: [header, ...lines].join('\n') };
 }
 

@@ -85,3 +85,9 @@ describe('lastNight and digestTime', () => {
     expect(digestTime(night, 5 * 60, 'Europe/Berlin')).toBe(zonedTimeToEpoch(2026, 12, 4, 5 * 60, 'Europe/Berlin'));
   });
 });
+
+describe('composeDigest: a job titled by its id', () => {
+  it('says the id once', () => {
+    expect(composeDigest([job({ job: 'chores/deps', title: 'deps', state: 'WAITING_FOR_INPUT', question: 'Which?' })], '08:00', '#eng').text.split('\n')[1]).toBe('waiting · chores/deps · asks: Which?');
+  });
+});
