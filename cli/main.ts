@@ -64,6 +64,7 @@ Usage:
   sleds route new <key> [--from owner/repo#12] | load [<key>] | arm <key> [node…] | mode <key> approve|auto | decisions <key> [--json]
   sleds needs [--json]          what waits for you: route nodes' parked questions (and tasks'), with how to answer
   sleds queue [--json]          the overnight jobs: state, band at ½ price, cap, spend so far, log; queue cancel <job>
+  sleds digest [--json]         the last night's digest: delivered, waiting, at a wall, with links (as Slack gets it)
   sleds route answer <question|route/node> A|B|<answer…>
                                 answer a node's question; the engine resumes it with your answer
   sleds start <route>/<node>    let an armed node of an approve-mode route start once it is ready
@@ -261,6 +262,8 @@ async function dispatch(argv: string[], json: boolean): Promise<number> {
       return (await import('./needs.js')).runNeeds(json);
     case 'queue':
       return (await import('./queue.js')).runQueue(rest, json);
+    case 'digest':
+      return (await import('./digest.js')).runDigest(rest, json);
     case 'routes':
       return (await import('./route.js')).runRoutes(json);
     case 'route':

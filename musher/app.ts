@@ -48,7 +48,15 @@ import { harnessWords } from './handoff/harness-words.js';
 import type { WallKeeper } from './walls/wall-keeper.js';
 import { buildWallKeeper, seatName, type WallWiring } from './walls/wiring.js';
 import { OVERNIGHT_KIND } from './exits/overnight.js';
+import { nightDigest, type DigestSettings, type NightDigest } from './engine/night-digest.js';
+import { DIGEST_KIND, digestPoster } from './notify/digest-post.js';
+import type { SlackMessageBody, SlackPostResult } from './notify/slack.js';
+import { isValidTimeZone } from '../core/zoned-time.js';
+import { formatClock } from '../core/format.js';
 import type { JobHandler } from './scheduler/scheduler.js';
+
+/** How often the morning digests are planned again (a policy edited, a route loaded elsewhere). */
+const DIGEST_PLAN_MS = 10 * 60_000;
 
 /** Exit 3 queues a job for the overnight runner, which is its own piece of work; until it is installed, say so. */
 const overnightPending: JobHandler = {
@@ -111,6 +119,8 @@ export interface MusherOptions {
   signingKey?: () => Promise<SeatKeyPair | null>;
   /** How long a task waits after its last session ended before it is receipted (a resume in between keeps it open). */
   taskQuietMs?: number;
+  /** Slack's chat.postMessage with the bot token, for the morning digest; none: the digest is not posted (one log line). */
+  postToSlack?: (channel: string, message: SlackMessageBody) => Promise<SlackPostResult>;
 }
 
 /** What musher stands on, opened before any service: one database, its stores, whose accounts the bars are. */
@@ -228,6 +238,13 @@ export class Musher {
   readonly nightOf: (dir: string, now: number) => { startMs: number; endMs: number; capMicros: number; concurrency: number } | null;
   /** Every run's, job's and wall's moves, for the logs that show them (`sleds queue`). */
   readonly lifecycle: LifecycleEvents;
+  /** A repository's morning digest settings and the zone its overnight window's times are told in. */
+  readonly digestSettingsOf: (dir: string) => DigestSettings;
+  /** The last night's digest of each repository with overnight jobs (`sleds digest`, the digest job). */
+  readonly nightDigest: NightDigest;
+  /** Plans each repository's next morning digest (a scheduler job) — at start, and after each digest. */
+  readonly planDigests: (now: number) => void;
+  private digestPlanner: NodeJS.Timeout | null = null;
   readonly routes: RouteStore;
   routeDefaultMode: (dir: string) => RouteMode = () => 'approve';
   /** Route nodes' parked questions (issue 14 § 10): parked by the node's agent, answered from the CLI or Slack. */
@@ -236,6 +253,8 @@ export class Musher {
   private questionCards: QuestionCardsPort | null = null;
 
   constructor(private readonly opts: MusherOptions) {
+    // The digest job's handler, made once the stores it reads are (below); the scheduler only calls it after start().
+    let digestHandler: JobHandler = { run: async () => ({ ok: false, summary: 'musher was still starting' }) };
     const b = opts.base;
     this.db = b.db;
     this.hookEvents = b.hookEvents;
@@ -300,6 +319,7 @@ export class Musher {
         ...Object.fromEntries(RESUME_KINDS.map((k) => [k, resume])),
         [OVERNIGHT_KIND]: overnightPending,
         [TASK_END_KIND]: { run: async (job) => this.receipts.finishIfStillEnded(String(job.payload.taskId)) },
+        [DIGEST_KIND]: { run: (job, ctx) => digestHandler.run(job, ctx) },
       },
       precheck: (job) => this.jobPrecheck?.(job) ?? { go: true },
       onFinished: (job) => {
@@ -330,6 +350,37 @@ export class Musher {
     this.receiptStore = new ReceiptStore(this.db);
     this.routes = new RouteStore(this.db, opts.clock);
     this.lifecycle = new LifecycleEvents(this.db);
+    this.digestSettingsOf = (dir) => {
+      const view = wiring.policy.forDirectory(dir);
+      const zone = view.overnightZone ?? this.timeZone;
+      return { zone: isValidTimeZone(zone) ? zone : 'UTC', digest: view.overnightDigest ?? null };
+    };
+    this.nightDigest = nightDigest({
+      routes: this.routes,
+      events: this.lifecycle,
+      spend: this.platformKey,
+      nightOf: this.nightOf,
+      settingsOf: this.digestSettingsOf,
+      clock: opts.clock,
+      formatTime: (ms) => formatClock(ms, this.timeZone),
+    });
+    const poster = digestPoster({
+      digest: this.nightDigest,
+      repos: () => [...new Set(this.routes.routes().filter((r) => this.routes.nodes(r.key).some((n) => n.overnight)).map((r) => r.repoRoot))],
+      settingsOf: this.digestSettingsOf,
+      windowAt: (dir, ms) => this.nightOf(dir, ms),
+      jobs: this.scheduler,
+      post: () => opts.postToSlack ?? null,
+      log: opts.log,
+    });
+    digestHandler = poster.handler(opts.clock);
+    this.planDigests = (now) => {
+      try {
+        poster.plan(now);
+      } catch (e) {
+        opts.log.warn(`digest: not planned: ${(e as Error).message}`);
+      }
+    };
     this.routeQuestions = routeQuestionVerbs({
       store: this.routes,
       announce: (q, route, node) => this.questionCards?.announce(q, route, node),
@@ -435,7 +486,12 @@ export class Musher {
     const drained = await this.spool.start();
     if (drained > 0) this.opts.log.info(`drained ${drained} spooled hook event(s)`);
     await this.sources.start();
+    // The morning digests: planned before the scheduler starts, so one due while musher was off is posted now; and
+    // again every ten minutes, for a policy that gained a digest or a route loaded by another musher.
+    this.planDigests(this.opts.clock.now());
     this.scheduler.start();
+    this.digestPlanner = setInterval(() => this.planDigests(this.opts.clock.now()), DIGEST_PLAN_MS);
+    this.digestPlanner.unref();
     // Hand-offs a stopped musher left half-sent or half-picked-up: sent again or undone, in the background.
     this.handoff?.recover().catch((e: Error) => this.opts.log.error(`hand-off recovery: ${e.message}`));
   }
@@ -462,6 +518,7 @@ export class Musher {
   }
 
   async close(): Promise<void> {
+    if (this.digestPlanner) clearInterval(this.digestPlanner);
     this.scheduler.stop();
     this.spool.stop();
     await this.sources.stop();

@@ -12,6 +12,7 @@ import type { Log } from './log.js';
 import { packageRoot } from './package-root.js';
 import { startSlackQuestions, type SlackQuestions } from './notify/slack-questions.js';
 import { routeQuestionCards, slackAnswerer } from './notify/route-question-cards.js';
+import { postMessage } from './notify/slack.js';
 import { seatName } from './walls/wiring.js';
 import { loadPriceTable } from './prices.js';
 import { UsageEndpointSource } from './usage-sources/usage-endpoint.js';
@@ -148,6 +149,8 @@ export function compose(o: ComposeOptions): House {
     signingKey: async () => (await loadSeatKeys(secrets))?.ed25519 ?? null,
     // The quiet period before a task whose sessions all ended gets its receipt (default 30 minutes).
     taskQuietMs: quietMs(env.SLEDS_TASK_QUIET_MS),
+    // The morning digest goes to the policy's channel with the bot token (`sleds slack set-token`).
+    postToSlack: (channel, message) => postMessage(channel, message, { secrets, baseUrl: config.upstreams.slack, log }),
     binaries: () => findBinaries(config.binaries),
     onBackfillProgress: o.onBackfillProgress,
   });

@@ -409,6 +409,25 @@ export const QueueReply = z.looseObject({
   ),
 });
 export const QueueCancelReply = z.looseObject({ job: z.string() });
+/** One job's line in the morning digest (core/overnight/digest.ts DigestEntry). */
+const DigestEntryReply = z.looseObject({ job: z.string(), title: z.string(), state: z.string(), line: z.string(), link: z.string().nullable() });
+/** `GET /v1/digest`: the last night's digest of each repository with overnight jobs (issue 15 § 7), as Slack gets it. */
+export const DigestReply = z.looseObject({
+  digests: z.array(
+    z.looseObject({
+      repoRoot: z.string(),
+      /** The policy's digest channel; null: the policy posts none. */
+      channel: z.string().nullable(),
+      night: z.looseObject({ startMs: epochMs, endMs: epochMs }),
+      header: z.string(),
+      delivered: z.array(DigestEntryReply),
+      waiting: z.array(DigestEntryReply),
+      atAWall: z.array(DigestEntryReply),
+      atWork: z.array(DigestEntryReply),
+      text: z.string(),
+    }),
+  ),
+});
 /** `GET /v1/needs`: what waits for a person — route nodes' parked questions and tasks' — oldest first. */
 export const NeedsReply = z.looseObject({
   needs: z.array(

@@ -4,6 +4,7 @@ import { parseBody } from './parse-body.js';
 import { QueueCancelRequest } from '../../protocol/requests.js';
 import { OVERNIGHT_KIND } from '../exits/overnight.js';
 import { formatClock } from '../../core/format.js';
+import { clock24 } from '../../core/overnight/timeline.js';
 import { allHarnesses } from '../../harnesses/registry.js';
 import { DEFAULT_HARNESS_ID } from '../../harnesses/hook-defaults.js';
 import type { RouteName } from '../../protocol/routes.js';
@@ -93,6 +94,8 @@ const queue = (s: HandlerContext) =>
     cancelWallJob: (id) => cancelJob(s.core.scheduler, id),
     clock: s.core.clock,
     formatTime: (ms) => formatClock(ms, s.core.timeZone),
+    // Each job's timeline in its window's zone, on the 24-hour clock the digest uses.
+    timeIn: (repo) => (ms) => clock24(ms, s.core.digestSettingsOf(repo).zone),
     seat: () => seatName(),
   });
 const cwdOf = (s: HandlerContext) => (sid: string) => s.core.sessions.get(sid)?.cwd ?? null;
@@ -229,13 +232,19 @@ export const HANDLERS = {
   health: (s) => json(200, { ok: true, pid: process.pid, startedAt: s.core.startedAt }),
   shutdown: (s) => ({ ...json(200, { ok: true }), after: { on: 'next', run: s.shutdown } }),
   routes: (s) => answered(verbs(s).list()),
-  routeLoad: async (s, r) => answered(await verbs(s).load(r.body)),
+  routeLoad: async (s, r) => {
+    const loaded = await verbs(s).load(r.body);
+    // A repository's overnight jobs may be new: its morning digest is planned now.
+    if (loaded.status === 200) s.core.planDigests(s.core.clock.now());
+    return answered(loaded);
+  },
   routePlan: async (s, r) => answered(await verbs(s).plan(r.body)),
   routeNew: async (s, r) => answered(await verbs(s).fromItem(r.body)),
   routeStart: (s, r) => answered(verbs(s).start(r.body)),
   routeAnswer: (s, r) => answered(s.core.routeQuestions.answer(r.body, s.core.clock.now())),
   routePark: (s, r) => answered(s.core.routeQuestions.park(r.body, s.core.clock.now())),
   queue: (s) => answered(queue(s).list()),
+  digest: (s) => json(200, { digests: s.core.nightDigest.digests(s.core.clock.now()) }),
   queueCancel: (s, r) => {
     const body = parseBody(r.body, QueueCancelRequest, '{job}');
     return answered(body.ok ? queue(s).cancel(body.value.job) : body.answer);

@@ -1,5 +1,7 @@
 import { batchBand, gateNight } from '../../core/overnight/night-gate.js';
 import { RUN_CYCLE } from '../../core/lifecycle/run.js';
+import { timelineText } from '../../core/overnight/timeline.js';
+import { receiptLineOf } from '../../core/routes/node-receipt.js';
 import { OVERNIGHT_DEFAULTS } from '../../core/policy/schema.js';
 import type { RouteBand } from '../../core/routes/band.js';
 import type { ApiAnswer } from '../scheduler/api.js';
@@ -10,8 +12,8 @@ import { runId, type NodeRow, type RouteStore } from './route-store.js';
 
 /**
  * `sleds queue` (issue 15 § 1): every overnight job — a route node marked `overnight` — with its state, its band at
- * batch prices, its cap, what it has spent on the half-price tier so far, and its log (each move of its run, with its
- * time and why); and the jobs a wall or the picker queued for the night that no route carries yet. `cancel` ends a
+ * batch prices, its cap, what it has spent on the half-price tier so far, and its log (its night in words, each line
+ * with its time in the window's zone: core/overnight/timeline.ts); and the jobs a wall or the picker queued for the night that no route carries yet. `cancel` ends a
  * job: a route node is CANCELLED (the engine stops its run), a wall's job is unscheduled.
  */
 
@@ -25,8 +27,10 @@ export interface NightQueueDeps {
   wallJobs(): Array<{ id: string; state: string; runAt: number; sessionId: string | null; summary: string | null }>;
   cancelWallJob(id: string): ApiAnswer;
   clock: { now(): number };
-  /** `23:02` in the user's zone. */
+  /** `11:02pm` in the user's zone. */
   formatTime(ms: number): string;
+  /** `23:02` in a repository's overnight window's zone, for the jobs' timelines; default formatTime. */
+  timeIn?(repoRoot: string): (ms: number) => string;
   /** Who cancels (the seat's handle). */
   seat(): string;
 }
@@ -63,9 +67,19 @@ export function nightQueue(d: NightQueueDeps) {
   const nodeJob = (n: NodeRow, repoRoot: string, working: number): QueueJob => {
     const id = runId(n.routeKey, n.nodeId);
     const window = n.capMicros === null ? d.nightOf(repoRoot, d.clock.now()) : null;
-    const log = d.events.forEntity('run', id).map((e) => {
-      const why = typeof e.payload.reason === 'string' ? ` · ${e.payload.reason}` : '';
-      return `${d.formatTime(e.at)} ${e.fromState ? `${e.fromState} → ` : ''}${e.toState} (${e.eventType})${why}`;
+    const capMicros = n.capMicros ?? window?.capMicros ?? OVERNIGHT_DEFAULTS.capMicros;
+    const spentMicros = d.spend.sessionsSpendMicros([nightSessionId(n)]);
+    const log = timelineText({
+      job: id,
+      events: d.events.forEntity('run', id),
+      questions: d.routes.questionsOf(n.routeKey, n.nodeId),
+      decisions: d.routes.decisions(n.routeKey).filter((x) => x.nodeId === n.nodeId),
+      capMicros,
+      spentMicros,
+      lastError: n.lastError,
+      prNumber: n.prNumber,
+      receiptLine: receiptLineOf(n.receipt),
+      time: d.timeIn?.(repoRoot) ?? d.formatTime,
     });
     return {
       job: id,
@@ -73,8 +87,8 @@ export function nightQueue(d: NightQueueDeps) {
       title: n.title,
       state: n.run.state,
       band: n.band ? batchBand(n.band) : null,
-      capMicros: n.capMicros ?? window?.capMicros ?? OVERNIGHT_DEFAULTS.capMicros,
-      spentMicros: d.spend.sessionsSpendMicros([nightSessionId(n)]),
+      capMicros,
+      spentMicros,
       note: n.run.state === 'QUEUED' ? whyQueued(n, repoRoot, working) : (n.run.problem ?? n.run.reason ?? (n.run.state === 'WAITING_FOR_LIMIT' ? n.lastError : null)),
       log,
     };

@@ -500,6 +500,11 @@ export class RouteStore {
     return r ? toQuestion(r) : null;
   }
 
+  /** Every question a node asked, open or answered, oldest first (its timeline in `sleds queue`). */
+  questionsOf(key: string, id: string): RouteQuestionRow[] {
+    return (this.db.prepare(`SELECT * FROM route_questions WHERE route_key = ? AND node_id = ? ORDER BY asked_at, rowid`).all(key, id) as Array<Record<string, unknown>>).map(toQuestion);
+  }
+
   /** Every open question (for `sleds needs`), oldest first. */
   openQuestions(): RouteQuestionRow[] {
     return (this.db.prepare(`SELECT * FROM route_questions WHERE state = 'open' ORDER BY asked_at, rowid`).all() as Array<Record<string, unknown>>).map(toQuestion);

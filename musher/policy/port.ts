@@ -26,6 +26,8 @@ function viewOf(policy: Policy, sources: string[], errors: string[]): PolicyView
     cheaperModel: (model) => cheaperModel(policy, model),
     overnightWindow: (now, timeZone) => nextOvernightWindow(policy, now, timeZone),
     overnightLimits: policy.overnight ? { capMicros: policy.overnight.capMicros, concurrency: policy.overnight.concurrency } : null,
+    overnightZone: policy.overnight?.timeZone ?? null,
+    overnightDigest: policy.overnight?.digest ?? null,
     allowance: (seat) => allowanceFor(policy, seat),
     decide: (input) => {
       const decision = evaluatePolicy(policy, input);

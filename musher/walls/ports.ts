@@ -14,6 +14,10 @@ export interface PolicyView {
   overnightWindow(nowMs: number, timeZone: string): { startMs: number; endMs: number } | null;
   /** An overnight job's cap unless it says (`overnight.cap`, micro-dollars) and how many run at once; null: no window. */
   overnightLimits?: { capMicros: number; concurrency: number } | null;
+  /** The overnight window's own zone (`overnight.time_zone`); null: musher's. */
+  overnightZone?: string | null;
+  /** The morning digest (`overnight.digest`): its time of day in the window's zone and its Slack channel; null: none. */
+  overnightDigest?: { at: string; minute: number; channel: string } | null;
   allowance(seat: string): { perDayMicros: number | null; perWeekMicros: number | null };
   /** The policy's choice at the wall and the evaluation to keep (read back by `sleds policy explain`). */
   decide(input: PolicyInput): { choice: ExitKind | 'ask'; rule: string | null; record: unknown };

@@ -61,6 +61,7 @@ describe('--json failures are JSON on stdout, exit 1', { timeout: 120_000 }, () 
     [['handoffs', '--json']],
     [['pickup', 'jd7k2m9qa45p', '--json']],
     [['github', 'watch', '--json']],
+    [['digest', '--json']],
     [['musher', 'status', '--json']],
   ])('musher away (SLEDS_NO_AUTOSTART=1): sleds %j', async (args) => {
     const w = world();
@@ -77,6 +78,7 @@ describe('--json failures are JSON on stdout, exit 1', { timeout: 120_000 }, () 
     [['task', 'k3m9x2qa45pz', 'colour', 'red', '--json'], /takes worth <level>, type <label> or done, not 'colour'/],
     [['jobs', 'cancel', '--json'], /which job\?/],
     [['jobs', 'extra', '--json'], /jobs takes no 'extra'/],
+    [['digest', 'extra', '--json'], /digest takes no word — sleds digest \[--json\]/],
     [['pick', '--json'], /pick takes a task/],
     [['wall', '--json'], /wall takes 'show <wall>'/],
     [['wall', 'show', '--json'], /which wall\?/],

@@ -207,6 +207,9 @@ describe('a real musher answers every route as the table says', { timeout: 120_0
     // The overnight queue (issue 15): the route's overnight node, then cancelled.
     expect(must(await held(client, 'queue', {}, 200, seen)).jobs.map((j) => j.kind === 'route-node' ? j.job : j.kind)).toEqual(['eng-503/nightly', 'wall']);
     await held(client, 'queueCancel', { body: { job: 'eng-503/nightly' } }, 200, seen);
+    // The morning digest (issue 15 § 7): the repository's last night; its one overnight job was cancelled before it.
+    const digest = must(await held(client, 'digest', {}, 200, seen)).digests;
+    expect(digest.map((d) => [d.repoRoot.endsWith('route-repo'), d.channel, d.header.replace(/^\d\d:\d\d /, '')])).toEqual([[true, null, 'digest · 0 delivered · 0 waiting · 0 at a wall']]);
     await held(client, 'routePlan', { body: { cwd: repo, key: 'eng-600', title: 'Planned', nodes: [{ id: 'one', brief: 'do one' }] } }, 200, seen);
     await held(client, 'routeNew', { body: { cwd: repo, key: 'eng-601', from: 'acme/app#12' } }, 503, seen);
 

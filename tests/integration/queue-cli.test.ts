@@ -57,7 +57,8 @@ describe('sleds queue', { timeout: 60_000 }, () => {
     ]);
     expect(q.jobs[0]!.note).toBe('not armed — sleds route arm chores');
     expect(q.jobs[0]!.log).toHaveLength(1);
-    expect(q.jobs[0]!.log[0]).toMatch(/^\d{1,2}:\d\d[ap]m QUEUED \(created\)$/);
+    // Its night in words, on the 24-hour clock of its window's zone (core/overnight/timeline.ts).
+    expect(q.jobs[0]!.log[0]).toMatch(/^\d\d:\d\d queued · job chores\/deps$/);
 
     const text = await sleds(w, ['queue']);
     expect(text.stdout).toContain('chores/deps  QUEUED  $1.00–$3.00 at ½ price · cap $4.00 · spent $0.00');
@@ -69,7 +70,7 @@ describe('sleds queue', { timeout: 60_000 }, () => {
     // Open jobs first; the cancelled one last, saying who ended it.
     expect(after.jobs.map((j) => [j.job, j.state])).toEqual([['chores/deps', 'QUEUED'], ['chores/docs', 'CANCELLED']]);
     expect(after.jobs[1]!.note).toBe('cancelled by dana (sleds queue cancel)');
-    expect(after.jobs[1]!.log.at(-1)).toMatch(/QUEUED → CANCELLED \(cancel\)/);
+    expect(after.jobs[1]!.log.at(-1)).toMatch(/^\d\d:\d\d cancelled · cancelled by dana \(sleds queue cancel\)$/);
 
     const again = await sleds(w, ['queue', 'cancel', 'chores/docs', '--json']);
     expect(again.code).toBe(1);
