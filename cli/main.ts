@@ -65,6 +65,7 @@ Usage:
   sleds needs [--json]          what waits for you: route nodes' parked questions (and tasks'), with how to answer
   sleds queue [--json]          the overnight jobs: state, band at ½ price, cap, spend so far, log; queue cancel <job>
   sleds digest [--json]         the last night's digest: delivered, waiting, at a wall, with links (as Slack gets it)
+  sleds resume [<job>] [--json] a delivered overnight job: its branch fetched here, what it did and decided
   sleds route answer <question|route/node> A|B|<answer…>
                                 answer a node's question; the engine resumes it with your answer
   sleds start <route>/<node>    let an armed node of an approve-mode route start once it is ready
@@ -264,6 +265,8 @@ async function dispatch(argv: string[], json: boolean): Promise<number> {
       return (await import('./queue.js')).runQueue(rest, json);
     case 'digest':
       return (await import('./digest.js')).runDigest(rest, json);
+    case 'resume':
+      return (await import('./resume.js')).runResume(rest, json);
     case 'routes':
       return (await import('./route.js')).runRoutes(json);
     case 'route':

@@ -49,6 +49,7 @@ import type { WallKeeper } from './walls/wall-keeper.js';
 import { buildWallKeeper, seatName, type WallWiring } from './walls/wiring.js';
 import { OVERNIGHT_KIND } from './exits/overnight.js';
 import { nightDigest, type DigestSettings, type NightDigest } from './engine/night-digest.js';
+import { nightResume } from './engine/night-resume.js';
 import { DIGEST_KIND, digestPoster } from './notify/digest-post.js';
 import type { SlackMessageBody, SlackPostResult } from './notify/slack.js';
 import { isValidTimeZone } from '../core/zoned-time.js';
@@ -242,6 +243,8 @@ export class Musher {
   readonly digestSettingsOf: (dir: string) => DigestSettings;
   /** The last night's digest of each repository with overnight jobs (`sleds digest`, the digest job). */
   readonly nightDigest: NightDigest;
+  /** `sleds resume` / `/sled resume`: a delivered overnight job pulled into a checkout (issue 15 § 6). */
+  readonly nightResume: ReturnType<typeof nightResume>;
   /** Plans each repository's next morning digest (a scheduler job) — at start, and after each digest. */
   readonly planDigests: (now: number) => void;
   private digestPlanner: NodeJS.Timeout | null = null;
@@ -355,6 +358,7 @@ export class Musher {
       const zone = view.overnightZone ?? this.timeZone;
       return { zone: isValidTimeZone(zone) ? zone : 'UTC', digest: view.overnightDigest ?? null };
     };
+    this.nightResume = nightResume({ routes: this.routes, events: this.lifecycle, formatTime: (ms) => formatClock(ms, this.timeZone) });
     this.nightDigest = nightDigest({
       routes: this.routes,
       events: this.lifecycle,
@@ -700,6 +704,8 @@ export class Musher {
         return { answer: blockWith(sledUsage(command.word), harness) };
       case 'pickup':
         return { answer: blockWith(await this.pickup(command.id, sessionId, harness), harness) };
+      case 'resume':
+        return { answer: await this.resumeNightJob(command.job, sessionId, harness) };
       case 'handoff': {
         const r = await this.handOffSession(sessionId, command.to);
         return { answer: blockWith(r.line, harness), after: r.after };
@@ -719,6 +725,19 @@ export class Musher {
       default:
         return { answer: command ? CARRY_ON : this.answersForPrompt(sessionId, harness) };
     }
+  }
+
+  /**
+   * `/sled resume [<job>]`: the delivered job's branch fetched into the session's checkout and what it did and decided
+   * handed to the agent beside the prompt (the person sees a line); a job not delivered is refused with why.
+   */
+  private async resumeNightJob(job: string | null, sessionId: string, harness: string): Promise<HookAnswer> {
+    const cwd = this.sessions.get(sessionId)?.cwd ?? null;
+    if (!cwd) return blockWith('sled: this session has no working directory on record yet — run sleds resume in the repository instead', harness);
+    const r = await this.nightResume.resume({ job: job ?? undefined, cwd });
+    const body = r.body as { error?: string; job?: string; branch?: string; context?: string };
+    if (r.status !== 200 || !body.context) return blockWith(`sled: ${body.error ?? 'the job could not be resumed'}`, harness);
+    return carryOnWithContext(body.context, `sled: overnight job ${body.job} (branch ${body.branch}) and what it did and decided are in this session now`, harness);
   }
 
   /** An ordinary prompt in a session whose parked question was answered elsewhere: the answer goes with it. */

@@ -81,6 +81,8 @@ export const RouteModeRequest = z.object({ mode: z.enum(['approve', 'auto'], { e
 export const RouteStartRequest = z.object({ node: z.string().min(1).max(81) });
 /** `sleds queue cancel <job>`: a route node (`<route>/<node>`) or a wall's job id. */
 export const QueueCancelRequest = z.object({ job: z.string().min(1).max(81) });
+/** `POST /v1/queue/resume` (`sleds resume [<job>]`, `/sled resume`): a delivered job pulled into the checkout at `cwd`. */
+export const QueueResumeRequest = z.object({ job: z.string().min(1).max(81).optional(), cwd: z.string().min(1).max(4096) });
 /** A person's answer to a node's parked question (`sleds route answer <route>/<node> <answer…>`). */
 /** `POST /v1/routes/answer`: `node` is `<route>/<node>`, a node id, or the question's id; `answer` A, B or words. */
 export const RouteAnswerRequest = z.object({ node: z.string().min(1).max(81), answer: z.string().trim().min(1).max(4000), by: z.string().trim().min(1).max(80).optional() });

@@ -90,6 +90,7 @@ export const ROUTES = {
   needs: route({ method: 'GET', path: '/v1/needs', reply: R.NeedsReply, callers: ['cli'] }),
   queue: route({ method: 'GET', path: '/v1/queue', reply: R.QueueReply, callers: ['cli'] }),
   queueCancel: route({ method: 'POST', path: '/v1/queue/cancel', body: Q.QueueCancelRequest, reply: R.QueueCancelReply, callers: ['cli'] }),
+  queueResume: route({ method: 'POST', path: '/v1/queue/resume', body: Q.QueueResumeRequest, reply: R.QueueResumeReply, callers: ['cli'] }),
   digest: route({ method: 'GET', path: '/v1/digest', reply: R.DigestReply, callers: ['cli'] }),
   route: route({ method: 'GET', path: '/v1/routes/:key', reply: R.RouteShowReply, callers: ['cli'] }),
   routeArm: route({ method: 'POST', path: '/v1/routes/:key/arm', body: Q.RouteArmRequest, reply: R.RouteArmReply, callers: ['cli'] }),

@@ -409,6 +409,16 @@ export const QueueReply = z.looseObject({
   ),
 });
 export const QueueCancelReply = z.looseObject({ job: z.string() });
+/** A delivered overnight job pulled into a checkout: its branch (how it came here), what it did and decided. */
+export const QueueResumeReply = z.looseObject({
+  job: z.string(),
+  repoRoot: z.string(),
+  branch: z.string(),
+  branchHere: z.enum(['local', 'fetched', 'elsewhere']),
+  prUrl: z.string().nullable(),
+  text: z.string(),
+  context: z.string(),
+});
 /** One job's line in the morning digest (core/overnight/digest.ts DigestEntry). */
 const DigestEntryReply = z.looseObject({ job: z.string(), title: z.string(), state: z.string(), line: z.string(), link: z.string().nullable() });
 /** `GET /v1/digest`: the last night's digest of each repository with overnight jobs (issue 15 § 7), as Slack gets it. */

@@ -1,7 +1,7 @@
 import { routeVerbs } from '../engine/routes-api.js';
 import { nightQueue } from '../engine/night-queue.js';
 import { parseBody } from './parse-body.js';
-import { QueueCancelRequest } from '../../protocol/requests.js';
+import { QueueCancelRequest, QueueResumeRequest } from '../../protocol/requests.js';
 import { OVERNIGHT_KIND } from '../exits/overnight.js';
 import { formatClock } from '../../core/format.js';
 import { clock24 } from '../../core/overnight/timeline.js';
@@ -248,6 +248,10 @@ export const HANDLERS = {
   queueCancel: (s, r) => {
     const body = parseBody(r.body, QueueCancelRequest, '{job}');
     return answered(body.ok ? queue(s).cancel(body.value.job) : body.answer);
+  },
+  queueResume: async (s, r) => {
+    const body = parseBody(r.body, QueueResumeRequest, '{job?, cwd}');
+    return answered(body.ok ? await s.core.nightResume.resume(body.value) : body.answer);
   },
   needs: (s) => answered(s.core.routeQuestions.needs(s.core.questions.store.list({ state: 'open', limit: 200 }), (id) => s.core.tasks.store.get(id)?.title ?? id)),
   route: (s, r) => answered(verbs(s).show(r.params.key!)),

@@ -40,6 +40,7 @@ export type RouteCore = Pick<
   | 'routeDefaultMode'
   | 'digestSettingsOf'
   | 'nightDigest'
+  | 'nightResume'
   | 'planDigests'
   | 'nightOf'
   | 'lifecycle'
