@@ -94,7 +94,7 @@ function must<N extends RouteName>(r: CallResult<N>): Extract<CallResult<N>, { o
 /** Routes the one-seat world reaches only as a refusal: a hand-off needs a roster and a remote (the team below). */
 const REFUSED_ONLY: RouteName[] = ['handOff', 'handoffsPrune', 'pickup'];
 /** An answer needs a node that asks, and parking a node at work (tests/integration/engine.test.ts does both): here they are refused. */
-const ANSWER_REFUSED: RouteName[] = ['routeAnswer', 'routePark'];
+const ANSWER_REFUSED: RouteName[] = ['routeAnswer', 'routePark', 'queueResume'];
 /** A route drafted from a tracker item reads it from GitHub (tests/integration/route-from-item.test.ts): here, with no token, it is refused. */
 const NEEDS_GITHUB: RouteName[] = ['routeNew'];
 
@@ -207,6 +207,8 @@ describe('a real musher answers every route as the table says', { timeout: 120_0
     // The overnight queue (issue 15): the route's overnight node, then cancelled.
     expect(must(await held(client, 'queue', {}, 200, seen)).jobs.map((j) => j.kind === 'route-node' ? j.job : j.kind)).toEqual(['eng-503/nightly', 'wall']);
     await held(client, 'queueCancel', { body: { job: 'eng-503/nightly' } }, 200, seen);
+    // Nothing was delivered overnight: resume says so (the engine's tests resume a delivered job).
+    await held(client, 'queueResume', { body: { cwd: repo } }, 404, seen);
     // The morning digest (issue 15 § 7): the repository's last night; its one overnight job was cancelled before it.
     const digest = must(await held(client, 'digest', {}, 200, seen)).digests;
     expect(digest.map((d) => [d.repoRoot.endsWith('route-repo'), d.channel, d.header.replace(/^\d\d:\d\d /, '')])).toEqual([[true, null, 'digest · 0 delivered · 0 waiting · 0 at a wall']]);

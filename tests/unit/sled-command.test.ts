@@ -26,6 +26,8 @@ describe('parseSledPrompt', () => {
     ['/sled pickup JD7K2M9QA45P', { verb: 'pickup', id: 'jd7k2m9qa45p' }],
     ['sled pickup jd7k2m9qa45p', { verb: 'pickup', id: 'jd7k2m9qa45p' }],
     ['/sled pickup', { verb: 'pickup', id: null }],
+    ['/sled resume night-4F2A', { verb: 'resume', job: 'night-4f2a' }],
+    ['sled resume', { verb: 'resume', job: null }],
     ['/sled handoff Dana', { verb: 'handoff', to: 'dana' }],
     ['/sled hand-off @dana', { verb: 'handoff', to: 'dana' }],
     ['sled handoff', { verb: 'handoff', to: null }],
