@@ -392,6 +392,20 @@ export const RouteLoadReply = z.looseObject({ repoRoot: z.string(), loaded: z.ar
 export const RouteArmReply = z.looseObject({ key: z.string(), armed: z.array(z.string()), mode: z.enum(['approve', 'auto']) });
 export const RouteAnswerReply = z.looseObject({ key: z.string(), node: z.string(), question: z.string(), answer: z.string() });
 export const RouteParkReply = z.looseObject({ questionId: z.string(), key: z.string(), node: z.string(), question: z.string(), options: z.array(z.string()), text: z.string() });
+/**
+ * `POST /v1/routes/ask`: the ladder's rung and what the agent does next — `answer` (the option taken, resolved or
+ * decided: go on with it), or `wait` (escalated or parked: end the turn; sleds resumes the session with the answer).
+ */
+export const RouteAskReply = z.looseObject({
+  key: z.string(),
+  node: z.string(),
+  rung: z.enum(['context', 'decided', 'escalated', 'parked']),
+  next: z.enum(['answer', 'wait']),
+  answer: z.string().nullable(),
+  questionId: z.string().nullable(),
+  reason: z.string(),
+  text: z.string(),
+});
 /** `GET /v1/queue`: the overnight jobs (issue 15 § 1). */
 export const QueueReply = z.looseObject({
   jobs: z.array(

@@ -235,6 +235,7 @@ export const HANDLERS = {
   routeStart: (s, r) => answered(verbs(s).start(r.body)),
   routeAnswer: (s, r) => answered(s.core.routeQuestions.answer(r.body, s.core.clock.now())),
   routePark: (s, r) => answered(s.core.routeQuestions.park(r.body, s.core.clock.now())),
+  routeAsk: async (s, r) => answered(await s.core.routeQuestions.ask(r.body, s.core.clock.now())),
   queue: (s) => answered(queue(s).list()),
   queueCancel: (s, r) => {
     const body = parseBody(r.body, QueueCancelRequest, '{job}');

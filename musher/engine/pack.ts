@@ -100,7 +100,7 @@ export function buildPack(p: PackInput): string {
 }
 
 /** Reads a file confined to `dir` (no symlink out of it), at most `maxBytes`; null when it is not there or not a file. */
-async function readConfined(dir: string, name: string, maxBytes: number): Promise<string | null> {
+export async function readConfined(dir: string, name: string, maxBytes: number): Promise<string | null> {
   let root: string;
   let real: string;
   try {

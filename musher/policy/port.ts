@@ -26,6 +26,7 @@ function viewOf(policy: Policy, sources: string[], errors: string[]): PolicyView
     cheaperModel: (model) => cheaperModel(policy, model),
     overnightWindow: (now, timeZone) => nextOvernightWindow(policy, now, timeZone),
     overnightLimits: policy.overnight ? { capMicros: policy.overnight.capMicros, concurrency: policy.overnight.concurrency } : null,
+    overnightLadder: policy.overnight ? { onCall: policy.overnight.onCall, escalateAfterMs: policy.overnight.escalateAfterMs } : null,
     allowance: (seat) => allowanceFor(policy, seat),
     decide: (input) => {
       const decision = evaluatePolicy(policy, input);

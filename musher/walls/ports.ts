@@ -14,6 +14,8 @@ export interface PolicyView {
   overnightWindow(nowMs: number, timeZone: string): { startMs: number; endMs: number } | null;
   /** An overnight job's cap unless it says (`overnight.cap`, micro-dollars) and how many run at once; null: no window. */
   overnightLimits?: { capMicros: number; concurrency: number } | null;
+  /** The ladder's overnight on-call and how long an escalation holds its job (issue 15 § 5); null: no window. */
+  overnightLadder?: { onCall: string | null; escalateAfterMs: number } | null;
   allowance(seat: string): { perDayMicros: number | null; perWeekMicros: number | null };
   /** The policy's choice at the wall and the evaluation to keep (read back by `sleds policy explain`). */
   decide(input: PolicyInput): { choice: ExitKind | 'ask'; rule: string | null; record: unknown };
