@@ -180,7 +180,7 @@ export function climb(q: LadderQuestion, ctx: LadderContext): LadderOutcome {
   const found = resolveFromContext(q, ctx);
   if (found.ok) return { rung: 'context', option: found.option, where: found.where, reason: found.reason };
   if (q.reversible && q.risk !== 'high') return { rung: 'decided', option: 0, reason: "reversible, low risk: took the agent's first option" };
-  const what = q.reversible ? 'high risk' : 'irreversible';
+  const what = [q.reversible ? null : 'irreversible', q.risk === 'high' ? 'high risk' : null].filter(Boolean).join(', ');
   if (!ctx.overnight) return { rung: 'park', reason: `${what}, and not an overnight job: parked for a person (sleds needs)` };
   if (!ctx.onCall) return { rung: 'park', reason: `${what}, and the overnight policy names no on_call: parked for a person (sleds needs)` };
   return { rung: 'escalate', to: ctx.onCall, reason: `${what}: escalated to on-call ${ctx.onCall}` };

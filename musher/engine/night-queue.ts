@@ -64,6 +64,8 @@ export function nightQueue(d: NightQueueDeps) {
     const id = runId(n.routeKey, n.nodeId);
     const window = n.capMicros === null ? d.nightOf(repoRoot, d.clock.now()) : null;
     const log = d.events.forEntity('run', id).map((e) => {
+      // A rung of the ladder (a question resolved, decided, escalated, parked) reads as its own line.
+      if (e.eventType === 'ladder' && typeof e.payload.line === 'string') return `${d.formatTime(e.at)} ${e.payload.line}`;
       const why = typeof e.payload.reason === 'string' ? ` · ${e.payload.reason}` : '';
       return `${d.formatTime(e.at)} ${e.fromState ? `${e.fromState} → ` : ''}${e.toState} (${e.eventType})${why}`;
     });

@@ -168,7 +168,8 @@ export function routeQuestionVerbs(deps: RouteQuestionsDeps) {
       const parked: RouteQuestionRow[] = [];
       for (const q of store.dueEscalations(now)) {
         if (!store.parkEscalation(q.id, now)) continue;
-        const waited = now - q.askedAt;
+        // "No reply in 30 min": the time it was given, whenever the sweep came round after it ran out.
+        const waited = (q.ladder.escalateUntil ?? now) - q.askedAt;
         store.ladderNote(q.routeKey, q.nodeId, `question: ${short(q.question)} → no reply from ${q.ladder.escalatedTo ?? 'on-call'} in ${minutes(waited)}: parked; a late answer still resumes it`, now);
         const row = store.question(q.id)!;
         deps.parked?.(row, waited);

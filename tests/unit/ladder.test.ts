@@ -49,6 +49,7 @@ describe('the ladder: which rung answers a question, and why', () => {
     ],
     ['reversible and low risk → the agent’s first option', { ...EXPORTS_Q, reversible: true }, ctx(), { rung: 'decided', option: 0, reason: "reversible, low risk: took the agent's first option" }],
     ['reversible but high risk → escalate', { ...EXPORTS_Q, reversible: true, risk: 'high' }, ctx(), { rung: 'escalate', to: '@dana', reason: 'high risk: escalated to on-call @dana' }],
+    ['irreversible and high risk → escalate, saying both', { ...EXPORTS_Q, risk: 'high' }, ctx(), { rung: 'escalate', to: '@dana', reason: 'irreversible, high risk: escalated to on-call @dana' }],
     ['irreversible → escalate to the on-call', EXPORTS_Q, ctx({ onCall: '#eng' }), { rung: 'escalate', to: '#eng', reason: 'irreversible: escalated to on-call #eng' }],
     ['no on-call in the policy → park at once', EXPORTS_Q, ctx({ onCall: null }), { rung: 'park', reason: 'irreversible, and the overnight policy names no on_call: parked for a person (sleds needs)' }],
     ['not an overnight job → park at once', EXPORTS_Q, ctx({ overnight: false }), { rung: 'park', reason: 'irreversible, and not an overnight job: parked for a person (sleds needs)' }],
