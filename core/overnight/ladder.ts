@@ -20,7 +20,7 @@ export interface LadderQuestion {
   risk: 'low' | 'high';
 }
 
-/** A text the answer may be in: `SPEC.md`, `docs/exports.md`, `route brief`, `route notes`. */
+/** A text the answer may be in: `SPEC.md`, a file under docs/, the node’s brief, the route’s notes. */
 export interface LadderSource {
   name: string;
   text: string;
