@@ -84,4 +84,13 @@ describe('sleds needs', () => {
     );
     expect(text).toBe('eng-503/mailer (Mailer) asks, 12 min ago · in Slack:\n  File or link?\n  A) A file: band stays\n  B) A link: band grows\n  answer: sleds route answer q7k2m9qa45pz A|B');
   });
+
+  it('draws an escalated question’s three answers with their letters', () => {
+    const now = Date.UTC(2026, 11, 2, 23, 40);
+    const text = drawNeeds(
+      [{ kind: 'node', questionId: 'q7k2m9qa45pz', of: 'eng-503/first', title: 'First', question: 'Where do export rows live?', options: ['The jobs table', 'An exports table', 'A JSON column'], askedAt: now - 40 * 60_000, inSlack: true, answerWith: 'sleds route answer q7k2m9qa45pz A|B|C' }],
+      now,
+    );
+    expect(text).toBe('eng-503/first (First) asks, 40 min ago · in Slack:\n  Where do export rows live?\n  A) The jobs table\n  B) An exports table\n  C) A JSON column\n  answer: sleds route answer q7k2m9qa45pz A|B|C');
+  });
 });
