@@ -444,6 +444,6 @@ export const NeedsReply = z.looseObject({
 export const RouteStartReply = z.looseObject({ key: z.string(), node: z.string(), state: z.string(), ready: z.boolean(), waitingFor: z.array(z.string()) });
 export const RouteDecisionsReply = z.looseObject({
   key: z.string(),
-  decisions: z.array(z.looseObject({ nodeId: z.string(), question: z.string(), options: z.array(z.string()), answer: z.string(), answeredBy: z.string(), answeredAt: epochMs, source: z.string() })),
+  decisions: z.array(z.looseObject({ nodeId: z.string(), question: z.string(), options: z.array(z.string()), answer: z.string(), answeredBy: z.string(), answeredAt: epochMs, source: z.string(), rung: z.enum(['context', 'decided', 'on-call', 'person']).nullish(), reason: z.string().nullish() })),
 });
 export const RoutePlanReply = z.looseObject({ key: z.string(), file: z.string(), waves: z.array(z.array(z.string())) });
