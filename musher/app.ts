@@ -339,6 +339,8 @@ export class Musher {
       contextOf: (route, node) => ladderSources(node, route),
       escalate: (q, route, node) => this.questionCards?.escalate?.(q, route, node),
       parked: (q, waitedMs) => this.questionCards?.parked?.(q, waitedMs),
+      // No Slack bound (no bot token, or cards not started): an escalation would reach nobody.
+      unreachable: (dir, onCall) => (this.questionCards ? (this.questionCards.unreachable?.(dir, onCall) ?? null) : 'Slack is not set up for question cards — sleds slack set-token'),
     });
     const history = new ReceiptHistory(this.receiptStore, opts.log);
     this.estimates = new EstimateService({

@@ -26,6 +26,8 @@ export interface RouteQuestionsDeps {
   contextOf?(route: RouteRow, node: NodeRow): Promise<LadderSource[]>;
   /** Posts an escalated question to its on-call as a one-tap card; never throws. */
   escalate?(q: RouteQuestionRow, route: RouteRow, node: NodeRow): void;
+  /** Why a repository's on-call cannot be reached (Slack not set up, no slack: id in the roster); null when it can. */
+  unreachable?(repoRoot: string, onCall: string): string | null;
   /** An escalation nobody answered in time: its card says it parked (a late tap still answers); never throws. */
   parked?(q: RouteQuestionRow, waitedMs: number): void;
 }
@@ -134,7 +136,10 @@ export function routeQuestionVerbs(deps: RouteQuestionsDeps) {
       const sources = (await deps.contextOf?.(route, node).catch(() => [])) ?? [];
       const decisions = store.repoDecisions(route.repoRoot).map((d) => ({ question: d.question, answer: d.answer, where: d.routeKey === key ? `route ${key}` : `route ${d.routeKey}` }));
       const q = { question, options, reversible, risk };
-      const outcome = climb(q, { sources, decisions, onCall: night?.onCall ?? null, overnight: node.overnight });
+      let outcome = climb(q, { sources, decisions, onCall: night?.onCall ?? null, overnight: node.overnight });
+      // Nobody would see the card: holding the night's slot for the on-call would stall the queue for nothing.
+      const away = outcome.rung === 'escalate' ? (deps.unreachable?.(route.repoRoot, outcome.to) ?? null) : null;
+      if (outcome.rung === 'escalate' && away) outcome = { rung: 'park', reason: `${outcome.reason.split(':')[0]}, and on-call ${outcome.to} cannot be reached (${away}): parked for a person (sleds needs)` };
       const note = (line: string) => store.ladderNote(key, id, `question: ${short(question)} → ${line}`, now);
 
       if (outcome.rung === 'context' || outcome.rung === 'decided') {
@@ -246,4 +251,6 @@ export interface QuestionCardsPort {
   escalate?(q: RouteQuestionRow, route: RouteRow, node: NodeRow): void;
   /** An escalation that ran out: its card says it parked. */
   parked?(q: RouteQuestionRow, waitedMs: number): void;
+  /** Why an on-call cannot get a card (no slack: id for a handle in the roster); null when they can. */
+  unreachable?(repoRoot: string, onCall: string): string | null;
 }

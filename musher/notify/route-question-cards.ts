@@ -81,6 +81,9 @@ export function routeQuestionCards(d: RouteQuestionCardsDeps): QuestionCardsPort
       }
       post(q, route, node, channel, `${route.key} / ${node.nodeId} asks on-call (overnight)`);
     },
+    unreachable(repoRoot: string, onCall: string): string | null {
+      return onCallTarget(d.rosterAt(repoRoot), onCall) ? null : `no slack: id for ${onCall} in .sleds/roster.yml`;
+    },
     parked(q: RouteQuestionRow, waitedMs: number): void {
       if (!q.slack) return;
       const line = `no reply in ${Math.round(waitedMs / 60_000)} min: parked; a late answer still resumes it`;

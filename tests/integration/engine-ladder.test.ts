@@ -115,6 +115,7 @@ nodes:
       contextOf: (route, node) => ladderSources(node, route),
       escalate: (q, r, n) => cards.escalate!(q, r, n),
       parked: (q, waited) => cards.parked!(q, waited),
+      unreachable: (repo, onCall) => cards.unreachable!(repo, onCall),
     });
     await waitFor('the Socket Mode link', () => questions.connected());
     const ask = (q: object) => verbs.ask(JSON.stringify({ route: 'eng-503', node: 'first', ...q }), w.clock.now());
@@ -235,6 +236,25 @@ nodes:
     w.clock.t = at(3, 22, 0);
     await w.until(() => w.state('first') === 'AWAITING_MERGE', 'it resumed in the next window and awaits its merge');
     expect(git(w.bare, 'show', 'sleds/eng-503/first:first.txt')).toBe('exports table');
+  });
+
+  it('an on-call nobody can reach (no slack: id in the roster) does not hold the night: the question parks at once, saying why', async () => {
+    const release = join(tmpdir(), `sl-ladder-away-${process.pid}-${Math.random().toString(36).slice(2)}`);
+    cleanups.push(() => rmSync(release, { force: true }));
+    const w = await world({ night, mintBatchToken: mint, route: `title: t\nnodes:\n  - id: first\n    overnight: true\n    band: ${band}\n    brief: |\n      @hold ${release}\n      @write first.txt first\n  - id: second\n    overnight: true\n    band: ${band}\n    brief: "@write second.txt second"\n` });
+    mkdirSync(join(w.repo, '.sleds'), { recursive: true });
+    writeFileSync(join(w.repo, '.sleds', 'roster.yml'), 'teammates:\n  - handle: dana\n');
+    const reader = new RosterReader({ info: () => undefined, warn: () => undefined, error: () => undefined });
+    const unused = { post: async () => ({ ok: false as const, error: 'not posted' }), showAnswered: async () => undefined, showNote: async () => false, connected: () => false, stop: async () => undefined };
+    const cards = routeQuestionCards({ slack: unused, rosterAt: (repo) => reader.rosterAt(repo), seat: () => 'lee', posted: () => undefined, log: { info: () => undefined, warn: () => undefined, error: () => undefined } });
+    const verbs = routeQuestionVerbs({ store: w.store, overnightOf: () => ({ onCall: 'dana', escalateAfterMs: 30 * MIN }), unreachable: (repo, onCall) => cards.unreachable!(repo, onCall) });
+    w.clock.t = at(2, 23, 0);
+    await w.until(() => w.state('first') === 'RUNNING', 'the first job at work');
+    const r = await verbs.ask(JSON.stringify({ route: 'eng-503', node: 'first', ...EXPORTS }), w.clock.now());
+    expect(r).toMatchObject({ status: 201, body: { rung: 'parked', reason: 'irreversible, and on-call dana cannot be reached (no slack: id for dana in .sleds/roster.yml): parked for a person (sleds needs)' } });
+    writeFileSync(release, 'go');
+    // Parked, it holds no slot: the second job starts at once.
+    await w.until(() => w.state('first') === 'WAITING_FOR_INPUT' && w.state('second') === 'AWAITING_MERGE', 'the first waits, the second ran');
   });
 
   it('an irreversible question of a daytime node parks at once (no on-call for a daytime job), saying why', async () => {
