@@ -118,6 +118,19 @@ nodes:
       unreachable: (repo, onCall) => cards.unreachable!(repo, onCall),
     });
     await waitFor('the Socket Mode link', () => questions.connected());
+    // sleds queue, on the same store.
+    const queue = nightQueue({
+      routes: w.store,
+      events: new LifecycleEvents(w.db),
+      spend: new PlatformKeyStore(w.db),
+      nightOf: (_repo, now) => night(now),
+      wallJobs: () => [],
+      cancelWallJob: () => ({ status: 404, body: {} }),
+      clock: w.clock,
+      formatTime: (ms) => new Date(ms).toISOString().slice(11, 16),
+      seat: () => 'lee',
+    });
+    const job = (id: string) => (queue.list().body as { jobs: Array<{ job: string; note: string | null; log: string[] }> }).jobs.find((j) => j.job === id)!;
     const ask = (q: object) => verbs.ask(JSON.stringify({ route: 'eng-503', node: 'first', ...q }), w.clock.now());
 
     // 23:00: the window is open; one slot, so the first job runs and the second waits.
@@ -152,6 +165,7 @@ nodes:
     w.clock.t = at(2, 23, 29);
     await w.until(() => w.log.includes('eng-503/second: overnight — every slot of the night is taken: it starts when one is free'), 'the second job says the slot is taken');
     expect(w.state('second')).toBe('QUEUED');
+    expect(job('eng-503/first').note).toBe('escalated to dana: parks at 23:30 if no reply (it keeps its slot until then)');
     expect(verbs.sweep(w.clock.now())).toEqual([]);
 
     // 30 test-minutes without a reply: it parks (its card says so, buttons kept) and the second job starts.
@@ -163,6 +177,7 @@ nodes:
     await w.until(() => w.state('second') === 'AWAITING_MERGE', 'the second job ran and awaits its merge');
     expect(w.log).toContain('eng-503/first: no reply · parked eng-503/first · started job eng-503/second');
     expect(w.state('first')).toBe('WAITING_FOR_INPUT');
+    expect(job('eng-503/first').note).toBe('parked: no reply from dana; a late answer resumes it (sleds needs)');
 
     // 00:52: dana taps B late; the parked job resumes in its session with her answer, is verified and gets its PR.
     w.clock.t = at(3, 0, 52);
@@ -185,19 +200,7 @@ nodes:
     ]);
 
     // Each rung is in the job's log, as sleds queue shows it.
-    const queue = nightQueue({
-      routes: w.store,
-      events: new LifecycleEvents(w.db),
-      spend: new PlatformKeyStore(w.db),
-      nightOf: (_repo, now) => night(now),
-      wallJobs: () => [],
-      cancelWallJob: () => ({ status: 404, body: {} }),
-      clock: w.clock,
-      formatTime: (ms) => new Date(ms).toISOString().slice(11, 16),
-      seat: () => 'lee',
-    });
-    const jobs = (queue.list().body as { jobs: Array<{ job: string; log: string[] }> }).jobs;
-    const timeline = jobs.find((j) => j.job === 'eng-503/first')!.log;
+    const timeline = job('eng-503/first').log;
     expect(timeline).toEqual(
       expect.arrayContaining([
         `23:00 question: ${NAMING.question} → decided (reversible, low risk): A) ${NAMING.options[0]}`,
