@@ -1,3 +1,5 @@
+import { oneLine } from '../format.js';
+
 /**
  * The ladder (issue 15 § 5): what sleds does with an agent's question so one question at 11 pm stalls nothing. Pure.
  * Rungs, in order, each with the reason it was taken:
@@ -75,10 +77,6 @@ export function wordsOf(text: string): Set<string> {
 }
 
 const inter = (a: Set<string>, b: Set<string>): string[] => [...a].filter((w) => b.has(w));
-const oneLine = (s: string, max: number) => {
-  const t = s.replace(/\s+/g, ' ').trim();
-  return t.length > max ? `${t.slice(0, max - 1)}…` : t;
-};
 
 /** `B) email a CSV link` */
 export const optionLine = (options: readonly string[], i: number): string => `${LETTERS[i] ?? '?'}) ${options[i] ?? ''}`;

@@ -2,6 +2,7 @@ import type { ApiAnswer } from '../scheduler/api.js';
 import { parseBody } from '../api/parse-body.js';
 import { RouteAnswerRequest, RouteAskRequest, RouteParkRequest } from '../../protocol/requests.js';
 import { climb, LETTERS, optionLine, type LadderSource } from '../../core/overnight/ladder.js';
+import { oneLine } from '../../core/format.js';
 import { parseChoice, type Question } from '../../core/question/question.js';
 import { resolveNode } from './routes-api.js';
 import { isQuestionId, newQuestionId } from './questions.js';
@@ -35,7 +36,7 @@ export interface RouteQuestionsDeps {
 export type SlackAnswer = { ok: true; label: string } | { ok: false; error: string };
 
 const optionLines = (options: readonly string[]) => options.map((o, i) => optionLine(options, i)).join(' ');
-const short = (s: string, max = 120) => (s.length > max ? `${s.slice(0, max - 1)}…` : s);
+const short = (s: string) => oneLine(s, 120);
 const minutes = (ms: number) => `${Math.round(ms / 60_000)} min`;
 
 function parkedText(q: RouteQuestionRow): string {
