@@ -4,7 +4,7 @@ import { askMusher, reportRefusal } from './musher-call.js';
 
 /**
  * `sleds needs`: what waits for a person (issue 14 § 10) — the questions route nodes' agents parked, and tasks' — each
- * with its two answers and the command that answers it. The nodes that do not depend on one go on meanwhile.
+ * with its answers (two, or up to four for an escalated one) and the command that answers it. The nodes that do not depend on one go on meanwhile.
  */
 
 type Need = z.output<typeof NeedsReply>['needs'][number];
@@ -18,7 +18,8 @@ export function drawNeeds(needs: readonly Need[], now: number): string {
   if (needs.length === 0) return 'nothing waits for you: no parked questions';
   const blocks = needs.map((n) => {
     const lines = [`${n.of} (${n.title}) asks, ${ago(n.askedAt, now)}${n.inSlack ? ' · in Slack' : ''}:`, `  ${n.question}`];
-    n.options.forEach((o, i) => lines.push(`  ${i === 0 ? 'A' : 'B'}) ${o}`));
+    // Two answers for a parked question, up to four for one the ladder escalated (A–D).
+    n.options.forEach((o, i) => lines.push(`  ${'ABCD'[i] ?? '?'}) ${o}`));
     lines.push(`  answer: ${n.answerWith}`);
     return lines.join('\n');
   });

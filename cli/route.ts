@@ -14,7 +14,7 @@ import { fail } from './fail.js';
  * is now; a file that does not pass is refused with its one file:line line.
  */
 
-const USAGE = 'route takes new <key>, load [<key>], show <key>, arm <key> [node…], mode <key> approve|auto, answer <question|route/node> A|B|<answer…>, decisions <key>';
+const USAGE = 'route takes new <key>, load [<key>], show <key>, arm <key> [node…], mode <key> approve|auto, answer <question|route/node> A|B|C|D|<answer…>, decisions <key>';
 
 function out(json: boolean, body: unknown, text: string): number {
   process.stdout.write(json ? `${JSON.stringify(body, null, 2)}\n` : `${text}\n`);
@@ -154,7 +154,7 @@ export async function runRoute(args: string[], json: boolean): Promise<number> {
       const res = await askMusher('routeDecisions', { params: { key } });
       if (!res) return 1;
       if (!res.ok) return reportRefusal(res, json);
-      const text = res.body.decisions.length === 0 ? `no decisions on ${key} yet` : res.body.decisions.map((d) => `${new Date(d.answeredAt).toISOString()}  ${d.nodeId}: ${d.question} → ${d.answer} (${d.answeredBy}, ${d.source})`).join('\n');
+      const text = res.body.decisions.length === 0 ? `no decisions on ${key} yet` : res.body.decisions.map((d) => `${new Date(d.answeredAt).toISOString()}  ${d.nodeId}: ${d.question} → ${d.answer} (${d.answeredBy}, ${d.source}${d.rung ? ` · ${d.rung}${d.reason ? `: ${d.reason}` : ''}` : ''})`).join('\n');
       return out(json, res.body, text);
     }
     default:

@@ -79,6 +79,16 @@ export const TOOL_INPUTS = {
       .tuple([z.string().trim().min(3).max(500), z.string().trim().min(3).max(500)], { message: 'options holds exactly two sentences: [A, B]' })
       .describe('Exactly two answers, A then B, each one sentence saying what it does and its effect on the band (e.g. "Keep the old API: the band stays $4–11").'),
   }),
+  ask: z.object({
+    question: z.string().trim().min(3, 'the question is empty — say what needs deciding').max(2000).describe('The one thing that needs deciding.'),
+    options: z
+      .array(z.string().trim().min(3).max(500))
+      .min(2, 'options holds 2 to 4 sentences, your recommended one first')
+      .max(4, 'options holds 2 to 4 sentences, your recommended one first')
+      .describe('2 to 4 answers, YOUR RECOMMENDED ONE FIRST, each one sentence saying what it does (e.g. "Email a CSV link: the export stays small").'),
+    reversible: z.boolean().describe('true when the choice is easy to undo later (a default, a name, a layout); false when it is not (a migration, a public API, data sent out).'),
+    risk: z.enum(['low', 'high']).optional().describe('high when a wrong choice could hurt users, data, money or security; default low.'),
+  }),
   answer: z.object({
     questionId: z.string().trim().min(4).max(64).describe("The parked question's id."),
     choice: z
@@ -111,6 +121,8 @@ export const TOOL_DESCRIPTIONS: Record<ToolName, string> = {
   park: 'Park the task (or, in a route node that sleds engine started, the node) behind one question for the person, with exactly two answers (A and B), each a sentence with its effect on the band. It waits until they answer (from the CLI or a Slack button); stop and end your turn after parking — you are resumed with the answer.',
   plan: 'Write a route: a request too big for one session as nodes an agent can land one at a time, in waves (each node waits for the ones it depends_on to merge). Writes .sleds/routes/<key>.yml in this repository for review; nothing starts until the person arms it (sleds route arm <key>).',
   answer: 'Answer a parked question with A or B: the task is open again and its session carries on with the answer.',
+  ask:
+    'In a route node that sleds engine started: ask a question you cannot settle yourself, with 2 to 4 options, your recommended option FIRST, and whether the choice is reversible (and its risk). sleds works down a ladder: it looks for the answer in the spec, the route and earlier decisions (and says where it found it); a reversible, low-risk choice takes your first option; otherwise an overnight job asks its on-call and you end your turn (you are resumed with the answer), or the question is parked for a person. Every decision goes into the PR with its reason.',
 };
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -239,6 +251,12 @@ const HANDLERS: Handlers = {
     if (ctx.node && !args.taskId) return (await ask(ctx.api, 'routePark', { body: { route: ctx.node.route, node: ctx.node.node, question: args.question, options: args.options } }, 'route questions')).text;
     const task = await taskFor(ctx, args.taskId);
     const r = await ask(ctx.api, 'park', { params: { id: task.id }, body: { question: args.question, options: args.options, ...(ctx.sessionId ? { sessionId: ctx.sessionId } : {}) } }, 'parked questions');
+    return r.text;
+  },
+
+  async ask(args, ctx) {
+    if (!ctx.node) throw new Refusal('sleds ask: this session is not a route node sleds engine started (no SLEDS_ROUTE / SLEDS_NODE) — in your own session, park the question with the park tool');
+    const r = await ask(ctx.api, 'routeAsk', { body: { route: ctx.node.route, node: ctx.node.node, question: args.question, options: args.options, reversible: args.reversible, ...(args.risk ? { risk: args.risk } : {}) } }, 'route questions');
     return r.text;
   },
 

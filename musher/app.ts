@@ -15,6 +15,7 @@ import { CARRY_ON, blockWith } from './hook-answers.js';
 import type { Log } from './log.js';
 import { openStore, type Db } from './store/db.js';
 import { routeQuestionVerbs } from './engine/route-questions-api.js';
+import { ladderSources } from './engine/ladder-context.js';
 import type { QuestionCardsPort, RouteQuestionVerbs } from './engine/route-questions-api.js';
 import { RouteStore, type RouteMode } from './engine/route-store.js';
 import { HookEventStore } from './store/hook-events.js';
@@ -389,6 +390,12 @@ export class Musher {
       store: this.routes,
       announce: (q, route, node) => this.questionCards?.announce(q, route, node),
       answered: (q) => this.questionCards?.answered(q),
+      overnightOf: (dir) => wiring.policy.forDirectory(dir).overnightLadder ?? null,
+      contextOf: (route, node) => ladderSources(node, route),
+      escalate: (q, route, node) => this.questionCards?.escalate?.(q, route, node),
+      parked: (q, waitedMs) => this.questionCards?.parked?.(q, waitedMs),
+      // No Slack bound (no bot token, or cards not started): an escalation would reach nobody.
+      unreachable: (dir, onCall) => (this.questionCards ? (this.questionCards.unreachable?.(dir, onCall) ?? null) : 'Slack is not set up for question cards — sleds slack set-token'),
     });
     const history = new ReceiptHistory(this.receiptStore, opts.log);
     this.estimates = new EstimateService({

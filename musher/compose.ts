@@ -201,6 +201,8 @@ export function compose(o: ComposeOptions): House {
     musher.bindQuestionCards(routeQuestionCards({ slack: slackQuestions, rosterAt, seat: seatName, posted: (id, at) => musher.routes.setQuestionMessage(id, at), log }));
   };
   let pickupWatch: NodeJS.Timeout | undefined;
+  // The ladder's escalations that ran out (issue 15 § 5) park once a minute: their cards say so, their slots go free.
+  let escalationWatch: NodeJS.Timeout | undefined;
   return {
     musher,
     services: { core: musher, gateway, github, log },
@@ -215,9 +217,18 @@ export function compose(o: ComposeOptions): House {
         handoff.refreshSent((sid) => base.sessions.get(sid)?.cwd ?? null, 55_000).catch((e: Error) => log.warn(`hand-off pickups: ${e.message}`));
       }, 60_000);
       pickupWatch.unref();
+      escalationWatch = setInterval(() => {
+        try {
+          musher.routeQuestions.sweep(clock.now());
+        } catch (e) {
+          log.warn(`escalations: ${(e as Error).message}`);
+        }
+      }, 60_000);
+      escalationWatch.unref();
     },
     stop: async () => {
       if (pickupWatch) clearInterval(pickupWatch);
+      if (escalationWatch) clearInterval(escalationWatch);
       retention.stop();
       await github.stop();
       await slackQuestions?.stop();

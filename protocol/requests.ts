@@ -94,6 +94,20 @@ export const RouteParkRequest = z.object({
   options: z.tuple([z.string().trim().min(3).max(500), z.string().trim().min(3).max(500)], { message: 'options holds exactly two sentences: [A, B]' }),
 });
 
+/**
+ * `POST /v1/routes/ask`: a route node's agent asks one question with 2–4 options, its recommended one first (the MCP
+ * ask verb, in the node's session), and sleds works down the ladder: resolve it from context, decide it, escalate it
+ * to the overnight on-call, or park it (issue 15 § 5).
+ */
+export const RouteAskRequest = z.object({
+  route: z.string().regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'a route key like eng-503'),
+  node: z.string().regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'a node id like mailer'),
+  question: z.string().trim().min(3, 'the question is empty — say what you need decided').max(2000),
+  options: z.array(z.string().trim().min(3).max(500)).min(2, 'options holds 2 to 4 sentences, your recommended one first').max(4, 'options holds 2 to 4 sentences, your recommended one first'),
+  reversible: z.boolean({ message: 'reversible: true when the choice is easy to undo later, else false' }),
+  risk: z.enum(['low', 'high']).optional(),
+});
+
 /** A node as the MCP `plan` verb takes it (the route file's own field names). */
 export const PlanNode = z.object({
   id: z.string().min(1).max(40),

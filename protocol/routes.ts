@@ -87,6 +87,7 @@ export const ROUTES = {
   routeStart: route({ method: 'POST', path: '/v1/routes/start', body: Q.RouteStartRequest, reply: R.RouteStartReply, callers: ['cli'] }),
   routeAnswer: route({ method: 'POST', path: '/v1/routes/answer', body: Q.RouteAnswerRequest, reply: R.RouteAnswerReply, callers: ['cli'] }),
   routePark: route({ method: 'POST', path: '/v1/routes/park', body: Q.RouteParkRequest, reply: R.RouteParkReply, callers: ['mcp'] }),
+  routeAsk: route({ method: 'POST', path: '/v1/routes/ask', body: Q.RouteAskRequest, reply: R.RouteAskReply, callers: ['mcp'] }),
   needs: route({ method: 'GET', path: '/v1/needs', reply: R.NeedsReply, callers: ['cli'] }),
   queue: route({ method: 'GET', path: '/v1/queue', reply: R.QueueReply, callers: ['cli'] }),
   queueCancel: route({ method: 'POST', path: '/v1/queue/cancel', body: Q.QueueCancelRequest, reply: R.QueueCancelReply, callers: ['cli'] }),

@@ -392,6 +392,20 @@ export const RouteLoadReply = z.looseObject({ repoRoot: z.string(), loaded: z.ar
 export const RouteArmReply = z.looseObject({ key: z.string(), armed: z.array(z.string()), mode: z.enum(['approve', 'auto']) });
 export const RouteAnswerReply = z.looseObject({ key: z.string(), node: z.string(), question: z.string(), answer: z.string() });
 export const RouteParkReply = z.looseObject({ questionId: z.string(), key: z.string(), node: z.string(), question: z.string(), options: z.array(z.string()), text: z.string() });
+/**
+ * `POST /v1/routes/ask`: the ladder's rung and what the agent does next — `answer` (the option taken, resolved or
+ * decided: go on with it), or `wait` (escalated or parked: end the turn; sleds resumes the session with the answer).
+ */
+export const RouteAskReply = z.looseObject({
+  key: z.string(),
+  node: z.string(),
+  rung: z.enum(['context', 'decided', 'escalated', 'parked']),
+  next: z.enum(['answer', 'wait']),
+  answer: z.string().nullable(),
+  questionId: z.string().nullable(),
+  reason: z.string(),
+  text: z.string(),
+});
 /** `GET /v1/queue`: the overnight jobs (issue 15 § 1). */
 export const QueueReply = z.looseObject({
   jobs: z.array(
@@ -459,6 +473,6 @@ export const NeedsReply = z.looseObject({
 export const RouteStartReply = z.looseObject({ key: z.string(), node: z.string(), state: z.string(), ready: z.boolean(), waitingFor: z.array(z.string()) });
 export const RouteDecisionsReply = z.looseObject({
   key: z.string(),
-  decisions: z.array(z.looseObject({ nodeId: z.string(), question: z.string(), options: z.array(z.string()), answer: z.string(), answeredBy: z.string(), answeredAt: epochMs, source: z.string() })),
+  decisions: z.array(z.looseObject({ nodeId: z.string(), question: z.string(), options: z.array(z.string()), answer: z.string(), answeredBy: z.string(), answeredAt: epochMs, source: z.string(), rung: z.enum(['context', 'decided', 'on-call', 'person']).nullish(), reason: z.string().nullish() })),
 });
 export const RoutePlanReply = z.looseObject({ key: z.string(), file: z.string(), waves: z.array(z.array(z.string())) });

@@ -3,14 +3,14 @@ import { formatClock, oneLine } from '../format.js';
 import { escapeMrkdwn, slackDate } from './messages.js';
 
 /**
- * A parked question as a Slack card: the question, what each of its two options does to the band, and two
- * buttons. Pure: the clock and the zone are passed in. A tap comes back as a `block_actions` payload, which is
- * hostile until `parseAnswerAction` has checked it: the question id against a strict pattern, the choice A or B,
+ * A parked question as a Slack card: the question, what each of its options (two for the park verb, up to four for
+ * the ask verb's escalations) does, and a button for each. Pure: the clock and the zone are passed in. A tap comes back as a `block_actions` payload, which is
+ * hostile until `parseAnswerAction` has checked it: the question id against a strict pattern, the choice A to D,
  * and the button's action_id, value and block_id agreeing with each other (so a forged value cannot answer another
  * question than the card it came from).
  */
 
-export type Choice = 'A' | 'B';
+export type Choice = 'A' | 'B' | 'C' | 'D';
 
 export interface QuestionOption {
   /** The button's words ("Ship it"): at most 75 characters on the button, the whole label elsewhere. */
@@ -24,7 +24,8 @@ export interface QuestionCardInput {
   /** "eng-503 / mailer asks" */
   title: string;
   question: string;
-  options: readonly [QuestionOption, QuestionOption];
+  /** Two to four, A first. */
+  options: readonly [QuestionOption, QuestionOption, ...QuestionOption[]];
   /** A page with more (the PR, the run): http(s) only; anything else is left out. */
   link?: string | null;
 }
@@ -64,7 +65,9 @@ export const QUESTION_ID_RE = /^[a-z0-9][a-z0-9/_-]{0,120}$/i;
 export const ANSWER_ACTION_PREFIX = 'sleds_answer_';
 /** The actions block's id: `sleds_answer:<question id>`, so a press names the card it came from. */
 export const ANSWER_BLOCK_PREFIX = 'sleds_answer:';
-const CHOICES: readonly Choice[] = ['A', 'B'];
+const CHOICES: readonly Choice[] = ['A', 'B', 'C', 'D'];
+/** The letters of a card's options: A, B (and C, D when it has them). */
+const choicesOf = (q: QuestionCardInput): Choice[] => CHOICES.slice(0, Math.min(Math.max(q.options.length, 2), CHOICES.length));
 
 const SLACK_USER_RE = /^[UW][A-Z0-9]{2,20}$/;
 const SLACK_CHANNEL_RE = /^[CDG][A-Z0-9]{2,20}$/;
@@ -77,7 +80,7 @@ export function actionIdOf(choice: Choice): string {
 }
 
 function optionOf(q: QuestionCardInput, choice: Choice): QuestionOption {
-  return q.options[choice === 'A' ? 0 : 1];
+  return q.options[CHOICES.indexOf(choice)] ?? { label: choice, effect: '' };
 }
 
 /** An http(s) URL that cannot break out of Slack's `<url|words>` link syntax; else null. */
@@ -113,24 +116,26 @@ export interface CardOptions {
   answerElsewhere?: string;
 }
 
-/** The card with its two buttons: `sleds_answer_A|B`, valued `<question id>:A|B`. Throws on a question id sleds would not accept back. */
+/** The card with a button per option: `sleds_answer_A|B|…`, valued `<question id>:A|B|…`. Throws on a question id sleds would not accept back. */
 export function questionCard(q: QuestionCardInput, opts: CardOptions = {}): QuestionCard {
   checkId(q.questionId);
   const link = safeLink(q.link);
-  const effects: CardText[] = CHOICES.map((c) => {
+  const choices = choicesOf(q);
+  const effects: CardText[] = choices.map((c) => {
     const o = optionOf(q, c);
     return { type: 'mrkdwn', text: `*${c} · ${escapeMrkdwn(oneLine(o.label, 150))}*: ${escapeMrkdwn(oneLine(o.effect, 300))}` };
   });
   if (link) effects.push({ type: 'mrkdwn', text: `<${link}|Details>` });
-  const buttons: CardButton[] = CHOICES.map((c) => ({
+  const buttons: CardButton[] = choices.map((c) => ({
     type: 'button',
     action_id: actionIdOf(c),
     value: `${q.questionId}:${c}`,
     text: { type: 'plain_text', text: oneLine(`${c}: ${oneLine(optionOf(q, c).label)}`, BUTTON_TEXT_MAX) },
   }));
-  const [a, b] = CHOICES.map((c) => `${c}: ${oneLine(optionOf(q, c).label, 150)} (${oneLine(optionOf(q, c).effect, 300)})`);
+  const said = choices.map((c) => `${c}: ${oneLine(optionOf(q, c).label, 150)} (${oneLine(optionOf(q, c).effect, 300)})`);
+  const either = said.length > 2 ? `${said.slice(0, -1).join(', ')} or ${said.at(-1)!}` : said.join(' or ');
   return {
-    text: escapeMrkdwn(`${oneLine(q.title, 150)}: ${oneLine(q.question, 2500)} — ${a} or ${b}`),
+    text: escapeMrkdwn(`${oneLine(q.title, 150)}: ${oneLine(q.question, 2500)} — ${either}`),
     blocks: [
       questionSection(q, ''),
       { type: 'context', block_id: `sleds_q:${q.questionId}:effects`, elements: effects },
@@ -176,6 +181,16 @@ export function notRecordedCard(q: QuestionCardInput, a: { by: string; choice: C
   return {
     text: `${card.text} — ${line}`,
     blocks: [...card.blocks, { type: 'context', block_id: `sleds_q:${q.questionId}:not-recorded`, elements: [{ type: 'mrkdwn', text: line }] }],
+  };
+}
+
+/** The card again, buttons kept, with a line under it ("no reply in 30 min: parked; a late answer still resumes it"). */
+export function notedCard(q: QuestionCardInput, line: string): QuestionCard {
+  const card = questionCard(q);
+  const words = escapeMrkdwn(oneLine(line, 300));
+  return {
+    text: `${card.text} — ${words}`,
+    blocks: [...card.blocks, { type: 'context', block_id: `sleds_q:${q.questionId}:note`, elements: [{ type: 'mrkdwn', text: words }] }],
   };
 }
 
@@ -230,16 +245,16 @@ export function parseAnswerAction(payload: unknown): AnswerAction | { error: str
   const p = parsed.data;
   const action = p.actions[0]!;
   const choice = action.action_id.startsWith(ANSWER_ACTION_PREFIX) ? action.action_id.slice(ANSWER_ACTION_PREFIX.length) : null;
-  if (choice !== 'A' && choice !== 'B') return { error: `action ${quote(action.action_id)} is not a sleds answer button` };
-  const m = /^(.*):([AB])$/.exec(action.value);
-  if (!m) return { error: `button value ${quote(action.value)} is not <question id>:A|B` };
+  if (choice === null || !(CHOICES as readonly string[]).includes(choice)) return { error: `action ${quote(action.action_id)} is not a sleds answer button` };
+  const m = /^(.*):([ABCD])$/.exec(action.value);
+  if (!m) return { error: `button value ${quote(action.value)} is not <question id>:A|B|C|D` };
   const [, questionId, valueChoice] = m as unknown as [string, string, Choice];
   if (!QUESTION_ID_RE.test(questionId)) return { error: `question id ${quote(questionId)} is not one sleds makes` };
   if (valueChoice !== choice) return { error: `button value says ${valueChoice} but its action says ${choice}` };
   if (action.block_id !== `${ANSWER_BLOCK_PREFIX}${questionId}`) return { error: `button value names question ${quote(questionId)} but its card is ${quote(action.block_id)}` };
   return {
     questionId,
-    choice,
+    choice: choice as Choice,
     userId: p.user.id,
     userName: oneLine(p.user.username ?? p.user.name ?? p.user.id, 80),
     channel: p.container.channel_id,

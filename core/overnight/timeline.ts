@@ -126,6 +126,11 @@ function moveLine(e: TimelineEvent, i: TimelineInput, q: ReadonlyMap<string, Tim
       return `failed${reason ? `: ${reason}` : ''}`;
     case 'cancel':
       return `cancelled${reason ? ` · ${reason}` : ''}`;
+    case 'ladder':
+      // A rung of the ladder (a question resolved, decided, escalated, parked), written as its line.
+      return said(e.payload.line);
+    case 'slept':
+      return typeof e.payload.sinceMs === 'number' ? `the machine slept from ${i.time(e.payload.sinceMs)} · not runtime` : 'the machine slept · not runtime';
     default:
       return null; // claimed, prepared: bookkeeping
   }

@@ -46,7 +46,7 @@ const UNATTENDED = ['--permission-mode', 'acceptEdits'];
  */
 function sledsMcpArgs(mcp: HeadlessArgs['sledsMcp']): string[] {
   if (!mcp) return [];
-  return ['--mcp-config', JSON.stringify({ mcpServers: { sleds: { type: 'stdio', command: mcp.command, args: mcp.args, ...(mcp.env ? { env: mcp.env } : {}) } } }), '--allowedTools', 'mcp__sleds__park'];
+  return ['--mcp-config', JSON.stringify({ mcpServers: { sleds: { type: 'stdio', command: mcp.command, args: mcp.args, ...(mcp.env ? { env: mcp.env } : {}) } } }), '--allowedTools', 'mcp__sleds__park,mcp__sleds__ask'];
 }
 
 function headlessArgv(r: HeadlessArgs): { argv: string[]; stdin: string } {

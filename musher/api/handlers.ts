@@ -243,6 +243,7 @@ export const HANDLERS = {
   routeStart: (s, r) => answered(verbs(s).start(r.body)),
   routeAnswer: (s, r) => answered(s.core.routeQuestions.answer(r.body, s.core.clock.now())),
   routePark: (s, r) => answered(s.core.routeQuestions.park(r.body, s.core.clock.now())),
+  routeAsk: async (s, r) => answered(await s.core.routeQuestions.ask(r.body, s.core.clock.now())),
   queue: (s) => answered(queue(s).list()),
   digest: (s) => json(200, { digests: s.core.nightDigest.digests(s.core.clock.now()) }),
   queueCancel: (s, r) => {

@@ -164,8 +164,9 @@ export function engineStore(store: RouteStore): EngineStore {
     },
     openQuestion: (k, id) => {
       const q = store.openQuestion(k, id);
-      return q ? { id: q.id, question: q.question } : null;
+      return q ? { id: q.id, question: q.question, escalateUntil: q.ladder.rung !== null ? q.ladder.escalateUntil : null } : null;
     },
+    note: (k, id, line, at) => store.ladderNote(k, id, line, at),
     undeliveredAnswer: (k, id) => {
       const q = store.undeliveredAnswer(k, id);
       return q ? { id: q.id, question: q.question } : null;
@@ -301,7 +302,7 @@ function routePacks(store: RouteStore, worktrees: Worktrees, maxChars: number, c
         decisions: store
           .decisions(route.key)
           .filter((d) => d.nodeId === node.nodeId)
-          .map((d) => ({ question: d.question, answer: d.answer, answeredBy: d.answeredBy, at: d.answeredAt })),
+          .map((d) => ({ question: d.question, answer: d.answer, answeredBy: d.answeredBy, at: d.answeredAt, rung: d.rung, reason: d.reason })),
         receipt: receiptLineOf(node.receipt),
         route: { key: route.key, title: route.title, nodeId: node.nodeId, tracker: route.tracker },
         verification,

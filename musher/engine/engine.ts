@@ -6,6 +6,7 @@ import type { AtLimitPolicy } from '../../core/policy/schema.js';
 import type { Checks, EngineLog, EngineNode, EngineRoute, EngineStore, Harnesses, NightPort, NodeFields, NodeReceipts, PullRequests, RouteTracker, RunHandle, Runner, Worktrees } from './ports.js';
 import { cappedLine, gateNight, isCappedLine } from '../../core/overnight/night-gate.js';
 import { OVERNIGHT_DEFAULTS } from '../../core/policy/schema.js';
+import { holdsSlot } from '../../core/overnight/ladder.js';
 
 /**
  * `sleds engine`: deliberately dull. Each tick it first reconciles the store with the world (renews its leases, takes
@@ -106,6 +107,8 @@ export class Engine {
   private readonly checkpointedAt = new Map<string, number>();
   /** Checkpoints being written, one after another per node (they may be asked for from inside other work). */
   private readonly saving = new Map<string, Promise<void>>();
+  /** Overnight jobs whose escalation ran out and whose slot went to the next job, said once each (by question id). */
+  private readonly parkedFor = new Set<string>();
 
   constructor(private readonly d: EngineDeps) {}
 
@@ -151,6 +154,7 @@ export class Engine {
       working++;
       this.report.claimed.push(keyOf(n));
       this.d.log.info(`${keyOf(n)}: claimed`);
+      if (n.overnight) this.sayParkedFor(n, now);
       const claimed = store.node(n.routeKey, n.nodeId);
       if (claimed) await this.advance(claimed);
     }
@@ -238,7 +242,7 @@ export class Engine {
       for (const n of nights) this.noteNight(n, 'this engine has no overnight runner configured');
       return day;
     }
-    const workingNights = this.d.store.activeNodes().filter((x) => x.overnight && WORKING.includes(x.state)).length;
+    const workingNights = this.workingNights(now);
     const byKey = new Map(nights.map((n) => [keyOf(n), n]));
     const gate = gateNight(
       nights.map((n) => {
@@ -250,6 +254,32 @@ export class Engine {
     );
     for (const w of gate.waiting) this.noteNight(byKey.get(w.key)!, w.why);
     return [...day, ...gate.start.map((k) => byKey.get(k)!)];
+  }
+
+  /**
+   * Overnight nodes holding a slot of the night: at work, or waiting on a question escalated to the on-call that may
+   * still answer (the ladder: until the escalation runs out the job keeps its place; then it parks, and its slot frees).
+   */
+  private workingNights(now: number): number {
+    return this.d.store.activeNodes().filter((x) => x.overnight && (WORKING.includes(x.state) || (x.state === 'WAITING_FOR_INPUT' && this.escalationHolds(x, now)))).length;
+  }
+
+  private escalationHolds(n: EngineNode, now: number): boolean {
+    return holdsSlot(this.d.store.openQuestion(n.routeKey, n.nodeId)?.escalateUntil ?? null, now);
+  }
+
+  /** The next overnight job started: each job parked for want of a reply says so, once (`no reply · parked … · started job …`). */
+  private sayParkedFor(next: EngineNode, now: number): void {
+    for (const x of this.d.store.activeNodes()) {
+      if (!x.overnight || x.state !== 'WAITING_FOR_INPUT') continue;
+      const q = this.d.store.openQuestion(x.routeKey, x.nodeId);
+      const until = q?.escalateUntil ?? null;
+      if (!q || until === null || until > now || this.parkedFor.has(q.id)) continue;
+      this.parkedFor.add(q.id);
+      const line = `no reply · parked ${keyOf(x)} · started job ${keyOf(next)}`;
+      this.d.log.info(`${keyOf(x)}: ${line}`);
+      this.d.store.note?.(x.routeKey, x.nodeId, line, now);
+    }
   }
 
   private noteNight(n: EngineNode, why: string): void {
@@ -392,6 +422,8 @@ export class Engine {
       case 'WAITING_FOR_INPUT': {
         const answer = n.questionId ? this.d.store.answerTo(n.routeKey, n.nodeId, n.questionId) : null;
         if (answer === null) return;
+        // A late answer to an overnight job resumes it inside a window only, and in a free slot of the night.
+        if (n.overnight && !this.nightSlotFor(n)) return;
         const next = this.step(n, { type: 'answered' });
         const text = `${n.lastError ? `You asked: ${n.lastError}\n` : ''}The answer: ${answer}`;
         if (next) {
@@ -435,6 +467,18 @@ export class Engine {
       ? `You take this node over from ${n.harness ?? 'another harness'}, which stopped at its usage limit. Its work so far is in this worktree (committed and uncommitted): read it, then carry on from there.`
       : `The usage limit of the last model stopped the run; you are ${target.model}. Carry on where it stopped.`;
     this.spawnWork(next, () => (harnessChanged ? this.startRun(next, null, { kind: 'continue', text }) : this.resume(next, { kind: 'continue', text })));
+  }
+
+  /** An answered overnight node resumes in a window (nightLetsResume) with a free slot; else it says what it waits for. */
+  private nightSlotFor(n: EngineNode): boolean {
+    const now = this.d.clock.now();
+    if (!this.nightLetsResume(n, now)) return false;
+    const w = this.d.night?.windowFor(this.route(n), now);
+    if (w && this.workingNights(now) >= w.concurrency) {
+      this.noteNight(n, 'answered; it resumes when a slot of the night is free');
+      return false;
+    }
+    return true;
   }
 
   /** An overnight node past its wait goes on only inside a window, and only once its spend is under its cap. */

@@ -64,6 +64,15 @@ export function nightQueue(d: NightQueueDeps) {
     const gate = gateNight([{ key: 'job', band: n.band, capMicros, window, working }], now, d.formatTime);
     return gate.waiting[0]?.why ?? 'starts at sleds engine’s next round';
   };
+  /** What a job waiting on a question waits for: its on-call (until its escalation runs out), or a person. */
+  const whyAsking = (n: NodeRow): string => {
+    const q = d.routes.openQuestion(n.routeKey, n.nodeId);
+    if (!q) return 'its answer came: it resumes inside a window with a free slot';
+    const { rung, escalatedTo, escalateUntil } = q.ladder;
+    if (rung === 'escalated' && escalateUntil !== null && d.clock.now() < escalateUntil) return `escalated to ${escalatedTo}: parks at ${d.formatTime(escalateUntil)} if no reply (it keeps its slot until then)`;
+    if (rung !== null) return `parked: no reply from ${escalatedTo ?? 'on-call'}; a late answer resumes it (sleds needs)`;
+    return `waits for an answer: ${q.question.slice(0, 120)} (sleds needs)`;
+  };
   const nodeJob = (n: NodeRow, repoRoot: string, working: number): QueueJob => {
     const id = runId(n.routeKey, n.nodeId);
     const window = n.capMicros === null ? d.nightOf(repoRoot, d.clock.now()) : null;
@@ -89,7 +98,7 @@ export function nightQueue(d: NightQueueDeps) {
       band: n.band ? batchBand(n.band) : null,
       capMicros,
       spentMicros,
-      note: n.run.state === 'QUEUED' ? whyQueued(n, repoRoot, working) : (n.run.problem ?? n.run.reason ?? (n.run.state === 'WAITING_FOR_LIMIT' ? n.lastError : null)),
+      note: n.run.state === 'QUEUED' ? whyQueued(n, repoRoot, working) : n.run.state === 'WAITING_FOR_INPUT' ? whyAsking(n) : (n.run.problem ?? n.run.reason ?? (n.run.state === 'WAITING_FOR_LIMIT' ? n.lastError : null)),
       log,
     };
   };

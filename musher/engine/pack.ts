@@ -66,7 +66,8 @@ export function buildPack(p: PackInput): string {
   const title = `# ${p.node.title} (node ${p.node.id} of route ${p.route.key}: ${p.route.title}${p.route.tracker ? `, ${p.route.tracker}` : ''})\n`;
   const close =
     '## When you are done\n\nCommit your work on this branch and stop. sleds runs the checks, pushes and opens the PR; do not merge anything. ' +
-    'If you need a decision you cannot take, park the question (the `park` tool) with two options.\n';
+    'If you need a decision you cannot take, ask it (the `ask` tool) with 2 to 4 options, your recommended one first, and whether it is reversible: ' +
+    'sleds answers from the spec and earlier decisions, decides a reversible one, or asks a person (then end your turn: you are resumed with the answer).\n';
 
   const sections: Section[] = [{ priority: 5, heading: 'Your task', body: p.node.brief, keep: 'start' }];
   // A log's tail is what matters: it gets at most its share of the limit, so a long one cannot push out the decisions.
@@ -100,7 +101,7 @@ export function buildPack(p: PackInput): string {
 }
 
 /** Reads a file confined to `dir` (no symlink out of it), at most `maxBytes`; null when it is not there or not a file. */
-async function readConfined(dir: string, name: string, maxBytes: number): Promise<string | null> {
+export async function readConfined(dir: string, name: string, maxBytes: number): Promise<string | null> {
   let root: string;
   let real: string;
   try {

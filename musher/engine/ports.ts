@@ -78,11 +78,16 @@ export interface EngineStore {
   step(key: string, id: string, token: number, event: RunEvent, now: number, fields?: NodeFields): { ok: true; node: EngineNode } | { ok: false; error: string };
   patch(key: string, id: string, token: number, fields: NodeFields): boolean;
   node(key: string, id: string): EngineNode | null;
-  decisions(key: string): Array<{ nodeId: string; question: string; answer: string; answeredBy: string; answeredAt: number }>;
+  decisions(key: string): Array<{ nodeId: string; question: string; answer: string; answeredBy: string; answeredAt: number; rung?: string | null; reason?: string | null }>;
   /** The answer to a parked question, once a person gave it. */
   answerTo(key: string, id: string, questionId: string): string | null;
-  /** The node's open question (its agent called the `park` verb during its run), if any. */
-  openQuestion(key: string, id: string): { id: string; question: string } | null;
+  /**
+   * The node's open question (its agent called the `park` or `ask` verb during its run), if any; `escalateUntil`: an
+   * escalation to the overnight on-call holds the job's slot until then (null: not escalated; past: it parked).
+   */
+  openQuestion(key: string, id: string): { id: string; question: string; escalateUntil?: number | null } | null;
+  /** A line in the node's log (`sleds queue`): the ladder's parking of a question, the next job started. */
+  note?(key: string, id: string, line: string, at: number): void;
   /** The node's question answered before its agent's turn ended, its answer not handed over yet; null when none. */
   undeliveredAnswer(key: string, id: string): { id: string; question: string } | null;
   /** The answer reached the agent, or the engine acted on it: it is never handed over again. */

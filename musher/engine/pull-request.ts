@@ -243,7 +243,8 @@ export interface PrBodyInput {
   brief: string;
   /** What the agent said it did and what it changed; null when it said nothing. */
   summary?: string | null;
-  decisions: Array<{ question: string; answer: string; answeredBy: string; at: number }>;
+  /** With the ladder's rung and reason (issue 15 § 5) when it took them; none: a person answered a parked question. */
+  decisions: Array<{ question: string; answer: string; answeredBy: string; at: number; rung?: string | null; reason?: string | null }>;
   /** The signed receipt's line, or null before the node has one. */
   receipt: string | null;
   route: { key: string; title: string; nodeId: string; tracker: string | null };
@@ -251,6 +252,26 @@ export interface PrBodyInput {
   verification: string;
   /** An overnight job: its cap and what the gateway metered for it on the half-price tier (micro-dollars). */
   night?: { capMicros: number; spentMicros: number } | null;
+}
+
+/**
+ * One decision in the PR, with the rung that took it and why: "Decided (reversible, low risk): …", "Resolved from
+ * SPEC.md § Exports: '…' — …", "On-call @dana answered at 00:52 UTC: …"; a person's answer to a parked question as
+ * it always read (who, when).
+ */
+export function decisionLine(d: PrBodyInput['decisions'][number]): string {
+  const asked = `${oneLine(d.question, 500)} → **${oneLine(d.answer, 500)}**`;
+  const reason = d.reason ? oneLine(d.reason, 500) : '';
+  if (d.rung === 'decided') {
+    const [why, what] = reason.split(/:\s*/, 2);
+    return `- Decided (${why || 'reversible, low risk'}): ${asked}${what ? ` — ${what}` : ''}`;
+  }
+  if (d.rung === 'context') return `- ${reason.split(' → ')[0] || 'Resolved from context'} — ${asked}`;
+  if (d.rung === 'on-call') {
+    const who = /^[a-z0-9][a-z0-9._-]*$/i.test(d.answeredBy) ? `@${d.answeredBy}` : d.answeredBy;
+    return `- On-call ${who} answered at ${new Date(d.at).toISOString().slice(11, 16)} UTC: ${asked}${reason ? ` (${reason})` : ''}`;
+  }
+  return `- ${asked} (${d.answeredBy}, ${new Date(d.at).toISOString().slice(0, 16).replace('T', ' ')}Z)`;
 }
 
 export function prBody(i: PrBodyInput): string {
@@ -265,7 +286,7 @@ export function prBody(i: PrBodyInput): string {
   if (i.summary) lines.push('### What was done', '', i.summary.trim(), '');
   if (i.decisions.length > 0) {
     lines.push('### Decisions', '');
-    for (const d of [...i.decisions].sort((a, b) => a.at - b.at)) lines.push(`- ${oneLine(d.question, 500)} → **${oneLine(d.answer, 500)}** (${d.answeredBy}, ${new Date(d.at).toISOString().slice(0, 16).replace('T', ' ')}Z)`);
+    for (const d of [...i.decisions].sort((a, b) => a.at - b.at)) lines.push(decisionLine(d));
     lines.push('');
   }
   if (i.night) lines.push('### Overnight', '', `Ran in the overnight window on the half-price tier, under a cap of ${formatUsd(i.night.capMicros)}: ${formatUsd(i.night.spentMicros)} metered at batch prices.`, '');

@@ -4,6 +4,7 @@ import { LifecycleEvents } from '../store/lifecycle-events.js';
 import { newRun, stepRun, type RunEffect, type RunEvent, type RunState, type RunStateName } from '../../core/lifecycle/run.js';
 import type { ParsedRoute, RouteMode } from '../../core/routes/route-file.js';
 import type { RouteBand } from '../../core/routes/band.js';
+import type { Rung } from '../../core/overnight/ladder.js';
 
 export type { RouteMode } from '../../core/routes/route-file.js';
 export type { RouteBand } from '../../core/routes/band.js';
@@ -88,9 +89,30 @@ export interface DecisionRow {
   answeredBy: string;
   answeredAt: number;
   source: string;
+  /** The ladder's rung that took it (issue 15 § 5); null: a decision from before the ladder. */
+  rung: Rung | null;
+  /** Why that rung took it ("reversible, low risk: took the agent's first option"); null when a person simply answered. */
+  reason: string | null;
 }
 
-export type NewDecision = Omit<DecisionRow, 'id'>;
+export type NewDecision = Omit<DecisionRow, 'id' | 'rung' | 'reason'> & { rung?: Rung; reason?: string | null };
+
+/** A letter answer: A and B for the park verb, up to D for the ask verb's options. */
+export type AnswerChoice = 'A' | 'B' | 'C' | 'D';
+const CHOICE_INDEX: Record<AnswerChoice, number> = { A: 0, B: 1, C: 2, D: 3 };
+const isChoice = (v: unknown): v is AnswerChoice => v === 'A' || v === 'B' || v === 'C' || v === 'D';
+
+/** How an ask-verb question was handled on the ladder (null fields: a question parked with the park verb). */
+export interface QuestionLadder {
+  reversible: boolean | null;
+  risk: 'low' | 'high' | null;
+  /** 'escalated' while its on-call may answer; 'parked' once the time ran out (a late answer still resumes it). */
+  rung: 'escalated' | 'parked' | null;
+  escalatedTo: string | null;
+  /** Until when it holds its job's overnight slot. */
+  escalateUntil: number | null;
+  parkedAt: number | null;
+}
 
 /** A node's parked question (issue 14 § 10), open until someone answers it. */
 export interface RouteQuestionRow {
@@ -102,12 +124,13 @@ export interface RouteQuestionRow {
   options: string[];
   askedAt: number;
   state: 'open' | 'answered';
-  choice: 'A' | 'B' | null;
+  choice: AnswerChoice | null;
   answer: string | null;
   answeredBy: string | null;
   answeredAt: number | null;
   source: string | null;
   slack: { channel: string; ts: string } | null;
+  ladder: QuestionLadder;
 }
 
 export type AnswerOutcome =
@@ -160,12 +183,20 @@ function toQuestion(r: Record<string, unknown>): RouteQuestionRow {
     options: parseJson<string[]>(r.options, []),
     askedAt: r.asked_at as number,
     state: r.state === 'answered' ? 'answered' : 'open',
-    choice: r.choice === 'A' || r.choice === 'B' ? r.choice : null,
+    choice: isChoice(r.choice) ? r.choice : null,
     answer: (r.answer as string | null) ?? null,
     answeredBy: (r.answered_by as string | null) ?? null,
     answeredAt: (r.answered_at as number | null) ?? null,
     source: (r.source as string | null) ?? null,
     slack: r.slack_channel && r.slack_ts ? { channel: r.slack_channel as string, ts: r.slack_ts as string } : null,
+    ladder: {
+      reversible: r.reversible === null || r.reversible === undefined ? null : r.reversible === 1,
+      risk: r.risk === 'low' || r.risk === 'high' ? r.risk : null,
+      rung: r.rung === 'escalated' || r.rung === 'parked' ? r.rung : null,
+      escalatedTo: (r.escalated_to as string | null) ?? null,
+      escalateUntil: (r.escalate_until as number | null) ?? null,
+      parkedAt: (r.parked_at as number | null) ?? null,
+    },
   };
 }
 
@@ -177,6 +208,24 @@ function parseJson<T>(text: unknown, fallback: T): T {
     // a column we wrote as JSON that does not parse: read as absent
     return fallback;
   }
+}
+
+const RUNGS: readonly Rung[] = ['context', 'decided', 'on-call', 'person'];
+
+function toDecision(r: Record<string, unknown>): DecisionRow {
+  return {
+    id: r.id as number,
+    routeKey: r.route_key as string,
+    nodeId: r.node_id as string,
+    question: r.question as string,
+    options: parseJson<string[]>(r.options, []),
+    answer: r.answer as string,
+    answeredBy: r.answered_by as string,
+    answeredAt: r.answered_at as number,
+    source: r.source as string,
+    rung: RUNGS.includes(r.rung as Rung) ? (r.rung as Rung) : null,
+    reason: (r.reason as string | null) ?? null,
+  };
 }
 
 function toRoute(r: Record<string, unknown>): RouteRow {
@@ -465,18 +514,56 @@ export class RouteStore {
   addDecision(d: NewDecision): void {
     this.db
       .prepare(
-        `INSERT INTO route_decisions (route_key, node_id, question, options, answer, answered_by, answered_at, source)
-         VALUES (@routeKey, @nodeId, @question, @options, @answer, @answeredBy, @answeredAt, @source)`,
+        `INSERT INTO route_decisions (route_key, node_id, question, options, answer, answered_by, answered_at, source, rung, reason)
+         VALUES (@routeKey, @nodeId, @question, @options, @answer, @answeredBy, @answeredAt, @source, @rung, @reason)`,
       )
-      .run({ ...d, options: JSON.stringify(d.options) });
+      .run({ ...d, options: JSON.stringify(d.options), rung: d.rung ?? null, reason: d.reason ?? null });
   }
 
-  /** Parks a question for a node; its id is the caller's (validated by it). */
-  addQuestion(q: { id: string; routeKey: string; nodeId: string; question: string; options: string[]; askedAt: number }): RouteQuestionRow {
+  /** Parks a question for a node; its id is the caller's (validated by it). `ladder`: how the ask verb handled it. */
+  addQuestion(q: { id: string; routeKey: string; nodeId: string; question: string; options: string[]; askedAt: number; ladder?: Partial<QuestionLadder> }): RouteQuestionRow {
+    const l = q.ladder ?? {};
     this.db
-      .prepare(`INSERT INTO route_questions (id, route_key, node_id, question, options, asked_at, state) VALUES (@id, @routeKey, @nodeId, @question, @options, @askedAt, 'open')`)
-      .run({ ...q, options: JSON.stringify(q.options) });
+      .prepare(
+        `INSERT INTO route_questions (id, route_key, node_id, question, options, asked_at, state, reversible, risk, rung, escalated_to, escalate_until)
+         VALUES (@id, @routeKey, @nodeId, @question, @options, @askedAt, 'open', @reversible, @risk, @rung, @escalatedTo, @escalateUntil)`,
+      )
+      .run({
+        id: q.id,
+        routeKey: q.routeKey,
+        nodeId: q.nodeId,
+        question: q.question,
+        askedAt: q.askedAt,
+        options: JSON.stringify(q.options),
+        reversible: l.reversible === undefined || l.reversible === null ? null : l.reversible ? 1 : 0,
+        risk: l.risk ?? null,
+        rung: l.rung ?? null,
+        escalatedTo: l.escalatedTo ?? null,
+        escalateUntil: l.escalateUntil ?? null,
+      });
     return this.question(q.id)!;
+  }
+
+  /** Escalated questions still open whose time to answer is over at `now` (they park; their job's slot goes free). */
+  dueEscalations(now: number): RouteQuestionRow[] {
+    return (
+      this.db.prepare(`SELECT * FROM route_questions WHERE state = 'open' AND rung = 'escalated' AND escalate_until <= ? ORDER BY escalate_until, rowid`).all(now) as Array<Record<string, unknown>>
+    ).map(toQuestion);
+  }
+
+  /** An escalated question nobody answered in time is parked (once: true for the call that parked it). */
+  parkEscalation(id: string, at: number): boolean {
+    return this.db.prepare(`UPDATE route_questions SET rung = 'parked', parked_at = ? WHERE id = ? AND state = 'open' AND rung = 'escalated'`).run(at, id).changes === 1;
+  }
+
+  /**
+   * A line in a node's log (`sleds queue`): a rung of the ladder, a parking. Kept in lifecycle_events with the node's
+   * moves (event type 'ladder', its state unchanged), so its timeline reads in order.
+   */
+  ladderNote(key: string, id: string, line: string, at: number): void {
+    const n = this.node(key, id);
+    if (!n) return;
+    this.events.append({ entityKind: 'run', entityId: runId(key, id), eventType: 'ladder', fromState: n.run.state, toState: n.run.state, correlationId: runId(key, id), at, payload: { line } });
   }
 
   question(id: string): RouteQuestionRow | null {
@@ -531,15 +618,18 @@ export class RouteStore {
    * Answers a question once: the first answer wins (two people tapping at once, a tap delivered twice), and it is kept
    * as the route's decision (who, when, from where) in the same transaction.
    */
-  answerQuestion(id: string, a: { choice: 'A' | 'B' | null; text: string | null; by: string; at: number; source: string }): AnswerOutcome {
+  answerQuestion(id: string, a: { choice: AnswerChoice | null; text: string | null; by: string; at: number; source: string }): AnswerOutcome {
     return this.db.transaction((): AnswerOutcome => {
       const q = this.question(id);
       if (!q) return { ok: false, kind: 'unknown', error: `no question '${id}' — sleds needs lists the open ones` };
       if (q.state !== 'open') return { ok: false, kind: 'answered', question: q };
       let answer: string;
       if (a.choice !== null) {
-        const picked = q.options[a.choice === 'A' ? 0 : 1];
-        if (picked === undefined) return { ok: false, kind: 'bad-choice', error: `question '${id}' has no options to choose from — answer it in words` };
+        const picked = q.options[CHOICE_INDEX[a.choice]];
+        if (picked === undefined) {
+          const letters = ['A', 'B', 'C', 'D'].slice(0, q.options.length).join(', ');
+          return { ok: false, kind: 'bad-choice', error: q.options.length === 0 ? `question '${id}' has no options to choose from — answer it in words` : `question '${id}' has no option ${a.choice} — choose one of ${letters}` };
+        }
         answer = a.text ? `${picked} — ${a.text}` : picked;
       } else if (a.text) {
         answer = a.text;
@@ -549,23 +639,25 @@ export class RouteStore {
       this.db
         .prepare(`UPDATE route_questions SET state = 'answered', choice = ?, answer = ?, answered_by = ?, answered_at = ?, source = ? WHERE id = ? AND state = 'open'`)
         .run(a.choice, answer, a.by, a.at, a.source, id);
-      this.addDecision({ routeKey: q.routeKey, nodeId: q.nodeId, question: q.question, options: q.options, answer, answeredBy: a.by, answeredAt: a.at, source: a.source });
+      // An escalated question is the on-call's to answer (late, after it parked, too); any other a person's.
+      const onCall = q.ladder.escalatedTo !== null;
+      const reason = onCall ? `escalated to ${q.ladder.escalatedTo}${q.ladder.parkedAt !== null ? '; answered after it parked' : ''}` : null;
+      this.addDecision({ routeKey: q.routeKey, nodeId: q.nodeId, question: q.question, options: q.options, answer, answeredBy: a.by, answeredAt: a.at, source: a.source, rung: onCall ? 'on-call' : 'person', reason });
       return { ok: true, question: this.question(id)! };
     }).immediate();
   }
 
+  /** The decisions of every route of a repository (the org's earlier decisions, for the ladder), oldest first. */
+  repoDecisions(repoRoot: string): DecisionRow[] {
+    return (
+      this.db
+        .prepare(`SELECT d.* FROM route_decisions d JOIN routes r ON r.key = d.route_key WHERE r.repo_root = ? ORDER BY d.answered_at, d.id`)
+        .all(repoRoot) as Array<Record<string, unknown>>
+    ).map(toDecision);
+  }
+
   decisions(key: string): DecisionRow[] {
-    return (this.db.prepare(`SELECT * FROM route_decisions WHERE route_key = ? ORDER BY answered_at, id`).all(key) as Array<Record<string, unknown>>).map((r) => ({
-      id: r.id as number,
-      routeKey: r.route_key as string,
-      nodeId: r.node_id as string,
-      question: r.question as string,
-      options: parseJson<string[]>(r.options, []),
-      answer: r.answer as string,
-      answeredBy: r.answered_by as string,
-      answeredAt: r.answered_at as number,
-      source: r.source as string,
-    }));
+    return (this.db.prepare(`SELECT * FROM route_decisions WHERE route_key = ? ORDER BY answered_at, id`).all(key) as Array<Record<string, unknown>>).map(toDecision);
   }
 
   private move(n: NodeRow, event: RunEvent, now: number, write: (to: RunState) => number) {

@@ -3,6 +3,7 @@ import {
   answeredCard,
   answeredLineCard,
   notRecordedCard,
+  notedCard,
   parseAnswerAction,
   questionCard,
   QUESTION_ID_RE,
@@ -59,6 +60,8 @@ export interface SlackQuestions {
   post(card: QuestionPost): Promise<QuestionPostResult>;
   /** A card answered elsewhere (the CLI): updated to say who answered, when and what, its buttons gone. */
   showAnswered(channel: string, ts: string, questionId: string, words: { choice: Choice | null; by: string; atMs: number; label: string }): Promise<void>;
+  /** A card still open gets a line under it (its buttons kept); false when its words are gone (musher restarted). */
+  showNote(channel: string, ts: string, questionId: string, line: string): Promise<boolean>;
   /** Whether the Socket Mode link is up (taps arrive). */
   connected(): boolean;
   stop(): Promise<void>;
@@ -288,6 +291,12 @@ export function startSlackQuestions(deps: SlackQuestionsDeps): SlackQuestions {
       const q = cards.get(questionId);
       const full = { ...words, ...(deps.timeZone ? { timeZone: deps.timeZone } : {}) };
       await update(channel, ts, q ? answeredCard(q, full) : answeredLineCard(questionId, full), questionId);
+    },
+    async showNote(channel, ts, questionId, line) {
+      const q = cards.get(questionId);
+      if (!q || answered.has(questionId)) return false;
+      await update(channel, ts, notedCard(q, line), questionId);
+      return true;
     },
     connected: () => linkUp,
     async stop() {

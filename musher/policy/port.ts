@@ -28,6 +28,7 @@ function viewOf(policy: Policy, sources: string[], errors: string[]): PolicyView
     overnightLimits: policy.overnight ? { capMicros: policy.overnight.capMicros, concurrency: policy.overnight.concurrency } : null,
     overnightZone: policy.overnight?.timeZone ?? null,
     overnightDigest: policy.overnight?.digest ?? null,
+    overnightLadder: policy.overnight ? { onCall: policy.overnight.onCall, escalateAfterMs: policy.overnight.escalateAfterMs } : null,
     allowance: (seat) => allowanceFor(policy, seat),
     decide: (input) => {
       const decision = evaluatePolicy(policy, input);

@@ -563,6 +563,21 @@ const MIGRATIONS: ReadonlyArray<Migration> = [
   `,
   // 29 (issue 15 § 1): an overnight node's own cap (the route file's `cap:`); null: the policy's overnight.cap.
   `ALTER TABLE route_nodes ADD COLUMN cap_micros INTEGER;`,
+  // 30: another change of issue 15 (kept empty here; the branch that owns it fills it in).
+  ``,
+  // 31 (issue 15 § 5): the ladder. A decision keeps its rung (context, decided, on-call, person) and its reason; a
+  // question asked through the MCP ask verb keeps whether it is reversible, its risk, its rung (escalated, then parked
+  // when its on-call did not answer in time), who it went to and until when it holds its job's overnight slot.
+  `
+  ALTER TABLE route_decisions ADD COLUMN rung TEXT;
+  ALTER TABLE route_decisions ADD COLUMN reason TEXT;
+  ALTER TABLE route_questions ADD COLUMN rung TEXT;
+  ALTER TABLE route_questions ADD COLUMN reversible INTEGER;
+  ALTER TABLE route_questions ADD COLUMN risk TEXT;
+  ALTER TABLE route_questions ADD COLUMN escalated_to TEXT;
+  ALTER TABLE route_questions ADD COLUMN escalate_until INTEGER;
+  ALTER TABLE route_questions ADD COLUMN parked_at INTEGER;
+  `,
   // 34 (issue 15 § 4): a node's last checkpoint — its harness session and a commit of its worktree as the turn left it
   // (JSON {sessionId, commit, at}); a crash, a restart or a lost worktree resumes from it instead of starting over.
   `ALTER TABLE route_nodes ADD COLUMN checkpoint TEXT;`,

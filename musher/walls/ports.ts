@@ -18,6 +18,8 @@ export interface PolicyView {
   overnightZone?: string | null;
   /** The morning digest (`overnight.digest`): its time of day in the window's zone and its Slack channel; null: none. */
   overnightDigest?: { at: string; minute: number; channel: string } | null;
+  /** The ladder's overnight on-call and how long an escalation holds its job (issue 15 § 5); null: no window. */
+  overnightLadder?: { onCall: string | null; escalateAfterMs: number } | null;
   allowance(seat: string): { perDayMicros: number | null; perWeekMicros: number | null };
   /** The policy's choice at the wall and the evaluation to keep (read back by `sleds policy explain`). */
   decide(input: PolicyInput): { choice: ExitKind | 'ask'; rule: string | null; record: unknown };

@@ -51,12 +51,22 @@ async function task(w: SledsWorld, id: string): Promise<Task> {
 }
 
 describe('sleds mcp', { timeout: 60_000 }, () => {
-  it('lists its eight tools with input schemas and starts musher when it is away', async () => {
+  it('lists its ten tools with input schemas and starts musher when it is away', async () => {
     const w = makeWorld();
     worlds.push(w);
     const c = await connect(w);
     const { tools } = await c.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['answer', 'dispatch', 'estimate', 'handoff', 'intake', 'park', 'pickup', 'plan', 'status']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['answer', 'ask', 'dispatch', 'estimate', 'handoff', 'intake', 'park', 'pickup', 'plan', 'status']);
+    // The ladder's verb: 2–4 options, the agent's recommended one first, and whether the choice can be undone.
+    const askTool = tools.find((t) => t.name === 'ask')!;
+    expect(Object.keys(askTool.inputSchema.properties ?? {}).sort()).toEqual(['options', 'question', 'reversible', 'risk']);
+    expect(askTool.inputSchema.required).toEqual(['question', 'options', 'reversible']);
+    expect(askTool.description).toContain('recommended option FIRST');
+    // Outside a route node's session there is no node to ask for: it says to park instead.
+    expect(await call(c, 'ask', { question: 'File or link?', options: ['A file', 'A link'], reversible: true })).toEqual({
+      isError: true,
+      text: 'sleds ask: this session is not a route node sleds engine started (no SLEDS_ROUTE / SLEDS_NODE) — in your own session, park the question with the park tool',
+    });
     const park = tools.find((t) => t.name === 'park')!;
     expect(Object.keys(park.inputSchema.properties ?? {}).sort()).toEqual(['options', 'question', 'taskId']);
     expect(park.inputSchema.required).toEqual(['question', 'options']);

@@ -94,7 +94,7 @@ function must<N extends RouteName>(r: CallResult<N>): Extract<CallResult<N>, { o
 /** Routes the one-seat world reaches only as a refusal: a hand-off needs a roster and a remote (the team below). */
 const REFUSED_ONLY: RouteName[] = ['handOff', 'handoffsPrune', 'pickup'];
 /** An answer needs a node that asks, and parking a node at work (tests/integration/engine.test.ts does both): here they are refused. */
-const ANSWER_REFUSED: RouteName[] = ['routeAnswer', 'routePark', 'queueResume'];
+const ANSWER_REFUSED: RouteName[] = ['routeAnswer', 'routePark', 'routeAsk', 'queueResume'];
 /** A route drafted from a tracker item reads it from GitHub (tests/integration/route-from-item.test.ts): here, with no token, it is refused. */
 const NEEDS_GITHUB: RouteName[] = ['routeNew'];
 
@@ -201,6 +201,8 @@ describe('a real musher answers every route as the table says', { timeout: 120_0
     await held(client, 'routeAnswer', { body: { node: 'eng-503/mailer', answer: 'a link' } }, 409, seen);
     // Only a node at work parks a question (its agent, from the session the engine started).
     await held(client, 'routePark', { body: { route: 'eng-503', node: 'mailer', question: 'File or link?', options: ['A file: band stays', 'A link: band grows'] } }, 409, seen);
+    // The same for the ladder's ask (tests/integration/engine-ladder.test.ts asks from a node at work).
+    await held(client, 'routeAsk', { body: { route: 'eng-503', node: 'mailer', question: 'File or link?', options: ['A file: band stays', 'A link: band grows', 'Both: band doubles'], reversible: false, risk: 'high' } }, 409, seen);
     // The task's question was answered above: nothing waits.
     expect(must(await held(client, 'needs', {}, 200, seen)).needs).toEqual([]);
     await held(client, 'routeDecisions', { params: { key: 'eng-503' } }, 200, seen);

@@ -227,6 +227,28 @@ nodes:
     expect(b.decisions('other')).toEqual([]);
   });
 
+  it('an escalated question parks once when its time runs out, and its answer is the on-call’s decision with the reason; the repository’s other routes’ decisions are the org’s', () => {
+    const { a, b } = twoEngines();
+    a.upsertRoute(route(FOUR), WHERE);
+    a.upsertRoute(route(FOUR, 'eng-490'), { repoRoot: '/repo', filePath: '/repo/.sleds/routes/eng-490.yml' });
+    a.upsertRoute(route(FOUR, 'ops-1'), { repoRoot: '/other', filePath: '/other/.sleds/routes/ops-1.yml' });
+    a.addDecision({ routeKey: 'eng-490', nodeId: 'ui', question: 'Where?', options: ['menu', 'toolbar'], answer: 'menu', answeredBy: 'sleds', answeredAt: T, source: 'ladder', rung: 'decided', reason: "reversible, low risk: took the agent's first option" });
+    a.addDecision({ routeKey: 'ops-1', nodeId: 'ui', question: 'Where?', options: ['menu', 'toolbar'], answer: 'toolbar', answeredBy: 'bo', answeredAt: T, source: 'cli' });
+    expect(b.repoDecisions('/repo').map((d) => [d.routeKey, d.answer, d.rung, d.reason])).toEqual([['eng-490', 'menu', 'decided', "reversible, low risk: took the agent's first option"]]);
+
+    const q = a.addQuestion({ id: 'q7k2m9qa45pz', routeKey: 'eng-503', nodeId: 'mailer', question: 'Which table?', options: ['jobs', 'exports', 'a JSON column'], askedAt: T, ladder: { reversible: false, risk: 'high', rung: 'escalated', escalatedTo: 'dana', escalateUntil: T + 30 * 60_000 } });
+    expect(q.ladder).toEqual({ reversible: false, risk: 'high', rung: 'escalated', escalatedTo: 'dana', escalateUntil: T + 30 * 60_000, parkedAt: null });
+    expect(b.dueEscalations(T + 30 * 60_000 - 1)).toEqual([]);
+    expect(b.dueEscalations(T + 30 * 60_000).map((x) => x.id)).toEqual(['q7k2m9qa45pz']);
+    expect(a.parkEscalation('q7k2m9qa45pz', T + 31 * 60_000)).toBe(true);
+    expect(b.parkEscalation('q7k2m9qa45pz', T + 31 * 60_000)).toBe(false);
+    expect(b.question('q7k2m9qa45pz')!.ladder).toMatchObject({ rung: 'parked', parkedAt: T + 31 * 60_000 });
+
+    expect(a.answerQuestion('q7k2m9qa45pz', { choice: 'D', text: null, by: 'dana', at: T + 40 * 60_000, source: 'slack' })).toEqual({ ok: false, kind: 'bad-choice', error: "question 'q7k2m9qa45pz' has no option D — choose one of A, B, C" });
+    expect(a.answerQuestion('q7k2m9qa45pz', { choice: 'C', text: null, by: 'dana', at: T + 40 * 60_000, source: 'slack' })).toMatchObject({ ok: true, question: { choice: 'C', answer: 'a JSON column' } });
+    expect(b.decisions('eng-503').map((d) => [d.answer, d.answeredBy, d.rung, d.reason])).toEqual([['a JSON column', 'dana', 'on-call', 'escalated to dana; answered after it parked']]);
+  });
+
   it('start refuses a node that is over or not there', () => {
     const { a } = twoEngines();
     expect(a.approve('eng-503', 'schema')).toEqual({ ok: false, error: `no route 'eng-503' — load it first (sleds route load eng-503)` });

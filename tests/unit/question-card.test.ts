@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { answeredCard, notRecordedCard, parseAnswerAction, questionCard, type QuestionCardInput } from '../../core/notify/question-card.js';
+import { answeredCard, notedCard, notRecordedCard, parseAnswerAction, questionCard, type QuestionCardInput } from '../../core/notify/question-card.js';
 
 const Q: QuestionCardInput = {
   questionId: 'eng-503/mailer_q1',
@@ -90,6 +90,37 @@ describe('questionCard: the question, each option with its effect on the band, t
   });
 });
 
+describe('an escalated question with up to four options (the ask verb)', () => {
+  const three: QuestionCardInput = {
+    questionId: 'q7k2m9qa45pz',
+    title: 'eng-503 / mailer asks on-call (overnight)',
+    question: 'Which table holds the exports?',
+    options: [
+      { label: 'A new exports table', effect: 'a migration' },
+      { label: 'The jobs table', effect: 'no migration' },
+      { label: 'A JSON column', effect: 'no index' },
+    ],
+  };
+
+  it('has a button per option, A to C, each valued with its letter', () => {
+    const card = questionCard(three);
+    const actions = card.blocks.find((b) => b.type === 'actions');
+    expect(actions && actions.type === 'actions' ? actions.elements.map((e) => [e.action_id, e.value, e.text.text]) : []).toEqual([
+      ['sleds_answer_A', 'q7k2m9qa45pz:A', 'A: A new exports table'],
+      ['sleds_answer_B', 'q7k2m9qa45pz:B', 'B: The jobs table'],
+      ['sleds_answer_C', 'q7k2m9qa45pz:C', 'C: A JSON column'],
+    ]);
+    expect(card.text).toContain('A: A new exports table (a migration), B: The jobs table (no migration) or C: A JSON column (no index)');
+  });
+
+  it('a parked escalation keeps its buttons (a late tap still answers) and says it parked', () => {
+    const card = notedCard(three, 'no reply in 30 min: parked; a late answer still resumes it');
+    expect(card.blocks.some((b) => b.type === 'actions')).toBe(true);
+    expect(card.text).toMatch(/no reply in 30 min: parked; a late answer still resumes it$/);
+    expect(JSON.stringify(card.blocks.at(-1))).toContain('no reply in 30 min');
+  });
+});
+
 describe('answeredCard: who answered and when, buttons gone', () => {
   const at = Date.UTC(2026, 11, 2, 14, 2);
   it.each([
@@ -134,8 +165,8 @@ describe('parseAnswerAction: a block_actions payload is hostile until it checks 
     ['a channel id that is not one', press({ container: { type: 'message', message_ts: '1.2', channel_id: '../etc' } }), /container\.channel_id/],
     ['two actions at once', press({ actions: [{}, {}] }), /actions/],
     ['another app’s button', press({ actionId: 'deploy.approve' }), /action "deploy.approve" is not a sleds answer button/],
-    ['a choice C', press({ actionId: 'sleds_answer_C', value: 'eng-503/mailer_q1:C' }), /action "sleds_answer_C" is not a sleds answer button/],
-    ['a value without a choice', press({ value: 'eng-503/mailer_q1' }), /is not <question id>:A\|B/],
+    ['a choice E (a card has at most four: A–D)', press({ actionId: 'sleds_answer_E', value: 'eng-503/mailer_q1:E' }), /action "sleds_answer_E" is not a sleds answer button/],
+    ['a value without a choice', press({ value: 'eng-503/mailer_q1' }), /is not <question id>:A\|B\|C\|D/],
     ['a value whose choice differs from the action', press({ value: 'eng-503/mailer_q1:A' }), /button value says A but its action says B/],
     ['a value naming another question than its card', press({ value: 'eng-777/other:B' }), /names question "eng-777\/other" but its card is "sleds_answer:eng-503\/mailer_q1"/],
     ['a question id with a space', press({ value: 'eng 503:B', blockId: 'sleds_answer:eng 503' }), /question id "eng 503" is not one sleds makes/],
