@@ -563,6 +563,25 @@ const MIGRATIONS: ReadonlyArray<Migration> = [
   `,
   // 29 (issue 15 § 1): an overnight node's own cap (the route file's `cap:`); null: the policy's overnight.cap.
   `ALTER TABLE route_nodes ADD COLUMN cap_micros INTEGER;`,
+  // 32 (issue 15 § 3): every Message Batch the gateway's batch tier sent, kept across a musher crash: the same request
+  // sent again to a restarted musher (the harness retries a dropped connection) attaches to the batch already paid
+  // for, and `billed_at` is set in the transaction that meters its answer, so no process bills it twice. Rows are
+  // pruned after a day (a batch ends within 24 h). Written only by musher/store/gateway-batches.ts.
+  // (Slots 30 and 31 are other branches' migrations at the time of writing: renumber at merge, the SQL is re-runnable.)
+  `
+  CREATE TABLE IF NOT EXISTS gateway_batches (
+    batch_id    TEXT PRIMARY KEY,
+    dedup_key   TEXT NOT NULL,
+    seat        TEXT NOT NULL,
+    custom_id   TEXT NOT NULL,
+    created_at  INTEGER NOT NULL,
+    state       TEXT NOT NULL,
+    ended_at    INTEGER,
+    billed_at   INTEGER
+  );
+  CREATE INDEX IF NOT EXISTS gateway_batches_dedup ON gateway_batches(dedup_key, created_at);
+  CREATE INDEX IF NOT EXISTS gateway_batches_created ON gateway_batches(created_at);
+  `,
 ];
 
 function slimHookEvents(db: Database.Database): void {

@@ -415,7 +415,7 @@ describe('the gateway', () => {
   it('binds loopback only', async () => {
     const base = { upstreams: { anthropic: 'http://127.0.0.1:9', openai: 'http://127.0.0.1:9' } };
     const w = await world({});
-    const opts = { ...base, tokens: w.tokens, platformKeys: w.rail, prices, clock: w.clock, log: { info() {}, warn() {}, error() {} }, platformKey: async () => null, allowance: () => w.allowance.current };
+    const opts = { ...base, tokens: w.tokens, platformKeys: w.rail, batches: w.batches, prices, clock: w.clock, log: { info() {}, warn() {}, error() {} }, platformKey: async () => null, allowance: () => w.allowance.current };
     for (const host of ['0.0.0.0', '::', '192.168.1.20', 'example.com']) {
       await expect(startGateway({ ...opts, host }), host).rejects.toThrow(/^gateway binds 127\.0\.0\.1 only/);
     }
