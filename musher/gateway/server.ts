@@ -16,7 +16,7 @@ import type { GatewayBatchStore } from '../store/gateway-batches.js';
 import { realTimers, type Timers } from '../timers.js';
 import { admissionVerdict, isCapped, localUtcOffset } from './allowance.js';
 import { refusal, type GatewayRefusal, type RefusalKind } from './errors.js';
-import type { GatewayTokens, TokenGrant } from './tokens.js';
+import { TOKEN_PREFIX, type GatewayTokens, type TokenGrant } from './tokens.js';
 import { BatchRoute, DEFAULT_BATCH_SETTINGS, type BatchSettings, type UpstreamCall } from './batch-route.js';
 import { DEFAULT_FLEX_SETTINGS, flexBackoffMs, isFlexUnavailable, type FlexSettings } from './flex.js';
 
@@ -139,13 +139,18 @@ function one(headers: IncomingHttpHeaders, name: string): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
-/** The local token, from `x-api-key` (ANTHROPIC_API_KEY) or `Authorization: Bearer` (ANTHROPIC_AUTH_TOKEN, Codex). */
+/**
+ * The local token, from `x-api-key` (ANTHROPIC_API_KEY) or `Authorization: Bearer` (ANTHROPIC_AUTH_TOKEN, Codex).
+ * Claude Code sends both when both variables are set (measured on 2.1.328): a user's own ANTHROPIC_API_KEY left in
+ * the shell rides along beside the token musher handed the session, so the one that is musher's wins.
+ */
 function localToken(headers: IncomingHttpHeaders): string | null {
-  const apiKey = one(headers, 'x-api-key');
-  if (apiKey) return apiKey.trim();
+  const apiKey = one(headers, 'x-api-key')?.trim() || null;
   const auth = one(headers, 'authorization');
   const m = auth ? /^Bearer\s+(.+)$/i.exec(auth.trim()) : null;
-  return m ? m[1]!.trim() : null;
+  const bearer = m ? m[1]!.trim() : null;
+  if (bearer?.startsWith(TOKEN_PREFIX) && !apiKey?.startsWith(TOKEN_PREFIX)) return bearer;
+  return apiKey ?? bearer;
 }
 
 /** The client's betas an API key may send: a subscriber's OAuth beta would make the API reject the key. */
