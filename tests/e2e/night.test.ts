@@ -130,8 +130,9 @@ describe('the night, end to end with the real claude and the engine', { timeout:
       CLAUDE_CODE_MAX_RETRIES: '10',
       ...AGENT_GIT_IDENTITY,
     };
-    // The node's claude authenticates with the gateway's token alone (the night tier's ANTHROPIC_AUTH_TOKEN).
-    delete env.ANTHROPIC_API_KEY;
+    // The home's own ANTHROPIC_API_KEY stays in the environment, as in a user's shell: the node's claude sends it beside
+    // the night tier's ANTHROPIC_AUTH_TOKEN, and the gateway goes by the token.
+    expect(env.ANTHROPIC_API_KEY).toBeTruthy();
     const world: SledsWorld = { root, home: claudeHome.home, sledsHome, claudeDir: join(claudeHome.home, '.claude'), env, socket: join(sledsHome, 'run', 'musher.sock'), logFile: join(sledsHome, 'state', 'musher.log'), spoolDir: join(sledsHome, 'state', 'spool') };
     writeSledsConfig(world, {
       upstreams: { github: gh.apiUrl, anthropic: anthropic.url },
