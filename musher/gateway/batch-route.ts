@@ -270,6 +270,7 @@ export class BatchRoute {
         let customId: string;
         // A batch followed after a restart is asked at once: it may have ended while nobody listened.
         let wait = resume === null;
+        const following = resume !== null;
         if (resume) {
           // Sent by a musher that stopped before its end: polled from where it is, its custom_id as kept.
           batch = { id: resume.batchId, processing_status: 'in_progress', results_url: null };
@@ -289,7 +290,19 @@ export class BatchRoute {
             delay = Math.min(settings.maxPollMs, Math.ceil(delay * 1.5));
           }
           wait = true;
-          batch = MessageBatchObject.parse(await this.callJson('GET', this.batchesPath(req, `/${encodeURIComponent(batchId)}`), req));
+          try {
+            batch = MessageBatchObject.parse(await this.callJson('GET', this.batchesPath(req, `/${encodeURIComponent(batchId)}`), req));
+          } catch (e) {
+            // A kept batch the API no longer knows (deleted, or another workspace's): this request gets a new one.
+            if (!(following && e instanceof Refused && e.status === 404)) throw e;
+            store.finished(batchId, 'failed', clock.now());
+            log.warn(`gateway: Message Batch ${batchId}, kept from before musher restarted, is unknown to the API — sending the request again`);
+            break;
+          }
+        }
+        if (batch.processing_status !== 'ended') {
+          attempt -= 1; // following a kept batch was no attempt of this request's
+          continue;
         }
         const line = await this.result(batch, customId, req);
         const type = line?.result.type;

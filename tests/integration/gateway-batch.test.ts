@@ -5,6 +5,7 @@
  * ends when the test opens its gate (the fake's `endWhen`), never after a sleep.
  */
 import http from 'node:http';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -336,7 +337,7 @@ describe('the batch route across a musher restart (one store, two gateways in tu
     return dir;
   }
   function kept(db: Db): Array<Record<string, unknown>> {
-    return db.prepare('SELECT * FROM gateway_batches ORDER BY created_at').all() as Array<Record<string, unknown>>;
+    return db.prepare('SELECT * FROM gateway_batches ORDER BY created_at, rowid').all() as Array<Record<string, unknown>>;
   }
 
   it('the first gateway stops mid-poll; the same request sent to the next one follows the batch already sent: one batch, one charge', async () => {
@@ -378,6 +379,19 @@ describe('the batch route across a musher restart (one store, two gateways in tu
     expect(third.logLines.some((l) => l.includes(`Message Batch ${fake.batches[0]!.id}'s answer was billed before`))).toBe(true);
     expect(rows(third.db)).toHaveLength(1);
     expect(third.rail.seatSpendMicros('dana', 0, Number.MAX_SAFE_INTEGER)).toBe(STANDARD_COST / 2);
+  });
+
+  it('a kept batch the API no longer knows (404) is given up for a new one: the client still gets its answer', async () => {
+    const fake = await fakeAnthropic();
+    const w = await world({ anthropic: fake.url });
+    const dedupKey = createHash('sha256').update('dana').update('\0').update(JSON.stringify(BODY)).digest('hex');
+    w.batches.created({ batchId: 'msgbatch_gone', dedupKey, seat: 'dana', customId: 'sleds-gone', createdAtMs: w.clock.now() });
+    const r = await post(w.gateway.url, '/v1/messages?beta=true', { 'x-api-key': w.batchToken, ...CLAUDE_HEADERS }, BODY);
+    expect(accumulate(sseEvents(r.body))).toEqual(resultMessage(fake));
+    expect(fake.requests.filter((q) => q.pathname === '/v1/messages/batches/msgbatch_gone')).toHaveLength(1);
+    expect(fake.batchCreates()).toHaveLength(1);
+    expect(kept(w.db).map((b) => [b.batch_id, b.state])).toEqual([['msgbatch_gone', 'failed'], [fake.batches[0]!.id, 'ended']]);
+    await waitFor('the answer metered', () => rows(w.db).length === 1);
   });
 
   it('a batch that ended without an answer is not followed again; a kept batch is forgotten after a day', async () => {
