@@ -5,27 +5,17 @@
  * ordinary answer, the fake API saw one batch created, the rail holds one charge at half the standard price.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { resolvePaths } from '../../core/paths.js';
 import { priceUsage } from '../../core/pricing.js';
 import { requestMusher } from '../../hooks/musher-client.js';
 import { runClaudePrint } from './harness/claude-env.js';
 import { useE2eFixture } from './harness/fixture.js';
 import { prices } from '../support/gateway-world.js';
-import { sleds, startMusher, status, waitFor } from '../support/sleds-env.js';
+import { musherPid, processGone, sleds, startMusher, status, waitFor } from '../support/sleds-env.js';
 
 const PLATFORM_KEY = 'sk-ant-api03-E2E-PLATFORM-KEY-0123456789abcdefghij';
 const USAGE = { input_tokens: 2000, output_tokens: 300, cache_read_input_tokens: 10_000, cache_creation_input_tokens: 500 };
 
-/** Gone for good: no such process, or a zombie nobody has reaped yet (it holds no socket and no lock). */
-function dead(pid: number): boolean {
-  try {
-    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.startsWith('Z') ?? true;
-  } catch {
-    return true;
-  }
-}
 
 describe('kill -9 of musher mid-batch, with the real Claude Code waiting', { timeout: 180_000 }, () => {
   const fx = useE2eFixture({ claude: true });
@@ -63,15 +53,13 @@ describe('kill -9 of musher mid-batch, with the real Claude Code waiting', { tim
 
     // claude is waiting on its batch (the stream's head and keepalives came after the batch was kept).
     await waitFor('the batch sent and polled', () => (fake.batches[0]?.polls ?? 0) >= 2, 60_000);
-    const { pidFile } = resolvePaths(world.env, homedir());
-    const pid = Number(readFileSync(pidFile, 'utf8').trim());
-    expect(Number.isInteger(pid) && pid > 0).toBe(true);
+    const pid = musherPid(world);
     process.kill(pid, 'SIGKILL');
-    await waitFor('musher gone', () => dead(pid), 10_000);
+    await waitFor('musher gone', () => processGone(pid), 10_000);
 
     // musher again on the same home, store, socket and (stored) gateway port.
     await startMusher(world);
-    const restarted = Number(readFileSync(pidFile, 'utf8').trim());
+    const restarted = musherPid(world);
     expect(restarted).not.toBe(pid);
     await waitFor(
       "claude's retry following the kept batch",

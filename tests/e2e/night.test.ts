@@ -13,17 +13,16 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { resolvePaths } from '../../core/paths.js';
 import { priceUsage } from '../../core/pricing.js';
 import { ensureClaudeBinary, makeClaudeHome, startFakeAnthropic, waitFor, type RecordedRequest } from './harness/index.js';
 import { startFakeGithub } from '../support/fake-github.js';
 import { AGENT_GIT_IDENTITY, git, routeRepo } from '../support/route-repo.js';
 import { writeSledsConfig } from '../support/sleds-config.js';
 import { prices } from '../support/gateway-world.js';
-import { CLI, sleds, startMusher, type SledsWorld } from '../support/sleds-env.js';
+import { CLI, musherPid, processGone, sleds, startMusher, type SledsWorld } from '../support/sleds-env.js';
 import { openStore } from '../../musher/store/db.js';
 import { RouteStore } from '../../musher/engine/route-store.js';
 
@@ -61,13 +60,6 @@ function lastUser(body: { messages?: Array<{ role: string; content: unknown }> }
   const content = (body.messages ?? []).filter((m) => m.role === 'user').at(-1)?.content;
   return Array.isArray(content) ? (content as Array<Record<string, unknown>>) : [{ type: 'text', text: String(content ?? '') }];
 }
-const dead = (pid: number) => {
-  try {
-    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.startsWith('Z') ?? true;
-  } catch {
-    return true;
-  }
-};
 
 type Queue = { jobs: Array<{ job: string; state: string; capMicros: number | null; spentMicros: number; note: string | null; log: string[] }> };
 
@@ -167,10 +159,9 @@ describe('the night, end to end with the real claude and the engine', { timeout:
     expect(anthropic.messageRequests()).toHaveLength(0);
 
     // kill -9 of musher while claude waits; musher again on the same home, store, socket and gateway port.
-    const { pidFile } = resolvePaths(env, homedir());
-    const pid = Number(readFileSync(pidFile, 'utf8').trim());
+    const pid = musherPid(world);
     process.kill(pid, 'SIGKILL');
-    await until('musher gone', () => dead(pid), 10_000);
+    await until('musher gone', () => processGone(pid), 10_000);
     await startMusher(world);
     await until("claude's retry following the batch already sent", () => musherLog().includes(`follows Message Batch ${anthropic.batches[0]!.id}, sent before musher restarted — not sent again`));
     firstHeld = false;
