@@ -7,6 +7,7 @@ import type { Hold } from '../../core/gateway/reservation.js';
 import type { Clock } from '../clock.js';
 import type { Log } from '../log.js';
 import type { Timers } from '../timers.js';
+import { BATCH_LIFETIME_MS, type GatewayBatchStore, type StoredBatch } from '../store/gateway-batches.js';
 import type { TokenGrant } from './tokens.js';
 
 /**
@@ -20,6 +21,11 @@ import type { TokenGrant } from './tokens.js';
  * seat, same body) is attached to the batch already running, or answered from one that ended within `dedupMs`, and
  * the answer is metered once, when the batch ends, whoever is listening then. A request that ended in an error is
  * not kept: sent again, it gets a new batch.
+ *
+ * Every batch is kept in the store (musher/store/gateway-batches.ts) as soon as the API has it, before its client gets
+ * a byte: a musher killed mid-batch (its client's connection dropped, the harness sending the request again to the
+ * musher that restarts) finds the batch there and follows it rather than paying for another, and its answer is billed
+ * in the transaction that marks it billed, by whichever process reads it first.
  *
  * `expired` and `canceled` results are not billed: a new batch is sent, up to `maxAttempts` in all, then the client
  * gets an `overloaded_error`. An `errored` result is the API's error, passed on. The API's own hiccups (a 429, a 5xx,
@@ -63,7 +69,9 @@ export interface BatchRouteDeps {
   clock: Clock;
   log: Log;
   settings: BatchSettings;
-  /** Meters one answer into the platform-key rail (the gateway's own recorder). */
+  /** Where the batches sent are kept across restarts, and billed once. */
+  store: GatewayBatchStore;
+  /** Meters one answer into the platform-key rail (the gateway's own recorder); throws when it cannot. */
   record(m: MeteredResponse, requestId: string, grant: TokenGrant, project: string | null): void;
 }
 
@@ -80,6 +88,8 @@ export interface BatchRequest {
   project: string | null;
   /** The seat's reservation, released once the answer is metered (or there is none). */
   hold: Hold | null;
+  /** A batch an earlier musher sent for this same request (`BatchRoute.stored`): followed, not sent again. */
+  resume?: StoredBatch | null;
 }
 
 type ApiError = { type: string; message: string } & Record<string, unknown>;
@@ -91,6 +101,8 @@ export interface BatchJob {
   /** Batch ids sent for this request, in order (a retried one has several). */
   readonly batchIds: string[];
   readonly outcome: Promise<Outcome>;
+  /** Settles once the first batch is kept in the store (or the request ended before any was sent). */
+  readonly sent: Promise<void>;
   endedAtMs: number | null;
 }
 
@@ -131,6 +143,7 @@ export class BatchRoute {
   private readonly jobs = new Map<string, BatchJob>();
   private readonly sleeping = new Set<{ handle: unknown; wake: () => void }>();
   private closed = false;
+  private prunedAtMs = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly deps: BatchRouteDeps) {}
 
@@ -140,17 +153,25 @@ export class BatchRoute {
     return this.jobs.get(dedupKey) ?? null;
   }
 
-  /** Sends a new batch for this request and keeps it for the same request sent again. */
+  /** The batch an earlier musher (or this one, before) sent for this request and kept, still worth following. */
+  stored(dedupKey: string): StoredBatch | null {
+    return this.deps.store.find(dedupKey, this.deps.clock.now(), this.deps.settings.dedupMs);
+  }
+
+  /** Sends a new batch for this request (or follows `req.resume`) and keeps it for the same request sent again. */
   start(req: BatchRequest): BatchJob {
     this.prune();
     const batchIds: string[] = [];
-    const outcome = this.run(req, batchIds).then((o) => {
+    let markSent!: () => void;
+    const sent = new Promise<void>((resolve) => (markSent = resolve));
+    const outcome = this.run(req, batchIds, markSent).then((o) => {
+      markSent();
       job.endedAtMs = this.deps.clock.now();
       // Only an answer is kept for the same request sent again: after a failure, it deserves a new try.
       if (o.kind !== 'message' && this.jobs.get(req.dedupKey) === job) this.jobs.delete(req.dedupKey);
       return o;
     });
-    const job: BatchJob = { key: req.dedupKey, seat: req.grant.seat, batchIds, outcome, endedAtMs: null };
+    const job: BatchJob = { key: req.dedupKey, seat: req.grant.seat, batchIds, outcome, sent, endedAtMs: null };
     this.jobs.set(req.dedupKey, job);
     return job;
   }
@@ -161,16 +182,30 @@ export class BatchRoute {
    */
   answer(job: BatchJob, res: ServerResponse, streaming: boolean): void {
     const requestId = `req_sleds_${randomUUID().replace(/-/g, '')}`;
-    if (!streaming) {
-      void job.outcome.then((o) => {
+    // Nothing reaches the client before its batch is in the store: a crash after its first byte loses no batch.
+    // A request that ended before any batch was sent (the create refused) gets the error as a plain reply.
+    if (streaming) {
+      void job.sent.then(() => {
         if (res.destroyed) return;
-        const body = o.kind === 'message' ? JSON.stringify(o.message) : JSON.stringify({ type: 'error', error: o.error, request_id: null });
-        const status = o.kind === 'message' ? 200 : o.status;
-        res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'request-id': requestId });
-        res.end(body);
+        if (job.batchIds.length === 0) this.answerJson(job, res, requestId);
+        else this.answerStream(job, res, requestId);
       });
       return;
     }
+    this.answerJson(job, res, requestId);
+  }
+
+  private answerJson(job: BatchJob, res: ServerResponse, requestId: string): void {
+    void job.outcome.then((o) => {
+      if (res.destroyed) return;
+      const body = o.kind === 'message' ? JSON.stringify(o.message) : JSON.stringify({ type: 'error', error: o.error, request_id: null });
+      const status = o.kind === 'message' ? 200 : o.status;
+      res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'request-id': requestId });
+      res.end(body);
+    });
+  }
+
+  private answerStream(job: BatchJob, res: ServerResponse, requestId: string): void {
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'request-id': requestId });
     res.flushHeaders();
     let beat: unknown = null;
@@ -209,43 +244,92 @@ export class BatchRoute {
     for (const [key, job] of this.jobs) {
       if (job.endedAtMs !== null && now - job.endedAtMs > this.deps.settings.dedupMs) this.jobs.delete(key);
     }
+    // No batch outlives a day: its row has nothing left to follow or bill (at most one sweep a minute).
+    if (now - this.prunedAtMs >= 60_000) {
+      this.prunedAtMs = now;
+      this.deps.store.prune(now - BATCH_LIFETIME_MS);
+    }
   }
 
-  private async run(req: BatchRequest, batchIds: string[]): Promise<Outcome> {
-    const { settings, log } = this.deps;
+  /** A new batch of one for this request, kept in the store before anyone hears of it. */
+  private async send(req: BatchRequest, attempt: number): Promise<{ batch: z.infer<typeof MessageBatchObject>; customId: string }> {
+    const customId = `sleds-${randomBytes(9).toString('hex')}`;
+    const batch = MessageBatchObject.parse(await this.callJson('POST', this.batchesPath(req, ''), req, JSON.stringify({ requests: [{ custom_id: customId, params: req.params }] })));
+    this.deps.store.created({ batchId: batch.id, dedupKey: req.dedupKey, seat: req.grant.seat, customId, createdAtMs: this.deps.clock.now() });
+    this.deps.log.info(`gateway: ${req.grant.seat}'s request sent as Message Batch ${batch.id}${attempt > 1 ? ` (attempt ${attempt} of ${this.deps.settings.maxAttempts})` : ''}`);
+    return { batch, customId };
+  }
+
+  private async run(req: BatchRequest, batchIds: string[], markSent: () => void): Promise<Outcome> {
+    const { settings, log, store, clock } = this.deps;
     const who = req.grant.seat;
+    let resume = req.resume ?? null;
     try {
       for (let attempt = 1; attempt <= settings.maxAttempts; attempt++) {
-        const customId = `sleds-${randomBytes(9).toString('hex')}`;
-        const created = MessageBatchObject.parse(await this.callJson('POST', this.batchesPath(req, ''), req, JSON.stringify({ requests: [{ custom_id: customId, params: req.params }] })));
-        batchIds.push(created.id);
-        log.info(`gateway: ${who}'s request sent as Message Batch ${created.id}${attempt > 1 ? ` (attempt ${attempt} of ${settings.maxAttempts})` : ''}`);
-        let batch = created;
+        let batch: z.infer<typeof MessageBatchObject>;
+        let customId: string;
+        // A batch followed after a restart is asked at once: it may have ended while nobody listened.
+        let wait = resume === null;
+        const following = resume !== null;
+        if (resume) {
+          // Sent by a musher that stopped before its end: polled from where it is, its custom_id as kept.
+          batch = { id: resume.batchId, processing_status: 'in_progress', results_url: null };
+          customId = resume.customId;
+          log.info(`gateway: ${who}'s request follows Message Batch ${resume.batchId}, sent before musher restarted — not sent again`);
+          resume = null;
+        } else {
+          ({ batch, customId } = await this.send(req, attempt));
+        }
+        const batchId = batch.id;
+        batchIds.push(batchId);
+        markSent();
         let delay = settings.pollMs;
         while (batch.processing_status !== 'ended') {
-          await this.sleep(delay);
-          delay = Math.min(settings.maxPollMs, Math.ceil(delay * 1.5));
-          batch = MessageBatchObject.parse(await this.callJson('GET', this.batchesPath(req, `/${encodeURIComponent(created.id)}`), req));
+          if (wait) {
+            await this.sleep(delay);
+            delay = Math.min(settings.maxPollMs, Math.ceil(delay * 1.5));
+          }
+          wait = true;
+          try {
+            batch = MessageBatchObject.parse(await this.callJson('GET', this.batchesPath(req, `/${encodeURIComponent(batchId)}`), req));
+          } catch (e) {
+            // A kept batch the API no longer knows (deleted, or another workspace's): this request gets a new one.
+            if (!(following && e instanceof Refused && e.status === 404)) throw e;
+            store.finished(batchId, 'failed', clock.now());
+            log.warn(`gateway: Message Batch ${batchId}, kept from before musher restarted, is unknown to the API — sending the request again`);
+            break;
+          }
+        }
+        if (batch.processing_status !== 'ended') {
+          attempt -= 1; // following a kept batch was no attempt of this request's
+          continue;
         }
         const line = await this.result(batch, customId, req);
         const type = line?.result.type;
         if (type === 'succeeded') {
           const message = BatchMessage.safeParse(line!.result.message);
-          if (!message.success) return { kind: 'error', status: 500, error: { type: 'api_error', message: `sleds gateway: the result of Message Batch ${batch.id} is not a Message` } };
-          this.meter(message.data, batch.id, req);
+          if (!message.success) {
+            store.finished(batchId, 'failed', clock.now());
+            return { kind: 'error', status: 500, error: { type: 'api_error', message: `sleds gateway: the result of Message Batch ${batchId} is not a Message` } };
+          }
+          this.meter(message.data, batchId, req);
+          store.finished(batchId, 'ended', clock.now());
           return { kind: 'message', message: message.data };
         }
+        store.finished(batchId, 'failed', clock.now());
         if (type === 'errored') {
           const e = ErrorEnvelope.safeParse(line!.result.error);
-          const error: ApiError = e.success ? e.data.error : { type: 'api_error', message: `sleds gateway: Message Batch ${batch.id} errored` };
-          log.warn(`gateway: ${who}'s Message Batch ${batch.id} errored (${error.type}) — passed on to the client`);
+          const error: ApiError = e.success ? e.data.error : { type: 'api_error', message: `sleds gateway: Message Batch ${batchId} errored` };
+          log.warn(`gateway: ${who}'s Message Batch ${batchId} errored (${error.type}) — passed on to the client`);
           return { kind: 'error', status: statusOfErrorType(error.type), error };
         }
         // expired or canceled (not billed), or no line for this request at all: a new batch.
-        log.warn(`gateway: ${who}'s Message Batch ${batch.id} ended ${type ?? 'without a result for its request'}${attempt < settings.maxAttempts ? ' — sending it again' : ''}`);
+        log.warn(`gateway: ${who}'s Message Batch ${batchId} ended ${type ?? 'without a result for its request'}${attempt < settings.maxAttempts ? ' — sending it again' : ''}`);
       }
       return overloaded(`sleds gateway: the Message Batch for this request ended without an answer ${settings.maxAttempts} times (expired or canceled) — try again later, or on the standard tier`);
     } catch (e) {
+      // A batch that was sent and not seen to end stays `running` in the store: it may still end and be billed, so
+      // the same request sent again follows it rather than paying for a second one.
       if (e instanceof Refused) {
         log.warn(`gateway: the Message Batches API refused ${who}'s request (${e.status} ${e.error.type}) — passed on to the client`);
         return { kind: 'error', status: e.status, error: e.error };
@@ -332,7 +416,12 @@ export class BatchRoute {
     }
     // Whatever the result's usage says, a Message Batch is billed at the batch price.
     metered.tokens.serviceTier = 'batch';
-    this.deps.record(metered, batchId, req.grant, req.project);
+    try {
+      const billed = this.deps.store.billOnce(batchId, this.deps.clock.now(), () => this.deps.record(metered, batchId, req.grant, req.project));
+      if (!billed) this.deps.log.info(`gateway: Message Batch ${batchId}'s answer was billed before (by a musher before a restart) — streamed, not billed again`);
+    } catch (e) {
+      this.deps.log.error(`gateway: could not meter Message Batch ${batchId}: ${(e as Error).message}`);
+    }
   }
 
   private sleep(ms: number): Promise<void> {

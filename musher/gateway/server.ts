@@ -12,10 +12,11 @@ import type { PriceTable } from '../../core/price-table.js';
 import type { Clock } from '../clock.js';
 import type { Log } from '../log.js';
 import type { PlatformKeyStore } from '../store/platform-key.js';
+import type { GatewayBatchStore } from '../store/gateway-batches.js';
 import { realTimers, type Timers } from '../timers.js';
 import { admissionVerdict, isCapped, localUtcOffset } from './allowance.js';
 import { refusal, type GatewayRefusal, type RefusalKind } from './errors.js';
-import type { GatewayTokens, TokenGrant } from './tokens.js';
+import { TOKEN_PREFIX, type GatewayTokens, type TokenGrant } from './tokens.js';
 import { BatchRoute, DEFAULT_BATCH_SETTINGS, type BatchSettings, type UpstreamCall } from './batch-route.js';
 import { DEFAULT_FLEX_SETTINGS, flexBackoffMs, isFlexUnavailable, type FlexSettings } from './flex.js';
 
@@ -42,6 +43,8 @@ export interface GatewayOptions {
   upstreams: Record<GatewayProvider, string>;
   tokens: GatewayTokens;
   platformKeys: PlatformKeyStore;
+  /** The batch tier's Message Batches, kept across restarts (on the same database as the rail: billed in one transaction). */
+  batches: GatewayBatchStore;
   prices: PriceTable;
   clock: Clock;
   log: Log;
@@ -136,13 +139,18 @@ function one(headers: IncomingHttpHeaders, name: string): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
-/** The local token, from `x-api-key` (ANTHROPIC_API_KEY) or `Authorization: Bearer` (ANTHROPIC_AUTH_TOKEN, Codex). */
+/**
+ * The local token, from `x-api-key` (ANTHROPIC_API_KEY) or `Authorization: Bearer` (ANTHROPIC_AUTH_TOKEN, Codex).
+ * Claude Code sends both when both variables are set (measured on 2.1.328): a user's own ANTHROPIC_API_KEY left in
+ * the shell rides along beside the token musher handed the session, so the one that is musher's wins.
+ */
 function localToken(headers: IncomingHttpHeaders): string | null {
-  const apiKey = one(headers, 'x-api-key');
-  if (apiKey) return apiKey.trim();
+  const apiKey = one(headers, 'x-api-key')?.trim() || null;
   const auth = one(headers, 'authorization');
   const m = auth ? /^Bearer\s+(.+)$/i.exec(auth.trim()) : null;
-  return m ? m[1]!.trim() : null;
+  const bearer = m ? m[1]!.trim() : null;
+  if (bearer?.startsWith(TOKEN_PREFIX) && !apiKey?.startsWith(TOKEN_PREFIX)) return bearer;
+  return apiKey ?? bearer;
 }
 
 /** The client's betas an API key may send: a subscriber's OAuth beta would make the API reject the key. */
@@ -283,7 +291,8 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     clock: opts.clock,
     log: opts.log,
     settings: { ...DEFAULT_BATCH_SETTINGS, ...opts.batch },
-    record: (m, requestId, grant, project) => record(m, requestId, grant, project),
+    store: opts.batches,
+    record: (m, requestId, grant, project) => recordUse(m, requestId, grant, project),
   });
 
   const server = http.createServer({ noDelay: true }, (req, res) => {
@@ -358,8 +367,10 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
         return batchRoute.answer(running, res, request.stream === true);
       }
     }
+    // Or a batch an earlier musher sent for it and did not see end (killed mid-batch): followed, not bought again.
+    const stored = dedupKey !== null ? batchRoute.stored(dedupKey) : null;
 
-    if (capped && allowance && body) {
+    if (capped && allowance && body && !stored) {
       // No await from the verdict to the reservation: the two are one step, whatever else is running.
       const now = opts.clock.now();
       const verdict = admissionVerdict(opts.platformKeys, reservations.heldMicros(grant.seat), grant.seat, allowance, now, offset);
@@ -399,6 +410,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
         grant,
         project: r.project ?? grant.project,
         hold,
+        resume: stored,
       });
       return batchRoute.answer(job, res, stream === true);
     }
@@ -605,33 +617,38 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   }
 
   function record(m: MeteredResponse, requestId: string | null, grant: TokenGrant, project: string | null): void {
+    try {
+      recordUse(m, requestId, grant, project);
+    } catch (e) {
+      opts.log.error(`gateway: could not record ${requestId ?? m.responseId ?? 'a response'}: ${(e as Error).message}`);
+    }
+  }
+
+  /** Meters one response into the rail; throws when the store cannot (the batch route's transaction must see it). */
+  function recordUse(m: MeteredResponse, requestId: string | null, grant: TokenGrant, project: string | null): void {
     const now = opts.clock.now();
     const model = m.model ?? 'unknown';
     const costMicros = meteredCost(opts.prices, m, model, now);
     const t = m.tokens;
     const id = requestId ?? m.responseId ?? `gw_${randomUUID()}`;
-    try {
-      const fresh = opts.platformKeys.record({
-        requestId: id,
-        seat: grant.seat,
-        project,
-        model,
-        timestampMs: now,
-        inputTokens: t.inputTokens,
-        outputTokens: t.outputTokens,
-        cacheWriteTokens: t.cacheWrite5mTokens + t.cacheWrite1hTokens,
-        cacheReadTokens: t.cacheReadTokens,
-        costMicros,
-        source: 'gateway',
-        outputKnown: m.outputKnown,
-        sessionId: grant.sessionId,
-      });
-      if (fresh) {
-        const cost = costMicros === null ? 'unpriced' : formatUsd(costMicros);
-        opts.log.info(`gateway: ${grant.seat}${project ? ` ${project}` : ''} ${model} ${cost}${m.outputKnown ? '' : ` (no final usage: output estimated at ${t.outputTokens} tokens)`} ${id}`);
-      }
-    } catch (e) {
-      opts.log.error(`gateway: could not record ${id}: ${(e as Error).message}`);
+    const fresh = opts.platformKeys.record({
+      requestId: id,
+      seat: grant.seat,
+      project,
+      model,
+      timestampMs: now,
+      inputTokens: t.inputTokens,
+      outputTokens: t.outputTokens,
+      cacheWriteTokens: t.cacheWrite5mTokens + t.cacheWrite1hTokens,
+      cacheReadTokens: t.cacheReadTokens,
+      costMicros,
+      source: 'gateway',
+      outputKnown: m.outputKnown,
+      sessionId: grant.sessionId,
+    });
+    if (fresh) {
+      const cost = costMicros === null ? 'unpriced' : formatUsd(costMicros);
+      opts.log.info(`gateway: ${grant.seat}${project ? ` ${project}` : ''} ${model} ${cost}${m.outputKnown ? '' : ` (no final usage: output estimated at ${t.outputTokens} tokens)`} ${id}`);
     }
   }
 

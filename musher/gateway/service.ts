@@ -10,6 +10,7 @@ import type { Clock } from '../clock.js';
 import type { Log } from '../log.js';
 import type { Db } from '../store/db.js';
 import type { PlatformKeyStore } from '../store/platform-key.js';
+import { GatewayBatchStore } from '../store/gateway-batches.js';
 import type { SecretStore } from '../secrets/store.js';
 import { PLATFORM_KEY_SECRETS } from '../secrets/platform-keys.js';
 import { startGateway, type Gateway } from './server.js';
@@ -66,6 +67,7 @@ export function seatName(env: Env): string {
 
 export class GatewayService {
   readonly tokens: GatewayTokens;
+  private readonly batches: GatewayBatchStore;
   /** Read on each use: a handle set with `sleds keys init --handle` needs no restart. */
   get seat(): string {
     return seatName(this.opts.env);
@@ -75,6 +77,7 @@ export class GatewayService {
 
   constructor(private readonly opts: GatewayServiceOptions) {
     this.tokens = new GatewayTokens(opts.db, () => opts.clock.now());
+    this.batches = new GatewayBatchStore(opts.db);
   }
 
   private async keyConfigured(): Promise<boolean> {
@@ -146,6 +149,7 @@ export class GatewayService {
       },
       tokens: this.tokens,
       platformKeys: this.opts.platformKeys,
+      batches: this.batches,
       prices: this.opts.prices,
       clock: this.opts.clock,
       log: this.opts.log,

@@ -578,7 +578,25 @@ const MIGRATIONS: ReadonlyArray<Migration> = [
   ALTER TABLE route_questions ADD COLUMN escalate_until INTEGER;
   ALTER TABLE route_questions ADD COLUMN parked_at INTEGER;
   `,
-  // 34 (issue 15 § 4): a node's last checkpoint — its harness session and a commit of its worktree as the turn left it
+  // 32 (issue 15 § 3): every Message Batch the gateway's batch tier sent, kept across a musher crash: the same request
+  // sent again to a restarted musher (the harness retries a dropped connection) attaches to the batch already paid
+  // for, and `billed_at` is set in the transaction that meters its answer, so no process bills it twice. Rows are
+  // pruned after a day (a batch ends within 24 h). Written only by musher/store/gateway-batches.ts.
+  `
+  CREATE TABLE IF NOT EXISTS gateway_batches (
+    batch_id    TEXT PRIMARY KEY,
+    dedup_key   TEXT NOT NULL,
+    seat        TEXT NOT NULL,
+    custom_id   TEXT NOT NULL,
+    created_at  INTEGER NOT NULL,
+    state       TEXT NOT NULL,
+    ended_at    INTEGER,
+    billed_at   INTEGER
+  );
+  CREATE INDEX IF NOT EXISTS gateway_batches_dedup ON gateway_batches(dedup_key, created_at);
+  CREATE INDEX IF NOT EXISTS gateway_batches_created ON gateway_batches(created_at);
+  `,
+  // 33 (issue 15 § 4): a node's last checkpoint — its harness session and a commit of its worktree as the turn left it
   // (JSON {sessionId, commit, at}); a crash, a restart or a lost worktree resumes from it instead of starting over.
   `ALTER TABLE route_nodes ADD COLUMN checkpoint TEXT;`,
 ];

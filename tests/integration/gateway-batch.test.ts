@@ -5,6 +5,10 @@
  * ends when the test opens its gate (the fake's `endWhen`), never after a sleep.
  */
 import http from 'node:http';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Db } from '../../musher/store/db.js';
 import { priceUsage } from '../../core/pricing.js';
@@ -26,10 +30,11 @@ afterEach(async () => {
 
 type World = GatewayWorld & { clock: { t: number; now(): number } };
 
-async function world(upstreams: { anthropic?: string; openai?: string }): Promise<World> {
+async function world(upstreams: { anthropic?: string; openai?: string }, dir?: string): Promise<World> {
   const clock = { t: Date.UTC(2026, 11, 2, 23), now() { return this.t; } };
   const w = await gatewayWorld(cleanups, {
     upstreams,
+    ...(dir ? { dir } : {}),
     clock,
     platformKey: async (p) => (p === 'anthropic' ? REAL_KEY : OPENAI_KEY),
     batch: { pollMs: 2, maxPollMs: 5, keepaliveMs: 2, dedupMs: DEDUP_MS, maxAttempts: 3 },
@@ -322,6 +327,93 @@ describe('the batch route (Claude, a batch-tier token)', () => {
     expect(seen.map((q) => q.method)).toEqual(['POST', 'GET']);
     expect(elsewhere).toEqual([]);
     expect(rows(w.db)).toHaveLength(0);
+  });
+});
+
+describe('the batch route across a musher restart (one store, two gateways in turn)', () => {
+  function sharedDir(): string {
+    const dir = mkdtempSync(join(tmpdir(), 'sl-gw-shared-'));
+    cleanups.unshift(() => rmSync(dir, { recursive: true, force: true })); // removed after both gateways closed
+    return dir;
+  }
+  function kept(db: Db): Array<Record<string, unknown>> {
+    return db.prepare('SELECT * FROM gateway_batches ORDER BY created_at, rowid').all() as Array<Record<string, unknown>>;
+  }
+
+  it('the first gateway stops mid-poll; the same request sent to the next one follows the batch already sent: one batch, one charge', async () => {
+    const fake = await fakeAnthropic();
+    let open = false;
+    fake.setBatchBehaviour({ endWhen: () => open });
+    const dir = sharedDir();
+    const first = await world({ anthropic: fake.url }, dir);
+
+    const s1 = openStream(first.gateway.url, first.batchToken);
+    // The client's first byte comes after the batch is kept: a crash from here on loses no batch.
+    await s1.until((t) => t.includes(': keepalive'));
+    expect(kept(first.db)).toMatchObject([{ batch_id: fake.batches[0]!.id, seat: 'dana', state: 'running', billed_at: null, custom_id: fake.batchCreates()[0]!.body.requests[0].custom_id }]);
+    await waitFor('the batch polled', () => (fake.batches[0]?.polls ?? 0) >= 1);
+    await first.gateway.close(); // musher goes away while the batch runs; its client's stream ends unanswered
+    await s1.ended;
+    expect(s1.text).not.toContain('message_start');
+
+    // The harness sends the identical request again, to the musher that came back on the same store.
+    const second = await world({ anthropic: fake.url }, dir);
+    const s2 = openStream(second.gateway.url, first.batchToken);
+    await waitFor('the batch followed', () => second.logLines.some((l) => l.includes(`follows Message Batch ${fake.batches[0]!.id}, sent before musher restarted — not sent again`)));
+    await s2.until((t) => t.includes(': keepalive'));
+    open = true;
+    const answer = accumulate(sseEvents(await s2.ended));
+    expect(answer).toEqual(resultMessage(fake));
+    expect(fake.batchCreates()).toHaveLength(1);
+    const [charge] = await waitFor('the answer metered', () => (rows(second.db).length === 1 ? rows(second.db) : null));
+    expect(charge).toMatchObject({ request_id: fake.batches[0]!.id, seat: 'dana', cost_micros: STANDARD_COST / 2 });
+    expect(kept(second.db)).toMatchObject([{ batch_id: fake.batches[0]!.id, state: 'ended', billed_at: second.clock.now() }]);
+
+    // A third musher on the same store (no memory of it), the request once more within the window: the same answer
+    // from the same batch, streamed but not billed again.
+    await second.gateway.close();
+    const third = await world({ anthropic: fake.url }, dir);
+    const again = await post(third.gateway.url, '/v1/messages?beta=true', { 'x-api-key': first.batchToken, ...CLAUDE_HEADERS }, BODY);
+    expect(accumulate(sseEvents(again.body))).toEqual(answer);
+    expect(fake.batchCreates()).toHaveLength(1);
+    expect(third.logLines.some((l) => l.includes(`Message Batch ${fake.batches[0]!.id}'s answer was billed before`))).toBe(true);
+    expect(rows(third.db)).toHaveLength(1);
+    expect(third.rail.seatSpendMicros('dana', 0, Number.MAX_SAFE_INTEGER)).toBe(STANDARD_COST / 2);
+  });
+
+  it('a kept batch the API no longer knows (404) is given up for a new one: the client still gets its answer', async () => {
+    const fake = await fakeAnthropic();
+    const w = await world({ anthropic: fake.url });
+    const dedupKey = createHash('sha256').update('dana').update('\0').update(JSON.stringify(BODY)).digest('hex');
+    w.batches.created({ batchId: 'msgbatch_gone', dedupKey, seat: 'dana', customId: 'sleds-gone', createdAtMs: w.clock.now() });
+    const r = await post(w.gateway.url, '/v1/messages?beta=true', { 'x-api-key': w.batchToken, ...CLAUDE_HEADERS }, BODY);
+    expect(accumulate(sseEvents(r.body))).toEqual(resultMessage(fake));
+    expect(fake.requests.filter((q) => q.pathname === '/v1/messages/batches/msgbatch_gone')).toHaveLength(1);
+    expect(fake.batchCreates()).toHaveLength(1);
+    expect(kept(w.db).map((b) => [b.batch_id, b.state])).toEqual([['msgbatch_gone', 'failed'], [fake.batches[0]!.id, 'ended']]);
+    await waitFor('the answer metered', () => rows(w.db).length === 1);
+  });
+
+  it('a batch that ended without an answer is not followed again; a kept batch is forgotten after a day', async () => {
+    const fake = await fakeAnthropic();
+    const dir = sharedDir();
+    const first = await world({ anthropic: fake.url }, dir);
+    fake.setBatchBehaviour({ outcomes: [{ errored: { type: 'invalid_request_error', message: 'messages.0: bad' } }] });
+    await post(first.gateway.url, '/v1/messages?beta=true', { 'x-api-key': first.batchToken, ...CLAUDE_HEADERS }, BODY);
+    expect(kept(first.db)).toMatchObject([{ state: 'failed' }]);
+    await first.gateway.close();
+
+    const second = await world({ anthropic: fake.url }, dir);
+    const r = await post(second.gateway.url, '/v1/messages?beta=true', { 'x-api-key': first.batchToken, ...CLAUDE_HEADERS }, BODY);
+    expect(accumulate(sseEvents(r.body))).toEqual(resultMessage(fake, 1));
+    expect(fake.batchCreates()).toHaveLength(2);
+    expect(kept(second.db).map((b) => b.state)).toEqual(['failed', 'ended']);
+
+    // A day and a bit on, the next batch sent sweeps the old rows (and the old answer no longer stands in for a new one).
+    second.clock.t += 25 * 3_600_000;
+    await post(second.gateway.url, '/v1/messages?beta=true', { 'x-api-key': first.batchToken, ...CLAUDE_HEADERS }, BODY);
+    expect(fake.batchCreates()).toHaveLength(3);
+    expect(kept(second.db)).toMatchObject([{ batch_id: fake.batches[2]!.id, state: 'ended' }]);
   });
 });
 

@@ -355,6 +355,21 @@ describe('the gateway', () => {
     expect(w.rail.spend(0, Number.MAX_SAFE_INTEGER)).toEqual([{ seat: 'dana', model: 'claude-from-the-future-9', costMicros: 0, unpricedRecords: 1, records: 1 }]);
   });
 
+  it("the user's own ANTHROPIC_API_KEY beside the session's token (Claude Code sends both): the token is used, the user's key goes nowhere", async () => {
+    const fake = await startFakeAnthropic({ usage: { input_tokens: 10, output_tokens: 2, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 } });
+    cleanups.push(() => fake.close());
+    const w = await world({ anthropic: fake.url });
+    const userKey = 'sk-ant-api03-THE-USERS-OWN-KEY-0123456789';
+    const r = await post(w.gateway.url, '/v1/messages', { 'x-api-key': userKey, authorization: `Bearer ${w.token}`, 'anthropic-version': '2023-06-01' }, MESSAGES_BODY);
+    expect(r.status, r.body).toBe(200);
+    expect(fake.messageRequests()[0]!.headers['x-api-key']).toBe(REAL_KEY);
+    expect(JSON.stringify(fake.messageRequests()[0]!.headers)).not.toContain(userKey);
+    await waitFor('the metered response', () => rows(w.db)[0]);
+    // A key that is no token of musher's, alone, is still refused.
+    const alone = await post(w.gateway.url, '/v1/messages', { 'x-api-key': userKey, 'anthropic-version': '2023-06-01' }, MESSAGES_BODY);
+    expect(alone.status).toBe(401);
+  });
+
   it('upstream errors pass through verbatim and unmetered; an unreachable upstream is a 529 that says so', async () => {
     const fake = await startFakeAnthropic({ usageLimitRejection: { claim: 'five_hour', resetsAt: 1_800_000_000 } });
     cleanups.push(() => fake.close());
@@ -415,7 +430,7 @@ describe('the gateway', () => {
   it('binds loopback only', async () => {
     const base = { upstreams: { anthropic: 'http://127.0.0.1:9', openai: 'http://127.0.0.1:9' } };
     const w = await world({});
-    const opts = { ...base, tokens: w.tokens, platformKeys: w.rail, prices, clock: w.clock, log: { info() {}, warn() {}, error() {} }, platformKey: async () => null, allowance: () => w.allowance.current };
+    const opts = { ...base, tokens: w.tokens, platformKeys: w.rail, batches: w.batches, prices, clock: w.clock, log: { info() {}, warn() {}, error() {} }, platformKey: async () => null, allowance: () => w.allowance.current };
     for (const host of ['0.0.0.0', '::', '192.168.1.20', 'example.com']) {
       await expect(startGateway({ ...opts, host }), host).rejects.toThrow(/^gateway binds 127\.0\.0\.1 only/);
     }

@@ -15,6 +15,7 @@ import type { Log } from '../../musher/log.js';
 import { loadPriceTable } from '../../musher/prices.js';
 import { openStore, type Db } from '../../musher/store/db.js';
 import { PlatformKeyStore } from '../../musher/store/platform-key.js';
+import { GatewayBatchStore } from '../../musher/store/gateway-batches.js';
 import type { Timers } from '../../musher/timers.js';
 import type { BatchSettings } from '../../musher/gateway/batch-route.js';
 import type { FlexSettings } from '../../musher/gateway/flex.js';
@@ -26,6 +27,7 @@ export interface GatewayWorld {
   gateway: Gateway;
   db: Db;
   rail: PlatformKeyStore;
+  batches: GatewayBatchStore;
   tokens: GatewayTokens;
   logLines: string[];
   allowance: { current: Allowance };
@@ -45,19 +47,23 @@ export async function gatewayWorld(
     drain?: DrainSettings;
     batch?: Partial<BatchSettings>;
     flex?: Partial<FlexSettings>;
+    /** A folder whose sleds.db this gateway shares with another (a musher restarted on the same store); kept after. */
+    dir?: string;
   },
 ): Promise<GatewayWorld> {
-  const dir = mkdtempSync(join(tmpdir(), 'sl-gw-'));
+  const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'sl-gw-'));
   const db = openStore(join(dir, 'sleds.db'));
   const logLines: string[] = [];
   const log: Log = { info: (m) => logLines.push(`INFO ${m}`), warn: (m) => logLines.push(`WARN ${m}`), error: (m) => logLines.push(`ERROR ${m}`) };
   const rail = new PlatformKeyStore(db);
+  const batches = new GatewayBatchStore(db);
   const tokens = new GatewayTokens(db, () => opts.clock.now());
   const allowance = { current: { perDayMicros: null, perWeekMicros: null } as Allowance };
   const gateway = await startGateway({
     upstreams: { anthropic: opts.upstreams.anthropic ?? 'http://127.0.0.1:9', openai: opts.upstreams.openai ?? 'http://127.0.0.1:9' },
     tokens,
     platformKeys: rail,
+    batches,
     prices,
     clock: opts.clock,
     log,
@@ -72,11 +78,11 @@ export async function gatewayWorld(
   cleanups.push(async () => {
     await gateway.close();
     db.close();
-    rmSync(dir, { recursive: true, force: true });
+    if (!opts.dir) rmSync(dir, { recursive: true, force: true });
   });
   const token = tokens.mint({ seat: 'dana', project: 'acme/api', sessionId: 'sess-1', expiresAtMs: opts.clock.now() + 7 * 86_400_000 });
   const batchToken = tokens.mint({ seat: 'dana', project: 'acme/api', sessionId: 'sess-night', expiresAtMs: opts.clock.now() + 7 * 86_400_000, tier: 'batch' });
-  return { gateway, db, rail, tokens, logLines, allowance, token, batchToken };
+  return { gateway, db, rail, batches, tokens, logLines, allowance, token, batchToken };
 }
 
 export interface Reply {

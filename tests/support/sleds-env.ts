@@ -1,5 +1,5 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { waitFor as pollUntil } from '../e2e/harness/wait.js';
@@ -108,6 +108,22 @@ export async function status(world: SledsWorld): Promise<import('../../core/stat
 export async function startMusher(world: SledsWorld): Promise<void> {
   const r = await sleds(world, ['musher', 'start']);
   if (r.code !== 0) throw new Error(`musher did not start: ${r.stderr}`);
+}
+
+/** The pid musher wrote in the world's runtime folder (`sleds musher start` detaches it from the test). */
+export function musherPid(world: SledsWorld): number {
+  const pid = Number(readFileSync(join(world.sledsHome, 'run', 'musher.pid'), 'utf8').trim());
+  if (!Number.isInteger(pid) || pid <= 0) throw new Error(`no musher pid in ${world.sledsHome}/run/musher.pid`);
+  return pid;
+}
+
+/** Gone for good: no such process, or a zombie nobody has reaped yet (it holds no socket and no lock). */
+export function processGone(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.startsWith('Z') ?? true;
+  } catch {
+    return true;
+  }
 }
 
 export async function stopMusher(world: SledsWorld): Promise<void> {
