@@ -116,6 +116,11 @@ export interface GatewayTarget {
   sessionProvider?: string | null;
   /** Answers will take minutes (the batch tier's Message Batches): the harness is told to wait for a silent stream. */
   slow?: boolean;
+  /**
+   * The run's sessions are sleds' own: started headless on the gateway by sleds (an overnight node's) and resumed
+   * only that way. A harness that ties a session to its provider (Codex) may then give it a provider of sleds' own.
+   */
+  ownSessions?: boolean;
 }
 
 /** The environment and extra options that point a harness at the gateway, or why it cannot be. */

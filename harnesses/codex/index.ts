@@ -1,6 +1,6 @@
 import { isSessionId } from '../../core/session-id.js';
 import { checkResumable, dottedVersion, ResumePlanError, type Env, type HarnessAdapter, type HeadlessArgs, type ResumeArgs, type TranscriptLine } from '../port.js';
-import { CODEX_GATEWAY_TOKEN_ENV, codexGatewayArgs } from './gateway.js';
+import { CODEX_GATEWAY_PROVIDER, CODEX_GATEWAY_TOKEN_ENV, codexGatewayArgs, codexOwnProviderArgs } from './gateway.js';
 import { parseCodexHeadlessLine, readCodexOutput } from './headless.js';
 import { CODEX_ROLLOUT_SOURCE, CodexRolloutReader, isRolloutFileName, threadIdFromRolloutPath, type ParsedRolloutLine } from './rollout.js';
 
@@ -8,7 +8,8 @@ import { CODEX_ROLLOUT_SOURCE, CodexRolloutReader, isRolloutFileName, threadIdFr
  * Codex CLI (measured on 0.169.0; /work/shared/facts/codex-cli.md). Hooks: Claude-Code-compatible JSON, but
  * validated strictly: a field Codex does not know fails the hook (§1), so it gets bare answers. Rollouts under
  * `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<localtime>-<thread>.jsonl` (§5); headless with `exec --json`; the
- * gateway through `-c` overrides of the thread's own provider and a token in SLEDS_GATEWAY_TOKEN.
+ * gateway through `-c` overrides of the thread's own provider (a thread sleds starts there: a provider of its own,
+ * `sleds`) and a token in SLEDS_GATEWAY_TOKEN.
  */
 
 const json = (answer: object) => ({ stdout: JSON.stringify(answer), exitCode: 0 });
@@ -105,10 +106,12 @@ export const codex = {
   parseHeadlessLine: parseCodexHeadlessLine,
   readHeadlessResult: readCodexOutput,
   gatewayLaunch: (t) => {
-    const provider = t.sessionProvider ?? null;
+    // A thread sleds starts itself gets sleds' own provider, which its resumes name again; another keeps its own.
+    const provider = t.sessionProvider ?? (t.ownSessions ? CODEX_GATEWAY_PROVIDER : null);
     if (!provider) return { ok: false, why: "the session's rollout does not say which provider it runs on" };
     if (provider === 'openai') return { ok: false, why: "Codex will not resume a thread signed in with ChatGPT under another provider (0.169 refuses to change a thread's provider)" };
-    const args = codexGatewayArgs(provider, t.openaiBaseUrl);
+    const slow = t.slow === true;
+    const args = provider === CODEX_GATEWAY_PROVIDER ? codexOwnProviderArgs(t.openaiBaseUrl, slow) : codexGatewayArgs(provider, t.openaiBaseUrl, slow);
     if (!args) return { ok: false, why: `the thread's provider '${provider}' cannot be pointed at the gateway` };
     return { ok: true, env: { [CODEX_GATEWAY_TOKEN_ENV]: t.token }, args };
   },

@@ -546,6 +546,7 @@ export class Engine {
     const k = keyOf(n);
     const nodeDir = join(this.d.settings.runsDir, n.routeKey, n.nodeId);
     let env = harness.env;
+    let harnessArgs: string[] = [];
     if (n.overnight) {
       // The half-price tier: the harness is pointed at the gateway with a batch-tier token for this node.
       const w = this.d.night?.windowFor(route, this.d.clock.now()) ?? null;
@@ -555,8 +556,9 @@ export class Engine {
         return;
       }
       env = { ...env, ...night.env };
+      harnessArgs = night.args;
     }
-    const handle = this.d.runner.start({ adapter: harness.adapter, bin: harness.bin, cwd: n.worktree, prompt, model: n.model, resumeSessionId, nodeDir, env, sledsMcp: harness.sledsMcp ?? null });
+    const handle = this.d.runner.start({ adapter: harness.adapter, bin: harness.bin, cwd: n.worktree, prompt, model: n.model, resumeSessionId, nodeDir, env, harnessArgs, sledsMcp: harness.sledsMcp ?? null });
     this.handles.set(k, handle);
     this.d.store.patch(n.routeKey, n.nodeId, n.fencingToken, { pid: handle.pid, logPath: handle.logPath });
     this.d.log.info(`${k}: ${resumeSessionId ? `resumed session ${resumeSessionId}` : 'started'} in ${harness.adapter.displayName} (pid ${handle.pid})`);

@@ -17,19 +17,22 @@ export type MintBatchToken = (req: { sessionId: string; project: string | null; 
 export async function nightTierEnv(
   mint: MintBatchToken,
   route: EngineRoute,
-  n: EngineNode,
+  n: Pick<EngineNode, 'routeKey' | 'nodeId'>,
   harness: string,
   ttlMs: number,
-): Promise<{ ok: true; env: Record<string, string> } | { ok: false; why: string }> {
+): Promise<{ ok: true; env: Record<string, string>; args: string[] } | { ok: false; why: string }> {
   const found = harnessById(harness);
   if (!found.ok) return { ok: false, why: found.error };
   const adapter = found.adapter;
-  if (adapter.gatewayNeedsSessionProvider) return { ok: false, why: `${adapter.displayName} cannot be sent to the half-price tier yet: its gateway route needs its thread's provider` };
+  // A harness that cannot be pointed at the gateway at all says so before a token is minted for it.
+  const probe = adapter.gatewayLaunch({ token: '', anthropicBaseUrl: 'http://127.0.0.1', openaiBaseUrl: 'http://127.0.0.1/v1', sessionProvider: null, slow: true, ownSessions: true });
+  if (!probe.ok) return { ok: false, why: `${adapter.displayName} cannot be sent to the half-price tier: ${probe.why}` };
   const minted = await mint({ sessionId: nightSessionId(n), project: route.key, ttlMs });
   if (!minted.ok) return minted;
-  // slow: the batch tier answers in minutes, and the harness is told to wait for a silent stream.
-  const launch = adapter.gatewayLaunch({ token: minted.token, anthropicBaseUrl: minted.baseUrl, openaiBaseUrl: minted.openaiBaseUrl, sessionProvider: null, slow: true });
-  if (!launch.ok) return { ok: false, why: launch.why };
-  if (launch.args.length > 0) return { ok: false, why: `${adapter.displayName} is pointed at the gateway with arguments, which a node's run does not take yet` };
-  return { ok: true, env: launch.env };
+  // slow: the batch tier answers in minutes, and the harness is told to wait for a silent stream. ownSessions: every
+  // run of an overnight node is started (and resumed) here, so a harness that ties a thread to its provider (Codex)
+  // gives it one of sleds' own, which its resumes name again.
+  const launch = adapter.gatewayLaunch({ token: minted.token, anthropicBaseUrl: minted.baseUrl, openaiBaseUrl: minted.openaiBaseUrl, sessionProvider: null, slow: true, ownSessions: true });
+  if (!launch.ok) return { ok: false, why: `${adapter.displayName} cannot be sent to the half-price tier: ${launch.why}` };
+  return { ok: true, env: launch.env, args: launch.args };
 }

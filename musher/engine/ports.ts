@@ -110,7 +110,7 @@ export interface NightPort {
   /** What the node's overnight runs have spent so far (the gateway's metering of its batch-tier token), micro-dollars. */
   spentMicros(n: EngineNode): number;
   /** The environment that points the node's harness at the gateway's half-price tier, good until `untilMs`. */
-  env(route: EngineRoute, n: EngineNode, harness: string, untilMs: number): Promise<{ ok: true; env: Record<string, string> } | { ok: false; why: string }>;
+  env(route: EngineRoute, n: EngineNode, harness: string, untilMs: number): Promise<{ ok: true; env: Record<string, string>; args: string[] } | { ok: false; why: string }>;
 }
 
 export interface Worktrees {
@@ -189,6 +189,8 @@ export interface StartRun {
   /** The node's folder: each run gets the next numbered folder in it (stdout, stderr, prompt, process record). */
   nodeDir: string;
   env: Record<string, string>;
+  /** Options for the harness itself, after its own (the half-price tier's, for an overnight node); never a secret. */
+  harnessArgs?: string[];
   /** The sleds MCP server the run's agent parks its questions through. */
   sledsMcp?: { command: string; args: string[]; env?: Record<string, string> } | null;
 }

@@ -35,7 +35,7 @@ export function spawnHarness(runDir: string, argv: readonly string[], cwd: strin
 /** Writes the prompt file a run's harness reads on stdin (never argv: `ps` shows argv); gives the harness's argv. */
 export function prepareRun(r: StartRun): { runDir: string; argv: string[] } {
   const runDir = nextRunDir(r.nodeDir);
-  const cmd = r.adapter.headlessArgv({ bin: r.bin, prompt: r.prompt, model: r.model, resumeSessionId: r.resumeSessionId, unattended: true, sledsMcp: r.sledsMcp ?? null });
+  const cmd = r.adapter.headlessArgv({ bin: r.bin, prompt: r.prompt, model: r.model, resumeSessionId: r.resumeSessionId, unattended: true, sledsMcp: r.sledsMcp ?? null, harnessArgs: r.harnessArgs ?? [] });
   writeFileSync(runFile(runDir, 'prompt'), cmd.stdin, { mode: 0o600 });
   // Which harness ran it: a node that switched harness at a limit has runs of two, each read by its own (its receipt).
   writeFileSync(runFile(runDir, 'harness'), r.adapter.id, { mode: 0o600 });
