@@ -29,6 +29,7 @@ import { nodeReceipts } from './node-receipts.js';
 import { PlatformKeyStore } from '../store/platform-key.js';
 import { nightSessionId, nightTierEnv, type MintBatchToken } from './night-tier.js';
 import type { NightPort } from './ports.js';
+import { sessionPlacer } from './place-session.js';
 
 /**
  * The engine built from real parts: the route store on the user's SQLite, git worktrees, the policy's checks, GitHub
@@ -124,6 +125,8 @@ function engineNode(r: NodeRow): EngineNode {
     runtimeMs: r.run.runtimeMs,
     waitedMs: r.run.waitMs.limit + r.run.waitMs.input + r.run.waitMs.merge + r.run.waitMs.recovery,
     receipt: r.receipt,
+    resumeFrom: r.resumeFrom,
+    resumeTranscript: r.resumeTranscript,
   };
 }
 
@@ -348,6 +351,7 @@ export function composeEngine(p: EngineParts): { engine: Engine; store: RouteSto
     tracker: githubRouteTracker(p.github, store, p.clock, p.log),
     atLimit: (route) => p.config.repoPolicy(route.repoRoot).atLimit ?? ENGINE_DEFAULTS.atLimit,
     night: nightPort(p),
+    sessions: sessionPlacer(p.env),
     receipts: nodeReceipts({
       runner: p.runner,
       prices: p.prices ?? loadPriceTable(packageRoot()),

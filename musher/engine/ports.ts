@@ -49,6 +49,15 @@ export interface EngineNode {
   waitedMs: number;
   /** Its signed receipt (core/routes/route-line.ts NodeReceipt) once it was verified; null before. */
   receipt: unknown;
+  /** An overnight job made at a wall: the wall's harness session its first run resumes (null: it starts fresh). */
+  resumeFrom: string | null;
+  /** That session's transcript, placed for the node's worktree before the first run (the harness finds it by cwd). */
+  resumeTranscript: string | null;
+}
+
+/** Puts a session's transcript where its harness looks for it when it resumes in `cwd` (musher/engine/place-session.ts). */
+export interface SessionPlacer {
+  place(adapter: HarnessAdapter, transcript: string | null, cwd: string, env: Record<string, string>): Promise<void>;
 }
 
 export interface EngineRoute {

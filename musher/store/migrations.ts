@@ -563,6 +563,14 @@ const MIGRATIONS: ReadonlyArray<Migration> = [
   `,
   // 29 (issue 15 § 1): an overnight node's own cap (the route file's `cap:`); null: the policy's overnight.cap.
   `ALTER TABLE route_nodes ADD COLUMN cap_micros INTEGER;`,
+  // 30 (issue 15 § 1, § 3): an overnight job made at a wall resumes the wall's session: its harness session id and the
+  // transcript it was read from (placed for the job's worktree before the first run); null: the node starts fresh. A job
+  // route remembers its wall, so /sled cancel at that wall ends it.
+  `
+  ALTER TABLE route_nodes ADD COLUMN resume_from TEXT;
+  ALTER TABLE route_nodes ADD COLUMN resume_transcript TEXT;
+  ALTER TABLE routes ADD COLUMN wall_id TEXT;
+  `,
 ];
 
 function slimHookEvents(db: Database.Database): void {
