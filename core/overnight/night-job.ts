@@ -1,4 +1,4 @@
-import { formatUsdShort } from '../format.js';
+import { formatUsd, formatUsdShort } from '../format.js';
 import type { RouteBand } from '../routes/band.js';
 import { batchBand } from './night-gate.js';
 import { parseMoney } from '../policy/money.js';
@@ -23,6 +23,9 @@ export function nightJobKey(bytes: Uint8Array): string {
   return `night-${s}`;
 }
 
+/** A cap as a person reads it: "$12", "$6.40", and "<$0.01" for less than a cent (never a rounded "$0"). */
+const capText = (micros: number): string => (micros > 0 && micros < 10_000 ? formatUsd(micros) : formatUsdShort(micros));
+
 export type NightJobSizing =
   /** Its band at ½ price (the batch tier) and the cap it runs under. */
   | { ok: true; band: RouteBand; capMicros: number }
@@ -42,7 +45,7 @@ export function sizeNightJob(band: RouteBand | null, ownCapMicros: number | null
   if (lowMicros > capMicros) {
     return {
       ok: false,
-      line: `refused: its band at ½ price is ${formatUsdShort(lowMicros)}–${formatUsdShort(highMicros).slice(1)}, over its cap of ${formatUsdShort(capMicros)} — raise it: ${raise} ${formatUsdShort(Math.max(highMicros, lowMicros))}`,
+      line: `refused: its band at ½ price is ${formatUsdShort(lowMicros)}–${formatUsdShort(highMicros).slice(1)}, over its cap of ${capText(capMicros)} — raise it: ${raise} ${formatUsdShort(Math.max(highMicros, lowMicros))}`,
     };
   }
   return { ok: true, band: half, capMicros };

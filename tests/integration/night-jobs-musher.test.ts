@@ -72,9 +72,9 @@ describe('overnight jobs through musher', { timeout: 60_000 }, () => {
     expect(listed).toEqual([expect.objectContaining({ job, kind: 'job', state: 'QUEUED', title: PROMPT.slice(0, 80), capMicros: 20_000_000 })]);
     expect(listed[0]!.band).not.toBeNull();
 
-    // The band at ½ price starts above a cap of a millionth of a dollar: refused with the band, nothing made.
-    const refused = await prompt('/sled overnight cap $0.000001');
-    expect(refused).toMatch(/^sled: refused: its band at ½ price is \$[0-9.]+–[0-9.]+, over its cap of <\$0\.01 — raise it: \/sled overnight cap \$[0-9.]+$/);
+    // The band at ½ price starts above a cap of five cents: refused with the band, nothing made.
+    const refused = await prompt('/sled overnight cap $0.05');
+    expect(refused).toMatch(/^sled: refused: its band at ½ price is \$[0-9.]+–[0-9.]+, over its cap of \$0\.05 — raise it: \/sled overnight cap \$[0-9.]+$/);
     expect((await queue(w)).jobs.map((j) => j.job)).toEqual([job]);
     expect(await prompt('/sled overnight cap twenty')).toBe("sled: 'cap twenty' is not a cap — write cap $20");
     expect((await prompt('/sled help'))).toContain('/sled overnight [cap $N]');

@@ -171,10 +171,10 @@ describe('sleds pick', () => {
     expect((JSON.parse((await sleds(w, ['jobs', '--json'])).stdout) as { jobs: Array<{ kind: string }> }).jobs.filter((j) => j.kind === 'overnight')).toEqual([]);
 
     // A cap under the band's low end at ½ price: refused with the band, and nothing is made.
-    writeFileSync(join(repo, '.sleds', 'policy.yml'), `overnight: {from: "${hhmm(from)}", to: "${hhmm(to)}", cap: "$0.000001"}\n`);
+    writeFileSync(join(repo, '.sleds', 'policy.yml'), `overnight: {from: "${hhmm(from)}", to: "${hhmm(to)}", cap: "$0.05"}\n`);
     const refused = await dispatch(w, task.id, { verb: 'Queue' });
     expect(refused.body.ok).toBe(false);
-    expect(refused.body.line).toMatch(/^refused: its band at ½ price is \$[0-9.]+–[0-9.]+, over its cap of <\$0\.01 — raise it: /);
+    expect(refused.body.line).toMatch(/^refused: its band at ½ price is \$[0-9.]+–[0-9.]+, over its cap of \$0\.05 — raise it: a cap in the policy's overnight block, e.g. cap: \$[0-9.]+$/);
     expect((await queue()).jobs.map((j) => j.job)).toEqual([jobId]);
 
     const cancelled = await sleds(w, ['queue', 'cancel', jobId, '--json']);

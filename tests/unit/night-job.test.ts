@@ -25,6 +25,13 @@ describe('an overnight job is sized first and capped', () => {
       40_000_000,
       { ok: false, line: 'refused: its band at ½ price is $14–30, over its cap of $10 — raise it: /sled overnight cap $30' },
     ],
+    [
+      'a cap under a cent reads as such, never a rounded $0',
+      band(0.36, 1.4),
+      1,
+      12_000_000,
+      { ok: false, line: 'refused: its band at ½ price is $0.18–0.70, over its cap of <$0.01 — raise it: /sled overnight cap $0.70' },
+    ],
     ['no band: refused, it is sized before it is queued', null, null, 12_000_000, { ok: false, line: 'refused: it has no band yet, and an overnight job is sized before it is queued — /sled estimate it first' }],
   ])('%s', (_what, b, own, policy, want) => {
     expect(sizeNightJob(b, own, policy, '/sled overnight cap')).toEqual(want);
