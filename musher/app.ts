@@ -697,7 +697,7 @@ export class Musher {
       model: session?.model ?? this.estimates.taskModel(task.id),
       band: kept ? nodeBand({ band: kept, prior: null }) : null,
       capMicros: o.capMicros,
-      resume: o.wall ? { sessionId, transcript: session?.transcriptPath ?? null } : null,
+      resume: o.wall ? { sessionId, transcript: session?.transcriptPath ?? null, workDir: session?.cwd ?? task.repo } : null,
       from: o.wall ? `exit 3 at wall ${o.wall.wallId}` : `/sled overnight in session ${sessionId}`,
       raise: o.wall ? '/sled 3 cap' : '/sled overnight cap',
       wallId: o.wall?.wallId ?? null,

@@ -127,6 +127,7 @@ function engineNode(r: NodeRow): EngineNode {
     receipt: r.receipt,
     resumeFrom: r.resumeFrom,
     resumeTranscript: r.resumeTranscript,
+    baseRef: r.baseRef,
   };
 }
 
@@ -200,7 +201,8 @@ function perRepository() {
 function gitWorktrees(c: EngineConfig, env: NodeJS.ProcessEnv): Worktrees {
   const oneAtATime = perRepository();
   return {
-    baseFor: (route) => oneAtATime(route.repoRoot, async () => mergedTip(route.repoRoot, c.remote, c.baseBranch ?? (await defaultBranchOf(route.repoRoot, c.remote)), [])),
+    // A job made at a wall starts from that session's work (its HEAD and uncommitted changes), kept under refs/sleds/night/.
+    baseFor: (route, n) => (n.baseRef ? Promise.resolve(n.baseRef) : oneAtATime(route.repoRoot, async () => mergedTip(route.repoRoot, c.remote, c.baseBranch ?? (await defaultBranchOf(route.repoRoot, c.remote)), []))),
     create: (route, node, baseRef, slot) => {
       const policy = c.repoPolicy(route.repoRoot);
       return oneAtATime(route.repoRoot, () => createWorktree({

@@ -53,7 +53,7 @@ export function legacyNightJob(job: Job, l: LegacyLookups): { ok: true; request:
       model: p.model ?? session?.model ?? null,
       band: task ? l.band(task.id) : null,
       capMicros: null,
-      resume: atWall ? { sessionId: job.sessionId!, transcript: session?.transcriptPath ?? null } : null,
+      resume: atWall ? { sessionId: job.sessionId!, transcript: session?.transcriptPath ?? null, workDir: session?.cwd ?? cwd } : null,
       from: `scheduler job ${job.id} (${atWall ? 'exit 3 at a wall' : (p.from ?? 'queued')})`,
       raise: '/sled overnight cap',
       wallId: job.wallId,

@@ -24,8 +24,11 @@ export interface NightJobRequest {
   band: RouteBand | null;
   /** Its own cap, micro-dollars; null: the policy's. */
   capMicros: number | null;
-  /** The wall's session its first run resumes, with the transcript it left; null: the job starts fresh from the brief. */
-  resume: { sessionId: string; transcript: string | null } | null;
+  /**
+   * The wall's session its first run resumes, with the transcript it left, and the folder it worked in (its HEAD and
+   * uncommitted work are what the job's worktree starts from); null: the job starts fresh from the brief.
+   */
+  resume: { sessionId: string; transcript: string | null; workDir?: string | null } | null;
   /** What queued it, in the route's notes ("exit 3 at a wall"). */
   from: string;
   /** The wall it was queued at (exit 3), so `/sled cancel` there ends it; else null. */
@@ -46,6 +49,35 @@ export interface NightJobsDeps {
   randomBytes(n: number): Uint8Array;
   /** The git top-level of a folder (null: not in a repository); default `git rev-parse --show-toplevel`. */
   repoRootOf?(cwd: string): Promise<string | null>;
+  /** The commit of a folder's work now (HEAD with its uncommitted changes); default real git. */
+  workCommit?(dir: string): Promise<string | null>;
+  /** Keeps a commit under a ref of the repository (so git does not collect it); default real git. */
+  pin?(repoRoot: string, ref: string, sha: string): Promise<void>;
+}
+
+const run = promisify(execFile);
+
+/**
+ * A folder's work as one commit, its tree the working tree's tracked files as they are: `git stash create` (which
+ * touches neither the index nor the working tree, and prints nothing when nothing changed), else HEAD. Untracked
+ * files are not carried. null when the folder has no commit.
+ */
+async function gitWorkCommit(dir: string): Promise<string | null> {
+  try {
+    const named = (await run('git', ['config', 'user.email'], { cwd: dir, encoding: 'utf8' }).catch(() => ({ stdout: '' }))).stdout.trim() !== '';
+    // A stash commit needs a committer; where none is configured it is signed by sleds (only this commit).
+    const who = named ? [] : ['-c', 'user.name=sleds', '-c', 'user.email=sleds@localhost'];
+    const stash = (await run('git', [...who, 'stash', 'create', 'sleds: the session’s uncommitted work at its wall'], { cwd: dir, encoding: 'utf8' })).stdout.trim();
+    const sha = stash || (await run('git', ['rev-parse', '--verify', 'HEAD^{commit}'], { cwd: dir, encoding: 'utf8' })).stdout.trim();
+    return /^[0-9a-f]{40,64}$/.test(sha) ? sha : null;
+  } catch {
+    // no commit yet, or git refused: the job starts from the remote's base branch, as every node does
+    return null;
+  }
+}
+
+async function gitPin(repoRoot: string, ref: string, sha: string): Promise<void> {
+  await run('git', ['update-ref', ref, sha], { cwd: repoRoot, encoding: 'utf8' });
 }
 
 async function gitTopLevel(cwd: string): Promise<string | null> {
@@ -69,6 +101,8 @@ export class NightJobs {
     if (!window) return { ok: false, line: 'the policy has no overnight window — add `overnight: {from: "22:00", to: "06:00"}` to .sleds/policy.yml' };
     const sized = sizeNightJob(req.band, req.capMicros, window.capMicros ?? OVERNIGHT_DEFAULTS.capMicros, req.raise);
     if (!sized.ok) return sized;
+    const workDir = req.resume?.workDir ?? null;
+    const baseRef = workDir ? await (this.d.workCommit ?? gitWorkCommit)(workDir) : null;
     for (let tries = 0; tries < 5; tries++) {
       const key = nightJobKey(this.d.randomBytes(6));
       const made = this.d.routes.addNightJob({
@@ -83,9 +117,11 @@ export class NightJobs {
         capMicros: req.capMicros,
         resumeFrom: req.resume?.sessionId ?? null,
         resumeTranscript: req.resume?.transcript ?? null,
+        baseRef,
         from: req.from,
         wallId: req.wallId,
       });
+      if (made && baseRef) await (this.d.pin ?? gitPin)(repoRoot, `refs/sleds/night/${key}`, baseRef);
       if (made) return { ok: true, job: key, band: sized.band, capMicros: sized.capMicros, window: { startMs: window.startMs, endMs: window.endMs }, repoRoot };
     }
     throw new Error('five job keys drawn were all taken');

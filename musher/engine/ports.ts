@@ -53,6 +53,8 @@ export interface EngineNode {
   resumeFrom: string | null;
   /** That session's transcript, placed for the node's worktree before the first run (the harness finds it by cwd). */
   resumeTranscript: string | null;
+  /** The commit its worktree starts from (a wall session's work, carried); null: the remote's base branch. */
+  baseRef: string | null;
 }
 
 /** Puts a session's transcript where its harness looks for it when it resumes in `cwd` (musher/engine/place-session.ts). */

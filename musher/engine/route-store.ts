@@ -67,6 +67,8 @@ export interface NodeRow {
   resumeFrom: string | null;
   /** That session's transcript as the wall's session left it (placed for the node's worktree before it resumes). */
   resumeTranscript: string | null;
+  /** The commit its worktree starts from (a wall session's work, carried); null: the remote's base branch. */
+  baseRef: string | null;
 }
 
 /** An overnight job (core/overnight/night-job.ts): a route of one node, made by musher, with no file in the repository. */
@@ -83,6 +85,7 @@ export interface NewNightJob {
   capMicros: number | null;
   resumeFrom: string | null;
   resumeTranscript: string | null;
+  baseRef: string | null;
   /** What queued it (`exit 3 at a wall`, `/sled overnight`, `the picker`), kept as the route's notes. */
   from: string;
   /** The wall it was queued at (exit 3): `/sled cancel` there ends it. */
@@ -245,6 +248,7 @@ function toNode(r: Record<string, unknown>): NodeRow {
     summary: (r.summary as string | null) ?? null,
     resumeFrom: (r.resume_from as string | null) ?? null,
     resumeTranscript: (r.resume_transcript as string | null) ?? null,
+    baseRef: (r.base_ref as string | null) ?? null,
   };
 }
 
@@ -345,8 +349,8 @@ export class RouteStore {
         .run({ key: j.key, title: j.title, notes: `overnight job, queued by ${j.from}`, repoRoot: j.repoRoot, filePath: NIGHT_JOB_FILE, wallId: j.wallId, now });
       this.db
         .prepare(
-          `INSERT INTO route_nodes (route_key, node_id, position, title, brief, depends_on, area, harness, model, overnight, cap_micros, band, wave, state, run, armed, resume_from, resume_transcript, updated_at)
-           VALUES (@key, @id, 0, @title, @brief, '[]', NULL, @harness, @model, 1, @cap, @band, 0, 'QUEUED', @run, 1, @resumeFrom, @resumeTranscript, @now)`,
+          `INSERT INTO route_nodes (route_key, node_id, position, title, brief, depends_on, area, harness, model, overnight, cap_micros, band, wave, state, run, armed, resume_from, resume_transcript, base_ref, updated_at)
+           VALUES (@key, @id, 0, @title, @brief, '[]', NULL, @harness, @model, 1, @cap, @band, 0, 'QUEUED', @run, 1, @resumeFrom, @resumeTranscript, @baseRef, @now)`,
         )
         .run({
           key: j.key,
@@ -360,6 +364,7 @@ export class RouteStore {
           run: JSON.stringify(newRun(now)),
           resumeFrom: j.resumeFrom,
           resumeTranscript: j.resumeTranscript,
+          baseRef: j.baseRef,
           now,
         });
       this.events.created('run', runId(j.key, j.nodeId), 'QUEUED', runId(j.key, j.nodeId), now);

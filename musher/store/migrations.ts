@@ -565,11 +565,13 @@ const MIGRATIONS: ReadonlyArray<Migration> = [
   `ALTER TABLE route_nodes ADD COLUMN cap_micros INTEGER;`,
   // 30 (issue 15 § 1, § 3): an overnight job made at a wall resumes the wall's session: its harness session id and the
   // transcript it was read from (placed for the job's worktree before the first run); null: the node starts fresh. A job
-  // route remembers its wall, so /sled cancel at that wall ends it.
+  // route remembers its wall, so /sled cancel at that wall ends it. base_ref: the commit a job's worktree starts from (the
+  // wall session's HEAD with its uncommitted work); null: the remote's base branch, as every route node.
   `
   ALTER TABLE route_nodes ADD COLUMN resume_from TEXT;
   ALTER TABLE route_nodes ADD COLUMN resume_transcript TEXT;
   ALTER TABLE routes ADD COLUMN wall_id TEXT;
+  ALTER TABLE route_nodes ADD COLUMN base_ref TEXT;
   `,
 ];
 

@@ -87,6 +87,11 @@ describe('overnight jobs through musher', { timeout: 60_000 }, () => {
     await hook('StopFailure', { error: 'rate_limit', last_assistant_message: limit.message });
     const wallId = await waitFor('the wall to open', async () => (await status(w)).wallBook[0]?.wallId);
 
+    // Over its own cap at ½ price: refused with the band, nothing queued, the wall still open.
+    const over = await prompt('/sled 3 cap $0.05');
+    expect(over).toMatch(/refused: its band at ½ price is \$[0-9.]+–[0-9.]+, over its cap of \$0\.05 — raise it: \/sled 3 cap \$[0-9.]+/);
+    expect((await queue(w)).jobs).toEqual([]);
+
     const taken = await prompt('/sled 3');
     expect(taken).toMatch(/^3 Run overnight\. Queued as overnight job night-[a-z0-9]{6} for tonight's window \(\d{1,2}:00[ap]m–\d{1,2}:00[ap]m\) on the batch tier at ½ price \(\$[0-9.]+–[0-9.]+, cap \$12\): this session resumes headless where it stopped, in its own worktree\. `sleds queue` shows it; \/sled cancel undoes it\./);
     const job = /overnight job (night-[a-z0-9]{6})/.exec(taken!)![1]!;

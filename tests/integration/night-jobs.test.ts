@@ -91,11 +91,13 @@ describe('overnight jobs: a one-node overnight route per job', { timeout: 120_00
     mkdirSync(join(w.plainHome, 'sessions'), { recursive: true });
     writeFileSync(transcript, `${JSON.stringify({ t: 'start', session: wallSession, cwd: w.repo })}\n`);
     writeFileSync(join(w.plainHome, 'sessions', `${wallSession}.log`), '--- prompt\nFix the flaky login test\n');
+    // It stopped mid-edit: its uncommitted work is what the job's worktree starts from.
+    writeFileSync(join(w.repo, 'README.md'), '# shop, mid-edit at the wall\n');
 
     const made = await jobsOf(w).queue(
       request(w, {
         brief: 'Fix the flaky login test\n@after continuation @write night.txt carried on where the wall stopped it',
-        resume: { sessionId: wallSession, transcript },
+        resume: { sessionId: wallSession, transcript, workDir: w.repo },
         from: 'exit 3 at wall w1',
         raise: '/sled 3 cap',
         wallId: 'w1',
@@ -119,6 +121,11 @@ describe('overnight jobs: a one-node overnight route per job', { timeout: 120_00
     expect(node.sessionId).toBe(wallSession);
     expect(readFileSync(join(w.plainHome, 'sessions', `${wallSession}.log`), 'utf8')).toContain(WALL_CONTINUATION);
     expect(git(w.bare, 'show', 'sleds/night-aaaaaa/job:night.txt')).toBe('carried on where the wall stopped it');
+    // The branch carries the session's work from the wall; the session's own checkout was left as it was.
+    expect(git(w.bare, 'show', 'sleds/night-aaaaaa/job:README.md')).toBe('# shop, mid-edit at the wall');
+    expect(git(w.repo, 'status', '--porcelain')).toBe('M README.md');
+    expect(git(w.repo, 'stash', 'list')).toBe('');
+    expect(git(w.repo, 'rev-parse', 'refs/sleds/night/night-aaaaaa')).toBe(node.baseSha);
   });
 
   it('a job queued is listed by sleds queue by its key, at ½ price with its cap; over its cap it is refused with the band and nothing is made', async () => {
