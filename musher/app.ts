@@ -374,7 +374,8 @@ export class Musher {
       signingKey: opts.signingKey ?? (async () => null),
       newId: () => wallIdFrom(randomBytes(WALL_ID_LENGTH)),
       transaction: (fn) => this.db.transaction(fn)(),
-      workPending: (sessionId) => this.jobs.inState('scheduled').some((j) => j.sessionId === sessionId),
+      // A held, deferred or legacy job of the session, or an overnight job that will resume it: its task goes on.
+      workPending: (sessionId) => this.jobs.inState('scheduled').some((j) => j.sessionId === sessionId) || this.routes.nightJobResumes(sessionId),
       bandOf: (taskId) => this.estimates.bandOf(taskId),
     });
     this.questions = new QuestionService({ store: new QuestionStore(this.db), tasks: this.tasks, clock: opts.clock, log: opts.log });

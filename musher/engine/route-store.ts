@@ -372,6 +372,11 @@ export class RouteStore {
     });
   }
 
+  /** Whether an overnight job that resumes this session has not ended yet (its task's receipt waits for it). */
+  nightJobResumes(sessionId: string): boolean {
+    return this.db.prepare(`SELECT 1 FROM route_nodes WHERE resume_from = ? AND state NOT IN ('COMPLETED', 'FAILED', 'CANCELLED') LIMIT 1`).get(sessionId) !== undefined;
+  }
+
   /** The job routes queued at a wall (exit 3), newest first. */
   nightJobsOfWall(wallId: string): RouteRow[] {
     return (this.db.prepare(`SELECT * FROM routes WHERE wall_id = ? AND file_path = ? ORDER BY created_at DESC`).all(wallId, NIGHT_JOB_FILE) as Array<Record<string, unknown>>).map(toRoute);

@@ -111,6 +111,9 @@ describe('overnight jobs: a one-node overnight route per job', { timeout: 120_00
     await w.until(() => w.log.some((l) => l === 'night-aaaaaa/job: overnight — the window opens at 22:00 UTC'), 'the job waits for the window');
     expect(w.store.node('night-aaaaaa', 'job')!.run.state).toBe('QUEUED');
     expect(w.starts()).toEqual([]);
+    // Its task's receipt waits while a job will resume its session.
+    expect(w.store.nightJobResumes(wallSession)).toBe(true);
+    expect(w.store.nightJobResumes(randomUUID())).toBe(false);
 
     w.clock.t = at(2, 22, 0);
     await w.until(() => w.store.node('night-aaaaaa', 'job')!.run.state === 'AWAITING_MERGE', 'the job resumed the session and awaits its merge');
