@@ -14,7 +14,7 @@ type Job = z.output<typeof QueueReply>['jobs'][number];
 const money = (usd: number) => formatUsd(Math.round(usd * 1_000_000));
 
 export function drawQueue(jobs: readonly Job[]): string {
-  if (jobs.length === 0) return 'no overnight jobs — mark a route node `overnight: true`, or choose exit 3 at a wall';
+  if (jobs.length === 0) return 'no overnight jobs — choose exit 3 at a wall, type /sled overnight in a session, or mark a route node `overnight: true`';
   return jobs
     .map((j) => {
       const band = j.band ? `${money(j.band.lowUsd)}–${money(j.band.highUsd)} at ½ price` : 'not sized yet';

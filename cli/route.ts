@@ -35,6 +35,8 @@ const bandText = (b: { lowUsd: number; highUsd: number; lowMin: number; highMin:
 /** The waves drawn: a block per wave, a line per node with its state, band and PR (and its receipt's line under it). */
 export function drawRoute(s: Show): string {
   const lines = [`${s.route.key}: ${s.route.title}${s.route.tracker ? ` (${s.route.tracker})` : ''} · ${s.route.mode} · ${bandText(s.band)}`];
+  // An overnight job musher made has no route file: say what it is and where it is followed.
+  if (s.route.filePath === '') lines.push(`${s.route.notes ?? 'an overnight job'} — no route file; sleds queue shows it`);
   s.waves.forEach((wave, i) => {
     lines.push(`wave ${i}`);
     for (const n of wave) {

@@ -26,6 +26,8 @@ export type SledCommand =
   | { verb: 'pickup'; id: string | null }
   /** `/sled resume [<job>]`: a delivered overnight job's branch and summary pulled into this session. */
   | { verb: 'resume'; job: string | null }
+  /** `/sled overnight [cap $N]`: queue the session's task as an overnight job; `cap` is the words after the verb. */
+  | { verb: 'overnight'; cap: string | null }
   | { verb: 'unknown'; word: string };
 
 export function sledUsage(word: string): string {
@@ -34,7 +36,7 @@ export function sledUsage(word: string): string {
 
 const SLED_PREFIX = /^\s*(?:\/(?:sleds?:)?sled|sled)(?=\s|$)(.*)$/is;
 /** Words that make an unslashed "sled …" ours; anything else stays an ordinary prompt ("sled the dogs"). */
-const UNSLASHED_VERBS = new Set(['status', 'help', 'exits', 'cancel', 'worth', 'pickup', 'resume', 'task', 'type', 'estimate', 'done', 'answer', 'handoff', '1', '2', '3', '4', '5', '6']);
+const UNSLASHED_VERBS = new Set(['status', 'help', 'exits', 'cancel', 'worth', 'pickup', 'resume', 'task', 'type', 'estimate', 'done', 'answer', 'handoff', 'overnight', '1', '2', '3', '4', '5', '6']);
 
 export function parseSledPrompt(prompt: string): SledCommand | null {
   const m = SLED_PREFIX.exec(prompt);
@@ -70,6 +72,8 @@ export function parseSledPrompt(prompt: string): SledCommand | null {
       return { verb: 'estimate' };
     case 'done':
       return { verb: 'done' };
+    case 'overnight':
+      return { verb: 'overnight', cap: arg };
     case 'answer':
       return { verb: 'answer', id: args[0]?.toLowerCase() ?? null, choice: args[1]?.toUpperCase() ?? null };
     case 'resume':
@@ -95,5 +99,6 @@ export const SLED_HELP = [
   '  /sled handoff [who] hand this session to a teammate now (the owner of the changed files, if you name nobody)',
   '  /sled pickup <id>   take over a session a teammate handed you',
   '  /sled resume [job]  pull a delivered overnight job (its branch, what it did and decided) into this session',
+  '  /sled overnight [cap $N]  queue this task as an overnight job: sized, capped, run at ½ price in the window (sleds queue)',
   '  /sled help          this list',
 ].join('\n');

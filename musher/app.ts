@@ -60,10 +60,15 @@ import type { JobHandler } from './scheduler/scheduler.js';
 /** How often the morning digests are planned again (a policy edited, a route loaded elsewhere). */
 const DIGEST_PLAN_MS = 10 * 60_000;
 
-/** Exit 3 queues a job for the overnight runner, which is its own piece of work; until it is installed, say so. */
-const overnightPending: JobHandler = {
-  run: async () => ({ ok: false, summary: 'the overnight runner is not installed yet: nothing ran; the session waits at its wall' }),
-};
+import type { ExitDeps } from './exits/deps.js';
+import { NightJobs, type NightJobAnswer, type NightJobRequest } from './engine/night-jobs.js';
+import { nodeBand } from '../core/routes/band.js';
+import { formatShortTime } from '../core/exits/words.js';
+import { formatUsdShort } from '../core/format.js';
+import { legacyNightJob } from './engine/legacy-night-job.js';
+import { parseCapWords } from '../core/overnight/night-job.js';
+import type { Job } from './scheduler/job.js';
+import type { WallRow } from './store/wall-book.js';
 import { SnapshotStore } from './store/snapshots.js';
 import { LifecycleEvents } from './store/lifecycle-events.js';
 import { TaskStore } from './store/tasks.js';
@@ -250,6 +255,10 @@ export class Musher {
   readonly planDigests: (now: number) => void;
   private digestPlanner: NodeJS.Timeout | null = null;
   readonly routes: RouteStore;
+  /** Overnight jobs (issue 15 § 1): every source's job made a one-node overnight route here. */
+  readonly nightJobs: NightJobs;
+  /** Exit 3's port onto them: the wall's session and task as a job. */
+  readonly wallNightJobs: ExitDeps['nightJobs'];
   routeDefaultMode: (dir: string) => RouteMode = () => 'approve';
   /** Route nodes' parked questions (issue 14 § 10): parked by the node's agent, answered from the CLI or Slack. */
   readonly routeQuestions: RouteQuestionVerbs;
@@ -321,7 +330,8 @@ export class Musher {
       timer: opts.schedulerTimer,
       handlers: {
         ...Object.fromEntries(RESUME_KINDS.map((k) => [k, resume])),
-        [OVERNIGHT_KIND]: overnightPending,
+        // A job exit 3 or the picker put on the scheduler before jobs were route nodes: made a job route when due.
+        [OVERNIGHT_KIND]: { run: (job) => this.legacyOvernight(job) },
         [TASK_END_KIND]: { run: async (job) => this.receipts.finishIfStillEnded(String(job.payload.taskId)) },
         [DIGEST_KIND]: { run: (job, ctx) => digestHandler.run(job, ctx) },
       },
@@ -353,6 +363,11 @@ export class Musher {
     });
     this.receiptStore = new ReceiptStore(this.db);
     this.routes = new RouteStore(this.db, opts.clock);
+    this.nightJobs = new NightJobs({ routes: this.routes, nightOf: this.nightOf, clock: opts.clock, randomBytes: (n) => randomBytes(n) });
+    this.wallNightJobs = {
+      atWall: (wall, capMicros) => this.sessionNightJob(wall.sessionId, { capMicros, wall }),
+      cancelForWall: (wallId, reason, keep) => this.nightJobs.cancelForWall(wallId, reason, keep),
+    };
     this.lifecycle = new LifecycleEvents(this.db);
     this.digestSettingsOf = (dir) => {
       const view = wiring.policy.forDirectory(dir);
@@ -423,7 +438,8 @@ export class Musher {
       signingKey: opts.signingKey ?? (async () => null),
       newId: () => wallIdFrom(randomBytes(WALL_ID_LENGTH)),
       transaction: (fn) => this.db.transaction(fn)(),
-      workPending: (sessionId) => this.jobs.inState('scheduled').some((j) => j.sessionId === sessionId),
+      // A held, deferred or legacy job of the session, or an overnight job that will resume it: its task goes on.
+      workPending: (sessionId) => this.jobs.inState('scheduled').some((j) => j.sessionId === sessionId) || this.routes.nightJobResumes(sessionId),
       bandOf: (taskId) => this.estimates.bandOf(taskId),
     });
     this.questions = new QuestionService({ store: new QuestionStore(this.db), tasks: this.tasks, clock: opts.clock, log: opts.log });
@@ -456,7 +472,7 @@ export class Musher {
       keyConfigured: (provider) => wiring.key.configured(provider),
       rosterAt: (dir) => this.roster.rosterAt(dir),
       handoffReady: async () => (wiring.handoff ? wiring.handoff.ready() : false),
-      scheduler: this.scheduler,
+      nightJobs: this.nightJobs,
       wallOf: (sessionId) => this.wallKeeper.current(sessionId),
       handOff: (wall, handle) => this.wallKeeper.take(wall, 'handoff', handle, 'user', null),
       harnessMissing: (harness) => readiness.why(harness),
@@ -729,6 +745,8 @@ export class Musher {
         return { answer: blockWith(this.estimates.answerVerb(sessionId), harness) };
       case 'done':
         return { answer: blockWith(await this.receipts.answerDone(sessionId), harness) };
+      case 'overnight':
+        return { answer: blockWith(await this.overnightVerb(sessionId, command.cap), harness) };
       default:
         return { answer: command ? CARRY_ON : this.answersForPrompt(sessionId, harness) };
     }
@@ -745,6 +763,66 @@ export class Musher {
     const body = r.body as { error?: string; job?: string; branch?: string; context?: string };
     if (r.status !== 200 || !body.context) return blockWith(`sled: ${body.error ?? 'the job could not be resumed'}`, harness);
     return carryOnWithContext(body.context, `sled: overnight job ${body.job} (branch ${body.branch}) and what it did and decided are in this session now`, harness);
+  }
+
+  /**
+   * The session's task as an overnight job: its title and request, its band on the session's model, the session's
+   * harness and folder. At a wall (exit 3) the job's node resumes the session from its transcript; else
+   * (`/sled overnight`) it starts fresh from the task's request.
+   */
+  private async sessionNightJob(sessionId: string, o: { capMicros: number | null; wall: WallRow | null }): Promise<NightJobAnswer> {
+    const task = this.tasks.forSession(sessionId);
+    if (!task) return { ok: false, line: 'refused: no task yet in this session — type your request first, or /sled task <title>' };
+    const session = this.sessions.get(sessionId);
+    const kept = this.estimates.bandOf(task.id);
+    const req: NightJobRequest = {
+      cwd: task.repo ?? session?.cwd ?? null,
+      title: task.title,
+      brief: this.tasks.store.promptOf(task.id) ?? task.title,
+      harness: session?.harness ?? o.wall?.harness ?? null,
+      model: session?.model ?? this.estimates.taskModel(task.id),
+      band: kept ? nodeBand({ band: kept, prior: null }) : null,
+      capMicros: o.capMicros,
+      resume: o.wall ? { sessionId, transcript: session?.transcriptPath ?? null, workDir: session?.cwd ?? task.repo } : null,
+      from: o.wall ? `exit 3 at wall ${o.wall.wallId}` : `/sled overnight in session ${sessionId}`,
+      raise: o.wall ? '/sled 3 cap' : '/sled overnight cap',
+      wallId: o.wall?.wallId ?? null,
+    };
+    return this.nightJobs.queue(req);
+  }
+
+  /** `/sled overnight [cap $N]`: the session's task queued as an overnight job, answered without a model call. */
+  private async overnightVerb(sessionId: string, cap: string | null): Promise<string> {
+    const parsed = cap === null ? null : parseCapWords(cap);
+    if (parsed && !parsed.ok) return `sled: ${parsed.error}`;
+    const task = this.tasks.forSession(sessionId);
+    const made = await this.sessionNightJob(sessionId, { capMicros: parsed ? parsed.capMicros : null, wall: null });
+    if (!made.ok) return `sled: ${made.line}`;
+    const span = `${formatShortTime(made.window.startMs, this.timeZone)}–${formatShortTime(made.window.endMs, this.timeZone)}`;
+    const band = `${formatUsdShort(Math.round(made.band.lowUsd * 1e6))}–${formatUsdShort(Math.round(made.band.highUsd * 1e6)).slice(1)}`;
+    return (
+      `sled: queued task ${task?.id ?? ''} as overnight job ${made.job} for the window (${span}) on the batch tier at ½ price: ${band}, cap ${formatUsdShort(made.capMicros)}. ` +
+      `It starts fresh from the task's request in its own worktree. 'sleds queue' shows it; 'sleds queue cancel ${made.job}' undoes it.`
+    );
+  }
+
+  /** A scheduler job of the old overnight kind, due: made a job route now (or why not), its wall closed as it ran. */
+  private async legacyOvernight(job: Job): Promise<{ ok: boolean; summary: string }> {
+    const req = legacyNightJob(job, {
+      session: (id) => this.sessions.get(id),
+      task: (id) => this.tasks.store.get(id),
+      taskOfSession: (id) => this.tasks.forSession(id),
+      promptOf: (id) => this.tasks.store.promptOf(id),
+      band: (taskId) => {
+        const b = this.estimates.bandOf(taskId);
+        return b ? nodeBand({ band: b, prior: null }) : null;
+      },
+      wall: (id) => this.wallBook.get(id),
+    });
+    if (!req.ok) return { ok: false, summary: req.why };
+    const made = await this.nightJobs.queue(req.request);
+    if (!made.ok) return { ok: false, summary: `its overnight job was not made: ${made.line}` };
+    return { ok: true, summary: `became overnight job ${made.job} ('sleds queue' shows it; 'sleds engine' runs it in the window)` };
   }
 
   /** An ordinary prompt in a session whose parked question was answered elsewhere: the answer goes with it. */

@@ -191,7 +191,7 @@ export const ExitOutcomeSchema = z.discriminatedUnion('exit', [
     harnessName: z.string(),
     ownContinueHeldBack: z.boolean(),
   }),
-  z.looseObject({ ...decided, exit: z.literal('overnight'), result: z.literal('scheduled'), startMs: epochMs, endMs: epochMs }),
+  z.looseObject({ ...decided, exit: z.literal('overnight'), result: z.literal('scheduled'), startMs: epochMs, endMs: epochMs, job: z.string(), lowMicros: z.number(), highMicros: z.number(), capMicros: z.number() }),
   z.looseObject({ ...decided, exit: z.literal('defer'), result: z.literal('scheduled'), runsAtMs: epochMs }),
   z.looseObject({ ...decided, exit: z.literal('handoff'), result: z.literal('handed-off'), handoffId: z.string(), words: z.string() }),
 ]) satisfies z.ZodType<ExitOutcome>;
@@ -411,7 +411,7 @@ export const QueueReply = z.looseObject({
   jobs: z.array(
     z.looseObject({
       job: z.string(),
-      kind: z.enum(['route-node', 'wall']),
+      kind: z.enum(['route-node', 'job', 'wall']),
       title: z.string(),
       state: z.string(),
       band: RouteBandReply.nullable(),

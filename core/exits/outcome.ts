@@ -1,4 +1,4 @@
-import { formatUsd } from '../format.js';
+import { formatUsd, formatUsdShort } from '../format.js';
 import type { ExitKind } from './types.js';
 import { formatShortTime, formatWhen } from './words.js';
 
@@ -39,12 +39,18 @@ export interface HoldOutcome extends Decided {
   ownContinueHeldBack: boolean;
 }
 
-/** 3: queued for the policy's overnight window on the batch tier. */
+/** 3: queued as an overnight job (a one-node overnight route) for the policy's window on the batch tier. */
 export interface OvernightOutcome extends Decided {
   exit: 'overnight';
   result: 'scheduled';
   startMs: number;
   endMs: number;
+  /** The job's id, as `sleds queue` lists it and `sleds queue cancel` takes it. */
+  job: string;
+  /** Its band at ½ price and its cap, micro-dollars. */
+  lowMicros: number;
+  highMicros: number;
+  capMicros: number;
 }
 
 /** 6: the session runs itself headless at the reset (or the time given), on the same model. */
@@ -73,7 +79,7 @@ export function nextCommands(o: ExitOutcome): string[] {
     case 'hold':
       return o.result === 'scheduled' ? ['/sled cancel'] : [];
     case 'overnight':
-      return ['sleds jobs', '/sled cancel'];
+      return ['sleds queue', `sleds queue cancel ${o.job}`];
     case 'defer':
       return ['sleds status', '/sled cancel'];
     case 'handoff':
@@ -99,7 +105,7 @@ export function renderOutcomeForPrompt(o: ExitOutcome): string {
       return `Holding until ${when(o.resumesAtMs)}; sleds resumes this session then.${held} /sled cancel undoes it.`;
     }
     case 'overnight':
-      return `Queued for tonight's window (${formatShortTime(o.startMs, o.timeZone)}–${formatShortTime(o.endMs, o.timeZone)}) on the batch tier at ½ price; \`sleds jobs\` shows it. /sled cancel undoes it.`;
+      return `Queued as overnight job ${o.job} for tonight's window (${formatShortTime(o.startMs, o.timeZone)}–${formatShortTime(o.endMs, o.timeZone)}) on the batch tier at ½ price (${formatUsdShort(o.lowMicros)}–${formatUsdShort(o.highMicros).slice(1)}, cap ${formatUsdShort(o.capMicros)}): this session resumes headless where it stopped, in its own worktree. \`sleds queue\` shows it; /sled cancel undoes it.`;
     case 'defer':
       return `Deferred: this session runs itself headless at ${when(o.runsAtMs)} on the same model; the result shows at your next prompt and in \`sleds status\`. /sled cancel undoes it.`;
     case 'handoff':

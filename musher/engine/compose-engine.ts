@@ -30,6 +30,7 @@ import { nodeReceipts } from './node-receipts.js';
 import { PlatformKeyStore } from '../store/platform-key.js';
 import { nightSessionId, nightTierEnv, type MintBatchToken } from './night-tier.js';
 import type { NightPort } from './ports.js';
+import { sessionPlacer } from './place-session.js';
 
 /**
  * The engine built from real parts: the route store on the user's SQLite, git worktrees, the policy's checks, GitHub
@@ -128,6 +129,9 @@ function engineNode(r: NodeRow): EngineNode {
     waitedMs: r.run.waitMs.limit + r.run.waitMs.input + r.run.waitMs.merge + r.run.waitMs.recovery + (r.run.waitMs.asleep ?? 0),
     receipt: r.receipt,
     checkpoint: r.checkpoint,
+    resumeFrom: r.resumeFrom,
+    resumeTranscript: r.resumeTranscript,
+    baseRef: r.baseRef,
   };
 }
 
@@ -202,7 +206,8 @@ function perRepository() {
 function gitWorktrees(c: EngineConfig, env: NodeJS.ProcessEnv): Worktrees {
   const oneAtATime = perRepository();
   return {
-    baseFor: (route) => oneAtATime(route.repoRoot, async () => mergedTip(route.repoRoot, c.remote, c.baseBranch ?? (await defaultBranchOf(route.repoRoot, c.remote)), [])),
+    // A job made at a wall starts from that session's work (its HEAD and uncommitted changes), kept under refs/sleds/night/.
+    baseFor: (route, n) => (n.baseRef ? Promise.resolve(n.baseRef) : oneAtATime(route.repoRoot, async () => mergedTip(route.repoRoot, c.remote, c.baseBranch ?? (await defaultBranchOf(route.repoRoot, c.remote)), []))),
     create: (route, node, baseRef, slot) => {
       const policy = c.repoPolicy(route.repoRoot);
       return oneAtATime(route.repoRoot, () => createWorktree({
@@ -358,6 +363,7 @@ export function composeEngine(p: EngineParts): { engine: Engine; store: RouteSto
     tracker: githubRouteTracker(p.github, store, p.clock, p.log),
     atLimit: (route) => p.config.repoPolicy(route.repoRoot).atLimit ?? ENGINE_DEFAULTS.atLimit,
     night,
+    sessions: sessionPlacer(p.env),
     receipts: nodeReceipts({
       runner: p.runner,
       prices: p.prices ?? loadPriceTable(packageRoot()),

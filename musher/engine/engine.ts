@@ -3,7 +3,7 @@ import { RUN_CYCLE, type RunEvent, type RunStateName } from '../../core/lifecycl
 import type { HarnessEvent } from '../../harnesses/events.js';
 import type { Clock } from '../clock.js';
 import type { AtLimitPolicy } from '../../core/policy/schema.js';
-import type { Checks, EngineLog, EngineNode, EngineRoute, EngineStore, Harnesses, NightPort, NodeFields, NodeReceipts, PullRequests, RouteTracker, RunHandle, Runner, Worktrees } from './ports.js';
+import type { Checks, EngineLog, EngineNode, EngineRoute, EngineStore, Harnesses, NightPort, NodeFields, NodeReceipts, PullRequests, RouteTracker, RunHandle, Runner, SessionPlacer, Worktrees } from './ports.js';
 import { cappedLine, gateNight, isCappedLine } from '../../core/overnight/night-gate.js';
 import { OVERNIGHT_DEFAULTS } from '../../core/policy/schema.js';
 import { holdsSlot } from '../../core/overnight/ladder.js';
@@ -70,7 +70,13 @@ export interface EngineDeps {
   night?: NightPort;
   /** How the night's times read in its lines (`22:00`); default UTC hours and minutes. */
   formatTime?: (ms: number) => string;
+  /** Places a wall's session for an overnight job's worktree (its first run resumes it); none: such a job needs a person. */
+  sessions?: SessionPlacer;
 }
+
+/** What an overnight job made at a wall is told when it resumes the wall's session in its worktree. */
+export const WALL_CONTINUATION =
+  'This is the overnight continuation of a session that hit its usage limit, resumed headless in its own worktree: carry on with the task where you stopped, then say what you did.';
 
 export interface TickReport {
   claimed: string[];
@@ -521,9 +527,27 @@ export class Engine {
       this.step(n, { type: 'lost', reason: `the worktree could not be made: ${oneLineError(e)}` });
       return;
     }
-    const prepared = this.step(n, { type: 'prepared' }, { worktree: made.path, branch: made.branch, baseSha: made.baseSha, harness: harness.adapter.id });
+    if (n.resumeFrom) {
+      // An overnight job made at a wall resumes that session: its harness finds it by the cwd, the worktree's.
+      if (!this.d.sessions) {
+        this.step(n, { type: 'lost', reason: `session ${n.resumeFrom} cannot be resumed here: this engine places no sessions` });
+        return;
+      }
+      try {
+        await this.d.sessions.place(harness.adapter, n.resumeTranscript, made.path, harness.env);
+      } catch (e) {
+        this.step(n, { type: 'lost', reason: `session ${n.resumeFrom} could not be placed for its worktree: ${oneLineError(e)}` });
+        return;
+      }
+    }
+    const prepared = this.step(
+      n,
+      { type: 'prepared' },
+      { worktree: made.path, branch: made.branch, baseSha: made.baseSha, harness: harness.adapter.id, ...(n.resumeFrom ? { sessionId: n.resumeFrom } : {}) },
+    );
     if (!prepared) return;
-    await this.startRun(prepared, null, null);
+    if (n.resumeFrom) await this.startRun(prepared, n.resumeFrom, { kind: 'continue', text: WALL_CONTINUATION });
+    else await this.startRun(prepared, null, null);
   }
 
   /** A free port block per worktree: the node's place among this engine's nodes. */

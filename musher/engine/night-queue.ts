@@ -8,7 +8,8 @@ import type { ApiAnswer } from '../scheduler/api.js';
 import type { LifecycleEvents } from '../store/lifecycle-events.js';
 import type { PlatformKeyStore } from '../store/platform-key.js';
 import { nightSessionId } from './night-tier.js';
-import { runId, type NodeRow, type RouteStore } from './route-store.js';
+import { isNightJobRoute, runId, type NodeRow, type RouteStore } from './route-store.js';
+import { NIGHT_JOB_NODE } from '../../core/overnight/night-job.js';
 
 /**
  * `sleds queue` (issue 15 § 1): every overnight job — a route node marked `overnight` — with its state, its band at
@@ -37,7 +38,7 @@ export interface NightQueueDeps {
 
 export interface QueueJob {
   job: string;
-  kind: 'route-node' | 'wall';
+  kind: 'route-node' | 'job' | 'wall';
   title: string;
   state: string;
   /** At batch prices; null: not sized yet. */
@@ -73,7 +74,7 @@ export function nightQueue(d: NightQueueDeps) {
     if (rung !== null) return `parked: no reply from ${escalatedTo ?? 'on-call'}; a late answer resumes it (sleds needs)`;
     return `waits for an answer: ${q.question.slice(0, 120)} (sleds needs)`;
   };
-  const nodeJob = (n: NodeRow, repoRoot: string, working: number): QueueJob => {
+  const nodeJob = (n: NodeRow, repoRoot: string, working: number, isJob: boolean): QueueJob => {
     const id = runId(n.routeKey, n.nodeId);
     const window = n.capMicros === null ? d.nightOf(repoRoot, d.clock.now()) : null;
     const capMicros = n.capMicros ?? window?.capMicros ?? OVERNIGHT_DEFAULTS.capMicros;
@@ -91,8 +92,9 @@ export function nightQueue(d: NightQueueDeps) {
       time: d.timeIn?.(repoRoot) ?? d.formatTime,
     });
     return {
-      job: id,
-      kind: 'route-node',
+      // A job musher made (exit 3, /sled overnight, the picker) goes by its route's key: it has one node.
+      job: isJob ? n.routeKey : id,
+      kind: isJob ? 'job' : 'route-node',
       title: n.title,
       state: n.run.state,
       band: n.band ? batchBand(n.band) : null,
@@ -105,9 +107,9 @@ export function nightQueue(d: NightQueueDeps) {
   return {
     list(): ApiAnswer {
       const jobs: QueueJob[] = [];
-      const nights = d.routes.routes().flatMap((r) => d.routes.nodes(r.key).filter((n) => n.overnight).map((n) => ({ n, repoRoot: r.repoRoot })));
+      const nights = d.routes.routes().flatMap((r) => d.routes.nodes(r.key).filter((n) => n.overnight).map((n) => ({ n, repoRoot: r.repoRoot, isJob: isNightJobRoute(r) })));
       const working = nights.filter(({ n }) => WORKING.has(n.run.state)).length;
-      for (const { n, repoRoot } of nights) jobs.push(nodeJob(n, repoRoot, working));
+      for (const { n, repoRoot, isJob } of nights) jobs.push(nodeJob(n, repoRoot, working, isJob));
       for (const j of d.wallJobs())
         jobs.push({
           job: j.id,
@@ -126,9 +128,10 @@ export function nightQueue(d: NightQueueDeps) {
     },
     cancel(job: string): ApiAnswer {
       const slash = job.indexOf('/');
-      if (slash < 0) return d.cancelWallJob(job);
-      const key = job.slice(0, slash);
-      const id = job.slice(slash + 1);
+      const made = slash < 0 ? d.routes.route(job) : null;
+      if (slash < 0 && !(made && isNightJobRoute(made))) return d.cancelWallJob(job);
+      const key = slash < 0 ? job : job.slice(0, slash);
+      const id = slash < 0 ? NIGHT_JOB_NODE : job.slice(slash + 1);
       const n = d.routes.node(key, id);
       if (!n || !n.overnight) return { status: 404, body: { error: `no overnight job '${job.slice(0, 80)}' — sleds queue lists them` } };
       if (TERMINAL.has(n.run.state)) return { status: 409, body: { error: `${job} is ${n.run.state} already; nothing to cancel` } };

@@ -51,6 +51,17 @@ export interface EngineNode {
   receipt: unknown;
   /** Its last checkpoint: the session and the worktree commit a resume starts from (issue 15 § 4); null before one. */
   checkpoint: { sessionId: string | null; commit: string; at: number } | null;
+  /** An overnight job made at a wall: the wall's harness session its first run resumes (null: it starts fresh). */
+  resumeFrom: string | null;
+  /** That session's transcript, placed for the node's worktree before the first run (the harness finds it by cwd). */
+  resumeTranscript: string | null;
+  /** The commit its worktree starts from (a wall session's work, carried); null: the remote's base branch. */
+  baseRef: string | null;
+}
+
+/** Puts a session's transcript where its harness looks for it when it resumes in `cwd` (musher/engine/place-session.ts). */
+export interface SessionPlacer {
+  place(adapter: HarnessAdapter, transcript: string | null, cwd: string, env: Record<string, string>): Promise<void>;
 }
 
 export interface EngineRoute {

@@ -64,6 +64,12 @@ export interface NodeRow {
   receipt: unknown | null;
   /** What its agent said it did (the last turn's final text), for its PR and the nodes after it. */
   summary: string | null;
+  /** An overnight job made at a wall: the wall's harness session its first run resumes; null: it starts fresh. */
+  resumeFrom: string | null;
+  /** That session's transcript as the wall's session left it (placed for the node's worktree before it resumes). */
+  resumeTranscript: string | null;
+  /** The commit its worktree starts from (a wall session's work, carried); null: the remote's base branch. */
+  baseRef: string | null;
   /** Its last checkpoint (issue 15 § 4): the session and the worktree's commit a resume starts from; null before one. */
   checkpoint: NodeCheckpoint | null;
 }
@@ -74,6 +80,31 @@ export interface NodeCheckpoint {
   commit: string;
   at: number;
 }
+
+/** An overnight job (core/overnight/night-job.ts): a route of one node, made by musher, with no file in the repository. */
+export interface NewNightJob {
+  key: string;
+  nodeId: string;
+  title: string;
+  brief: string;
+  repoRoot: string;
+  harness: string | null;
+  model: string | null;
+  /** At standard prices, as every node's band (the night halves it). */
+  band: RouteBand | null;
+  capMicros: number | null;
+  resumeFrom: string | null;
+  resumeTranscript: string | null;
+  baseRef: string | null;
+  /** What queued it (`exit 3 at a wall`, `/sled overnight`, `the picker`), kept as the route's notes. */
+  from: string;
+  /** The wall it was queued at (exit 3): `/sled cancel` there ends it. */
+  wallId: string | null;
+}
+
+/** A job route's file path: it has no file (route files are loaded around it, never over it). */
+export const NIGHT_JOB_FILE = '';
+export const isNightJobRoute = (r: Pick<RouteRow, 'filePath'>): boolean => r.filePath === NIGHT_JOB_FILE;
 
 export type NodePatch = Partial<
   Pick<NodeRow, 'sessionId' | 'pid' | 'logPath' | 'worktree' | 'branch' | 'baseSha' | 'prNumber' | 'prUrl' | 'verifyFailures' | 'lastError' | 'receipt' | 'harness' | 'model' | 'summary' | 'checkpoint'>
@@ -274,6 +305,9 @@ function toNode(r: Record<string, unknown>): NodeRow {
     lastError: (r.last_error as string | null) ?? null,
     receipt: parseJson<unknown>(r.receipt, null),
     summary: (r.summary as string | null) ?? null,
+    resumeFrom: (r.resume_from as string | null) ?? null,
+    resumeTranscript: (r.resume_transcript as string | null) ?? null,
+    baseRef: (r.base_ref as string | null) ?? null,
     checkpoint: parseJson<NodeCheckpoint | null>(r.checkpoint, null),
   };
 }
@@ -357,6 +391,55 @@ export class RouteStore {
         else keepAfter.run(after++, route.key, n.nodeId); // kept for the record, listed after the file's nodes
       }
     });
+  }
+
+  /**
+   * Makes an overnight job's route and its one node, armed, in an auto route (it was asked for by name: nothing is left
+   * to approve). false when the key is taken (the caller draws another).
+   */
+  addNightJob(j: NewNightJob): boolean {
+    const now = this.clock.now();
+    return this.write(() => {
+      if (this.route(j.key)) return false;
+      this.db
+        .prepare(
+          `INSERT INTO routes (key, title, tracker, mode, notes, repo_root, file_path, wall_id, created_at, updated_at)
+           VALUES (@key, @title, NULL, 'auto', @notes, @repoRoot, @filePath, @wallId, @now, @now)`,
+        )
+        .run({ key: j.key, title: j.title, notes: `overnight job, queued by ${j.from}`, repoRoot: j.repoRoot, filePath: NIGHT_JOB_FILE, wallId: j.wallId, now });
+      this.db
+        .prepare(
+          `INSERT INTO route_nodes (route_key, node_id, position, title, brief, depends_on, area, harness, model, overnight, cap_micros, band, wave, state, run, armed, resume_from, resume_transcript, base_ref, updated_at)
+           VALUES (@key, @id, 0, @title, @brief, '[]', NULL, @harness, @model, 1, @cap, @band, 0, 'QUEUED', @run, 1, @resumeFrom, @resumeTranscript, @baseRef, @now)`,
+        )
+        .run({
+          key: j.key,
+          id: j.nodeId,
+          title: j.title,
+          brief: j.brief,
+          harness: j.harness,
+          model: j.model,
+          cap: j.capMicros,
+          band: j.band === null ? null : JSON.stringify(j.band),
+          run: JSON.stringify(newRun(now)),
+          resumeFrom: j.resumeFrom,
+          resumeTranscript: j.resumeTranscript,
+          baseRef: j.baseRef,
+          now,
+        });
+      this.events.created('run', runId(j.key, j.nodeId), 'QUEUED', runId(j.key, j.nodeId), now);
+      return true;
+    });
+  }
+
+  /** Whether an overnight job that resumes this session has not ended yet (its task's receipt waits for it). */
+  nightJobResumes(sessionId: string): boolean {
+    return this.db.prepare(`SELECT 1 FROM route_nodes WHERE resume_from = ? AND state NOT IN ('COMPLETED', 'FAILED', 'CANCELLED') LIMIT 1`).get(sessionId) !== undefined;
+  }
+
+  /** The job routes queued at a wall (exit 3), newest first. */
+  nightJobsOfWall(wallId: string): RouteRow[] {
+    return (this.db.prepare(`SELECT * FROM routes WHERE wall_id = ? AND file_path = ? ORDER BY created_at DESC`).all(wallId, NIGHT_JOB_FILE) as Array<Record<string, unknown>>).map(toRoute);
   }
 
   routes(): RouteRow[] {

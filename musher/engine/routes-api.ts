@@ -16,7 +16,7 @@ import { draftRoute } from '../../core/routes/from-item.js';
 import type { ParsedRoute, RouteNode } from '../../core/routes/route-file.js';
 import type { RouteBand } from '../../core/routes/band.js';
 import type { ItemAnswer } from './route-from-item.js';
-import type { NodeRow, RouteRow, RouteStore } from './route-store.js';
+import { isNightJobRoute, type NodeRow, type RouteRow, type RouteStore } from './route-store.js';
 
 /**
  * The route verbs' handlers (issue 14 § 3): `/v1/routes…`. musher reads the route files of the repository a client's
@@ -54,8 +54,17 @@ async function repoRootOf(cwd: string): Promise<string | null> {
   }
 }
 
+/** A route file whose key is an overnight job's (which has no file): loading it would rewrite the job, so it is refused. */
+function jobRouteClash(store: RouteStore, key: string, shown: string): string | null {
+  const had = store.route(key);
+  return had && isNightJobRoute(had) ? `${shown}: '${key}' is an overnight job's key (sleds queue shows it) — name the route file another key` : null;
+}
+
 /** Reads and loads the route files (all, or `key`'s) of the repository `cwd` is in. */
 export async function loadRoutes(deps: RoutesApiDeps, cwd: string, key?: string): Promise<ApiAnswer> {
+  // An overnight job's route has no file: there is nothing to read for it (and `route show <job>` works from anywhere).
+  const job = key === undefined ? null : deps.store.route(key);
+  if (job && isNightJobRoute(job)) return { status: 200, body: { repoRoot: job.repoRoot, loaded: [] } };
   const root = await repoRootOf(cwd);
   if (!root) return { status: 409, body: { error: `${cwd} is not in a git repository — routes live in <repo>/.sleds/routes/<key>.yml` } };
   const dir = join(root, ROUTES_DIR);
@@ -74,6 +83,8 @@ export async function loadRoutes(deps: RoutesApiDeps, cwd: string, key?: string)
     const shown = relative(root, path);
     const r = parseRouteFile(readFileSync(path, 'utf8'), { path: shown, harnesses: deps.harnesses });
     if (!r.ok) return { status: 422, body: { error: r.error } };
+    const taken = jobRouteClash(deps.store, r.route.key, shown);
+    if (taken) return { status: 409, body: { error: taken } };
     parsed.push({ route: r.route, path });
   }
   const mode = deps.defaultMode(root);
@@ -93,6 +104,8 @@ export async function planRoute(deps: RoutesApiDeps, plan: z.output<typeof Route
   const text = `${header}\n${stringify(doc, { lineWidth: 0 })}`;
   const r = parseRouteFile(text, { path: shown, harnesses: deps.harnesses });
   if (!r.ok) return { status: 422, body: { error: r.error } };
+  const taken = jobRouteClash(deps.store, r.route.key, shown);
+  if (taken) return { status: 409, body: { error: taken } };
   const path = join(root, shown);
   mkdirSync(join(root, ROUTES_DIR), { recursive: true });
   try {

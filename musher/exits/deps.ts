@@ -4,6 +4,8 @@ import type { Binaries } from '../resume/resume-job.js';
 import type { ResumeRunner } from '../resume/runner.js';
 import type { Scheduler } from '../scheduler/scheduler.js';
 import type { HandoffService } from '../handoff/service.js';
+import type { NightJobAnswer } from '../engine/night-jobs.js';
+import type { WallRow } from '../store/wall-book.js';
 
 /** Where a live harness process of a session runs in tmux: enough to restart it in place. */
 export interface LivePane {
@@ -24,6 +26,13 @@ export interface ExitDeps {
     mint(req: { seat: string; project: string | null; sessionId: string; wallId: string; ttlMs: number }): Promise<{ token: string; baseUrl: string; openaiBaseUrl: string }>;
   } | null;
   scheduler: Pick<Scheduler, 'schedule' | 'cancelForWall'>;
+  /** Exit 3's overnight jobs: the wall's session made a job that resumes it; null when this musher makes none. */
+  nightJobs: {
+    /** The wall's session as a job, with its own cap (`/sled 3 cap $30`) or the policy's (null). */
+    atWall(wall: WallRow, capMicros: number | null): Promise<NightJobAnswer>;
+    /** Cancels the jobs queued at the wall that have not started (but `keep`): the ids cancelled. */
+    cancelForWall(wallId: string, reason: string, keep?: string): string[];
+  } | null;
   /** Sealed hand-offs to a teammate; null when this musher cannot send them. */
   handoff: Pick<HandoffService, 'send'> | null;
   resume: {

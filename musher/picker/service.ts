@@ -13,11 +13,12 @@ import type { PriceTable } from '../../core/price-table.js';
 import type { RosterFile } from '../../core/roster.js';
 import type { Task } from '../../core/task/task.js';
 import type { Clock } from '../clock.js';
-import { OVERNIGHT_KIND } from '../exits/overnight.js';
+import type { NightJobs } from '../engine/night-jobs.js';
+import { nodeBand } from '../../core/routes/band.js';
+import { formatUsdShort } from '../../core/format.js';
 import type { ForecastSnapshot } from '../forecast/forecaster.js';
 import type { EstimateService } from '../estimate/service.js';
 import type { Log } from '../log.js';
-import type { Scheduler } from '../scheduler/scheduler.js';
 import type { DispatchedPromptStore } from '../store/dispatched-prompts.js';
 import type { SessionRow, SessionStore } from '../store/sessions.js';
 import type { TaskStore } from '../store/tasks.js';
@@ -71,7 +72,8 @@ export interface PickerDeps {
   keyConfigured(provider: 'anthropic' | 'openai'): Promise<boolean>;
   rosterAt(dir: string): RosterFile | null;
   handoffReady(): Promise<boolean>;
-  scheduler: Pick<Scheduler, 'schedule'>;
+  /** Overnight jobs (musher/engine/night-jobs.ts): Queue makes one, sized and capped first. */
+  nightJobs: Pick<NightJobs, 'queue'>;
   /** The wall a session is at now, if any. */
   wallOf(sessionId: string): WallRow | null;
   /** Why a harness cannot run here (not installed…); null: it can. */
@@ -221,30 +223,29 @@ export class PickerService {
     return { ok: true, line: `${how}: ${shellLine(command)}`, command };
   }
 
-  private queue(picked: Picked, row: PickerRow): DispatchAnswer {
+  /** Queue: the task as an overnight job (a one-node overnight route the engine runs in the window), sized and capped first. */
+  private async queue(picked: Picked, row: PickerRow): Promise<DispatchAnswer> {
     const now = this.d.clock.now();
-    const window = this.d.policy.forDirectory(picked.task.repo).overnightWindow(now, this.d.timeZone);
-    if (!window) return { ok: false, line: 'the policy has no overnight window — add `overnight: {from: "22:00", to: "06:00"}` to .sleds/policy.yml' };
-    // Inside the window already (it is 1 am): the job runs now, while the window lasts.
-    const runAt = Math.max(window.startMs, now);
-    const job = this.d.scheduler.schedule({
-      kind: OVERNIGHT_KIND,
-      sessionId: picked.running?.sessionId ?? null,
-      runAt,
-      payload: {
-        taskId: picked.task.id,
-        harness: row.harness,
-        model: row.model,
-        cwd: picked.task.repo ?? picked.running?.cwd ?? null,
-        prompt: this.promptOf(picked.task),
-        endMs: window.endMs,
-        from: 'picker',
-      },
+    const made = await this.d.nightJobs.queue({
+      cwd: picked.task.repo ?? picked.running?.cwd ?? null,
+      title: picked.task.title,
+      brief: this.promptOf(picked.task),
+      harness: row.harness,
+      model: row.model,
+      band: row.band ? nodeBand({ band: row.band, prior: null }) : null,
+      capMicros: null,
+      resume: null,
+      from: 'the picker',
+      raise: "a cap in the policy's overnight block, e.g. cap:",
+      wallId: null,
     });
+    if (!made.ok) return { ok: false, line: made.line };
+    const { window } = made;
     const span = `${formatShortTime(window.startMs, this.d.timeZone)}–${formatShortTime(window.endMs, this.d.timeZone)}`;
+    const band = `${formatUsdShort(Math.round(made.band.lowUsd * 1e6))}–${formatUsdShort(Math.round(made.band.highUsd * 1e6)).slice(1)}`;
     return {
       ok: true,
-      line: `Queued task ${picked.task.id} for ${runAt > window.startMs ? 'now, in the' : 'the'} overnight window (${span}) on the batch tier at ½ price${row.model ? ` on ${shortModel(row.model)}` : ''}, ${row.bandText}: job ${job.id}. 'sleds jobs' shows it; 'sleds jobs cancel ${job.id}' undoes it.`,
+      line: `Queued task ${picked.task.id} for ${now > window.startMs ? 'now, in the' : 'the'} overnight window (${span}) on the batch tier at ½ price${row.model ? ` on ${shortModel(row.model)}` : ''}, ${band} with a cap of ${formatUsdShort(made.capMicros)}: job ${made.job}. 'sleds queue' shows it; 'sleds queue cancel ${made.job}' undoes it.`,
     };
   }
 

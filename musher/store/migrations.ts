@@ -563,8 +563,16 @@ const MIGRATIONS: ReadonlyArray<Migration> = [
   `,
   // 29 (issue 15 § 1): an overnight node's own cap (the route file's `cap:`); null: the policy's overnight.cap.
   `ALTER TABLE route_nodes ADD COLUMN cap_micros INTEGER;`,
-  // 30: another change of issue 15 (kept empty here; the branch that owns it fills it in).
-  ``,
+  // 30 (issue 15 § 1, § 3): an overnight job made at a wall resumes the wall's session: its harness session id and the
+  // transcript it was read from (placed for the job's worktree before the first run); null: the node starts fresh. A job
+  // route remembers its wall, so /sled cancel at that wall ends it. base_ref: the commit a job's worktree starts from (the
+  // wall session's HEAD with its uncommitted work); null: the remote's base branch, as every route node.
+  `
+  ALTER TABLE route_nodes ADD COLUMN resume_from TEXT;
+  ALTER TABLE route_nodes ADD COLUMN resume_transcript TEXT;
+  ALTER TABLE routes ADD COLUMN wall_id TEXT;
+  ALTER TABLE route_nodes ADD COLUMN base_ref TEXT;
+  `,
   // 31 (issue 15 § 5): the ladder. A decision keeps its rung (context, decided, on-call, person) and its reason; a
   // question asked through the MCP ask verb keeps whether it is reversible, its risk, its rung (escalated, then parked
   // when its on-call did not answer in time), who it went to and until when it holds its job's overnight slot.

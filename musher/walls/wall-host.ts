@@ -11,6 +11,7 @@ import type { SessionStore } from '../store/sessions.js';
 import type { UsageStore } from '../store/usage.js';
 import type { WallBook } from '../store/wall-book.js';
 import type { TaskService } from '../tasks/service.js';
+import type { ExitDeps } from '../exits/deps.js';
 
 /**
  * What the wall's wiring takes from musher: its stores and the few services the exits stand on. A port, so the
@@ -27,6 +28,8 @@ export interface WallHost {
   readonly roster: RosterReader;
   readonly tasks: TaskService;
   readonly estimates: EstimateService;
+  /** Exit 3's overnight jobs (musher/engine/night-jobs.ts, bound to the wall's session and task). */
+  readonly wallNightJobs: ExitDeps['nightJobs'];
   binaries(): Binaries;
   accountOfSession(sessionId: string | null): Account;
   barsNow(): { now: number; bars: BarStatus[] };

@@ -57,6 +57,7 @@ export function buildWallKeeper(m: WallHost, w: WallWiring, o: { clock: Clock; l
     },
     gateway: w.gateway,
     handoff: w.handoff,
+    nightJobs: m.wallNightJobs,
     scheduler: m.scheduler,
     resume: { livePane: (id) => livePane(m, o.claudeConfigDir, id), binaries: () => m.binaries(), runner: m.resumeRunner },
     sessionCwd: (id) => m.sessions.get(id)?.cwd ?? null,

@@ -1,4 +1,5 @@
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -20,7 +21,8 @@ const PROMPT = "Fix the flaky login test\n\nIt fails one run in five on CI; don'
 function repoDir(): string {
   const d = mkdtempSync(join(tmpdir(), 'sleds-pick-repo-'));
   dirs.push(d);
-  mkdirSync(join(d, '.git'));
+  // A real repository: an overnight job runs in a worktree of its git top-level.
+  execFileSync('git', ['init', '-q', d]);
   mkdirSync(join(d, '.sleds'));
   writeFileSync(join(d, '.sleds', 'roster.yml'), 'teammates:\n  - handle: dana\n    name: Dana\n    slack: "@dana"\n  - handle: me\n');
   return d;
@@ -118,7 +120,7 @@ describe('sleds pick', () => {
     expect(words.stdout).toContain(' 2  Claude Code · sonnet 5.5: ');
   });
 
-  it('taking a verb: Switch gives the exact command, Queue schedules the overnight job, Hand off says why not, Offer says what to send', async () => {
+  it('taking a verb: Switch gives the exact command, Queue makes an overnight job (sized and capped), Hand off says why not, Offer says what to send', async () => {
     const { w, repo, task } = await worldWithTask();
     await sleds(w, ['task', task.id, 'worth', 'high']);
 
@@ -137,7 +139,7 @@ describe('sleds pick', () => {
     expect(offer.body.ok).toBe(true);
     expect(offer.body.line).toMatch(new RegExp(`^Send dana \\(Slack @dana\\): "Can you take task ${task.id}, Fix the flaky login test\\? sleds sizes it \\$[0-9.–]+ · [0-9–]+ min \\(prior\\) on opus 5\\.5\\. To start: cd `));
 
-    // The batch tier needs the platform key: with one, Queue puts the overnight job on the scheduler.
+    // The batch tier needs the platform key: with one, Queue makes the overnight job, a one-node route the engine runs.
     expect((await dispatch(w, task.id, { verb: 'Queue' })).body.ok).toBe(false);
     const key = await sleds(w, ['key', 'set', 'anthropic'], 'sk-ant-api03-PICKERTEST-0123456789abcdef\n');
     expect(key.code, key.stderr).toBe(0);
@@ -147,16 +149,37 @@ describe('sleds pick', () => {
     const words = (d: Date): string => `${d.getUTCHours() % 12 || 12}:00${d.getUTCHours() < 12 ? 'am' : 'pm'}`;
     const to = new Date(from.getTime() + 2 * 3_600_000);
     writeFileSync(join(repo, '.sleds', 'policy.yml'), `overnight: {from: "${hhmm(from)}", to: "${hhmm(to)}"}\n`);
+    const opusBand = (await pick(w, task.id)).rows.find((r) => r.kind === 'overnight')!.band!;
     const queued = await dispatch(w, task.id, { verb: 'Queue' });
     expect(queued.body.ok, queued.body.line).toBe(true);
-    const jobId = /job ([a-z2-9]{8})/.exec(queued.body.line)![1]!;
-    expect(queued.body.line).toContain(`for the overnight window (${words(from)}–${words(to)}) on the batch tier at ½ price on opus 5.5`);
-    const jobs = JSON.parse((await sleds(w, ['jobs', '--json'])).stdout) as { jobs: Array<{ id: string; kind: string; state: string; runAt: number; payload: Record<string, unknown> }> };
-    const job = jobs.jobs.find((j) => j.id === jobId)!;
-    expect(job).toMatchObject({ kind: 'overnight', state: 'scheduled', payload: { taskId: task.id, harness: 'claude-code', model: 'claude-opus-5-5', cwd: repo, prompt: PROMPT, from: 'picker' } });
-    expect(new Date(job.runAt).getUTCHours()).toBe(from.getUTCHours()); // the policy's window, in the world's zone (UTC)
-    expect(job.runAt).toBeGreaterThan(Date.now());
-    expect(job.runAt - Date.now()).toBeLessThan(2 * 3_600_000);
+    const jobId = /: job (night-[a-z0-9]{6})\./.exec(queued.body.line)![1]!;
+    expect(queued.body.line).toContain(`for the overnight window (${words(from)}–${words(to)}) on the batch tier at ½ price on opus 5.5, `);
+    expect(queued.body.line).toContain(`with a cap of $10: job ${jobId}. 'sleds queue' shows it; 'sleds queue cancel ${jobId}' undoes it.`);
+    type Queue = { jobs: Array<{ job: string; kind: string; state: string; title: string; band: { lowUsd: number; highUsd: number } | null; capMicros: number | null; note: string | null }> };
+    const queue = async () => JSON.parse((await sleds(w, ['queue', '--json'])).stdout) as Queue;
+    const listed = (await queue()).jobs;
+    expect(listed).toHaveLength(1);
+    // Sized at ½ price (the batch tier), under the policy's default cap ($10), armed and waiting for the window.
+    expect(listed[0]).toMatchObject({ job: jobId, kind: 'job', state: 'QUEUED', title: 'Fix the flaky login test', capMicros: 10_000_000 });
+    expect(listed[0]!.band!.lowUsd).toBeCloseTo(opusBand.lowMicros / 2e6, 2);
+    expect(listed[0]!.band!.highUsd).toBeCloseTo(opusBand.highMicros / 2e6, 2);
+    expect(listed[0]!.note).toMatch(/^the window opens at /);
+    const route = JSON.parse((await sleds(w, ['route', 'show', jobId, '--json'])).stdout) as { route: { repoRoot: string; mode: string; filePath: string }; waves: Array<Array<{ nodeId: string; armed: boolean; harness: string; model: string }>> };
+    expect(route.route).toMatchObject({ repoRoot: realpathSync(repo), mode: 'auto', filePath: '' });
+    expect(route.waves).toEqual([[expect.objectContaining({ nodeId: 'job', armed: true, harness: 'claude-code', model: 'claude-opus-5-5' })]]);
+    // Nothing went on the scheduler: the engine runs it.
+    expect((JSON.parse((await sleds(w, ['jobs', '--json'])).stdout) as { jobs: Array<{ kind: string }> }).jobs.filter((j) => j.kind === 'overnight')).toEqual([]);
+
+    // A cap under the band's low end at ½ price: refused with the band, and nothing is made.
+    writeFileSync(join(repo, '.sleds', 'policy.yml'), `overnight: {from: "${hhmm(from)}", to: "${hhmm(to)}", cap: "$0.05"}\n`);
+    const refused = await dispatch(w, task.id, { verb: 'Queue' });
+    expect(refused.body.ok).toBe(false);
+    expect(refused.body.line).toMatch(/^refused: its band at ½ price is \$[0-9.]+–[0-9.]+, over its cap of \$0\.05 — raise it: a cap in the policy's overnight block, e.g. cap: \$[0-9.]+$/);
+    expect((await queue()).jobs.map((j) => j.job)).toEqual([jobId]);
+
+    const cancelled = await sleds(w, ['queue', 'cancel', jobId, '--json']);
+    expect(cancelled.code, cancelled.stderr).toBe(0);
+    expect(JSON.parse(cancelled.stdout)).toMatchObject({ job: jobId, state: 'CANCELLED' });
 
     // The session the command starts sends the task's prompt first: it joins the task instead of starting another.
     await sleds(w, ['hook', 'UserPromptSubmit'], JSON.stringify({ session_id: 's2', prompt: PROMPT, cwd: repo, hook_event_name: 'UserPromptSubmit' }));

@@ -29,6 +29,7 @@ function world() {
     },
     scheduler: { schedule: () => { throw new Error('not here'); }, cancelForWall: () => [] } as unknown as ExitDeps['scheduler'],
     handoff: null,
+    nightJobs: null,
     resume: {
       livePane: () => ({ pane: '%3', socket: '/tmp/tmux-1000/default', claudeConfigDirEnv: null }),
       binaries: () => ({ claude: '/opt/claude', codex: null, tmux: '/usr/bin/tmux' }),

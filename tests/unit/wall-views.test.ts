@@ -153,9 +153,9 @@ const OUTCOMES: Array<[string, ExitOutcome, string, string[]]> = [
   ],
   [
     '3',
-    { ...at, exit: 'overnight', result: 'scheduled', startMs: Date.UTC(2026, 11, 1, 6, 0), endMs: Date.UTC(2026, 11, 1, 12, 0) },
-    "Queued for tonight's window (1:00am–7:00am) on the batch tier at ½ price; `sleds jobs` shows it. /sled cancel undoes it.",
-    ['sleds jobs', '/sled cancel'],
+    { ...at, exit: 'overnight', result: 'scheduled', startMs: Date.UTC(2026, 11, 1, 6, 0), endMs: Date.UTC(2026, 11, 1, 12, 0), job: 'night-4f2a9c', lowMicros: 6_400_000, highMicros: 15_000_000, capMicros: 20_000_000 },
+    "Queued as overnight job night-4f2a9c for tonight's window (1:00am–7:00am) on the batch tier at ½ price ($6.40–15, cap $20): this session resumes headless where it stopped, in its own worktree. `sleds queue` shows it; /sled cancel undoes it.",
+    ['sleds queue', 'sleds queue cancel night-4f2a9c'],
   ],
   [
     '6',
