@@ -1,3 +1,5 @@
+import { oneLine } from '../format.js';
+
 /**
  * `/sled resume` and `sleds resume <job>` (issue 15 § 6), the pure half: what a delivered overnight job did and
  * decided, as the morning reads it — one block for the person, and the same as context for the agent of the session
@@ -33,10 +35,6 @@ export interface ResumeInput {
   formatTime(ms: number): string;
 }
 
-const oneLine = (s: string, max: number) => {
-  const t = s.replace(/\s+/g, ' ').trim();
-  return t.length > max ? `${t.slice(0, max - 1)}…` : t;
-};
 
 export function resumeSummary(i: ResumeInput): { text: string; context: string } {
   const pr = i.prNumber !== null ? `PR #${i.prNumber}${i.prUrl ? ` ${i.prUrl}` : ''}` : 'its PR not opened yet';
