@@ -224,42 +224,21 @@ export function nodeReceiptBody(i: NodeReceiptInput): ReceiptBody {
   };
 }
 
-/** "12 min · $0.43 · in band · seat dana · claude-code · claude-sonnet-4-5 · signed"; an unpriced model is named beside the dollars. */
+/**
+ * "12 min · $0.43 · in band · seat dana · claude-code · claude-sonnet-4-5 · signed"; an unpriced model is named beside
+ * the dollars. An overnight job's reads the way its morning reader weighs it, what it cost against what it was
+ * estimated at and on which tier: "$6.02 actual at ½ price · est $9–24 · 38 min · in band · seat dana · …".
+ */
 export function nodeReceiptLine(r: Pick<NodeReceipt, 'body' | 'signature'> & { unpriced?: readonly string[] }): string {
   const b = r.body;
   const unpriced = r.unpriced ?? [];
   // A band word on dollars that leave a model out would judge a part as the whole.
   const word = unpriced.length > 0 && b.band ? 'band not judged' : bandWord(b);
-  if (b.tier === 'batch') return nightReceiptLine(r, unpriced, word);
-  return [
-    `${Math.round(b.activeMinutes)} min`,
-    `${formatUsd(b.costMicros)}${unpriced.length > 0 ? ` + ${unpriced.join(', ')} unpriced` : ''}`,
-    word,
-    `seat ${b.seat}`,
-    b.harness,
-    b.models.length > 0 ? b.models.join('+') : 'no model',
-    r.signature ? 'signed' : UNSIGNED_NOTE,
-  ].join(' · ');
-}
-
-/**
- * An overnight job's receipt, read the way its morning reader weighs it — what it cost against what it was estimated
- * at, on which tier: "$6.02 actual at ½ price · est $9–24 · 38 min · in band · seat dana · claude-code ·
- * claude-sonnet-5 · signed".
- */
-function nightReceiptLine(r: Pick<NodeReceipt, 'body' | 'signature'>, unpriced: readonly string[], word: string): string {
-  const b = r.body;
+  const dollars = `${formatUsd(b.costMicros)}${b.tier === 'batch' ? ' actual at ½ price' : ''}${unpriced.length > 0 ? ` + ${unpriced.join(', ')} unpriced` : ''}`;
+  const minutes = `${Math.round(b.activeMinutes)} min`;
   const est = b.band ? `est ${formatUsd(b.band.lowMicros)}–${formatUsd(b.band.highMicros)}` : 'no estimate';
-  return [
-    `${formatUsd(b.costMicros)} actual at ½ price${unpriced.length > 0 ? ` + ${unpriced.join(', ')} unpriced` : ''}`,
-    est,
-    `${Math.round(b.activeMinutes)} min`,
-    word,
-    `seat ${b.seat}`,
-    b.harness,
-    b.models.length > 0 ? b.models.join('+') : 'no model',
-    r.signature ? 'signed' : UNSIGNED_NOTE,
-  ].join(' · ');
+  const head = b.tier === 'batch' ? [dollars, est, minutes] : [minutes, dollars];
+  return [...head, word, `seat ${b.seat}`, b.harness, b.models.length > 0 ? b.models.join('+') : 'no model', r.signature ? 'signed' : UNSIGNED_NOTE].join(' · ');
 }
 
 /** The line of the receipt a node's row carries, or null before it has one (or when what it holds is not a receipt). */
