@@ -101,7 +101,7 @@ export function nightResume(d: NightResumeDeps) {
         summary: node.summary,
         checks: verified?.checks ?? null,
         receiptLine: receiptLineOf(node.receipt),
-        decisions: decisions.map((x) => ({ ...x, rung: (x as { rung?: string | null }).rung ?? null, reason: (x as { reason?: string | null }).reason ?? null })),
+        decisions,
         branchHere,
         formatTime: d.formatTime,
       });

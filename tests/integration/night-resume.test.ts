@@ -38,6 +38,7 @@ nodes:
     });
     await w.until(() => w.state('job') === 'AWAITING_MERGE', 'the overnight job delivered', 40);
     w.store.addDecision({ routeKey: 'eng-503', nodeId: 'job', question: 'A file or a link?', options: ['A file', 'A link'], answer: 'A link', answeredBy: 'dana', answeredAt: w.clock.now(), source: 'slack' });
+    w.store.addDecision({ routeKey: 'eng-503', nodeId: 'job', question: 'Gzip the CSV?', options: ['Yes', 'No'], answer: 'Yes', answeredBy: 'sleds', answeredAt: w.clock.now() + 1, source: 'ladder', rung: 'decided', reason: "reversible, low risk: took the agent's first option" });
     const resume = nightResume({ routes: w.store, events: new LifecycleEvents(w.db), formatTime: (ms) => new Date(ms).toISOString().slice(11, 16) });
     const node = w.store.node('eng-503', 'job')!;
 
@@ -54,6 +55,7 @@ nodes:
         'Checks: test ✓',
         'Decided overnight:',
         '  - A file or a link? → A link (dana, 09:00)',
+        "  - Gzip the CSV? → Yes (decided: reversible, low risk: took the agent's first option)",
       ]),
     );
     expect(body.text).toContain('Changed: export.txt');
