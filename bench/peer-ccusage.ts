@@ -7,9 +7,10 @@ import { dirname, join } from 'node:path';
  * The peer a user would otherwise pick, on the same history: ccusage. Its full scan is timed with its peak memory,
  * and its daily report is held against `sleds report daily` (issue 16 § 1 and § 3).
  *
- * It is not a dev dependency: its Rust binary ships in per-platform npm packages, and the registry this project's CI
- * reaches holds only `@ccusage/ccusage-linux-x64`, so a lock file with ccusage in it cannot pass `npm ci`. The bench
- * uses it when it is there: `npm i --no-save ccusage@20.0.24` (the version the issue measured).
+ * It is a dev dependency, pinned (20.0.24, the version the issue measured). Its Rust binary ships in per-platform npm
+ * packages; the registry this project's CI reaches holds only `@ccusage/ccusage-linux-x64`, so the lock file's entries
+ * for the other platforms were written by hand (os and cpu only: `npm ci` skips a platform's package that is not this
+ * machine's without fetching it). After an `npm install` that drops them, put them back the same way.
  */
 export const CCUSAGE_VERSION = '20.0.24';
 
@@ -20,7 +21,7 @@ export function ccusageEntry(): { entry: string; version: string } | null {
     const meta = JSON.parse(readFileSync(pkg, 'utf8')) as { bin: Record<string, string>; version: string };
     return { entry: join(dirname(pkg), meta.bin.ccusage!), version: meta.version };
   } catch {
-    // Not installed: the bench says how to add it and goes on without the peer.
+    // Not installed (an `npm ci --omit=dev`): the bench says so and goes on without the peer.
     return null;
   }
 }

@@ -159,7 +159,7 @@ async function main(): Promise<void> {
     results.ccusageScanMs = peer.ms;
     results.ccusagePeakMb = peer.peakMb ?? -1;
     say(`ccusage ${ccusage.version} full scan   ${(peer.ms / 1000).toFixed(2)} s (${peer.peakMb === null ? 'peak memory not measurable here' : `${peer.peakMb.toFixed(0)} MB peak`})`);
-  } else say(`ccusage                   not installed — npm i --no-save ccusage@${CCUSAGE_VERSION} to run it side by side`);
+  } else say(`ccusage                   not installed — it is a dev dependency (ccusage@${CCUSAGE_VERSION}): npm ci installs it`);
   const t1 = process.hrtime.bigint();
   startMusher(big.env);
   // Hooks while the first backfill runs: musher must keep answering them.

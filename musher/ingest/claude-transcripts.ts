@@ -2,6 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { CLAUDE_TRANSCRIPT_SOURCE, parseClaudeTranscriptLine } from '../../harnesses/claude-code/transcript.js';
 import { priceUsage } from '../../core/pricing.js';
 import type { PriceTable } from '../../core/price-table.js';
+import type { PricedCost, UsageRecord } from '../../core/usage.js';
 import type { Clock } from '../clock.js';
 import type { Log } from '../log.js';
 import type { HistoryStore } from '../store/histories.js';
@@ -92,6 +93,9 @@ export class ClaudeTranscriptSource {
   private record(path: string, lines: Line[]): void {
     const seenSessions = new Set<string>();
     const history = this.deps.histories.of(path);
+    // Claude Code writes one record per content block, each with the reply's usage: they are merged here, in the
+    // chunk, so the store is written once per reply rather than once per block (the same result as its upsert).
+    const pending = new Map<string, { usage: UsageRecord; cost: PricedCost; seat: string | null }>();
     for (const line of lines) {
       const sendersSeat = history !== null && line.offset < history.bytes ? history.seat : null;
       if (!line.text.trimEnd().endsWith('}')) {
@@ -108,7 +112,13 @@ export class ClaudeTranscriptSource {
       switch (parsed.kind) {
         case 'usage': {
           const cost = priceUsage(this.deps.prices, parsed.usage);
-          this.deps.usage.record(parsed.usage, cost, sendersSeat);
+          const earlier = pending.get(parsed.usage.dedupKey);
+          if (earlier === undefined) pending.set(parsed.usage.dedupKey, { usage: parsed.usage, cost, seat: sendersSeat });
+          else if (parsed.usage.outputTokens > earlier.usage.outputTokens) {
+            // What the store's upsert does with a later block that counts more output: that count and its cost.
+            earlier.usage = { ...earlier.usage, outputTokens: parsed.usage.outputTokens };
+            earlier.cost = cost;
+          }
           if (!cost.priced && !this.unpricedLogged.has(parsed.usage.model)) {
             this.unpricedLogged.add(parsed.usage.model);
             this.deps.log.error(`${path}:${line.offset}: ${cost.reason} — recorded as unpriced, not $0 (add it under prices/effective/)`);
@@ -136,6 +146,7 @@ export class ClaudeTranscriptSource {
           break;
       }
     }
+    for (const p of pending.values()) this.deps.usage.record(p.usage, p.cost, p.seat);
   }
 }
 

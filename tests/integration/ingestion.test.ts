@@ -56,6 +56,36 @@ describe('transcript ingestion', () => {
     expect(s.sessions.find((x) => x.sessionId === 'sess-a')).toMatchObject({ costMicros: 21_000, usageRecords: 2 });
   });
 
+  it('keeps the largest output count of a reply whose blocks disagree, read in one chunk as across two', async () => {
+    const w = world();
+    const dir = join(w.claudeDir, 'projects', '-p');
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, 'sess-b.jsonl');
+    const block = (output: number, input: number) => {
+      const r = JSON.parse(assistant('sess-b', 'm1', 'claude-sonnet-4-6')) as { message: { usage: Record<string, number> } };
+      r.message.usage.output_tokens = output;
+      r.message.usage.input_tokens = input;
+      return JSON.stringify(r);
+    };
+    // Blocks of one reply: 500 output, then 900 (the final count), then 700. The first block's input stands, as the
+    // store's upsert keeps it; the 900-output block's own cost is what is kept with its count.
+    writeFileSync(file, `${block(500, 1000)}\n${block(900, 2000)}\n${block(700, 1000)}\n`);
+    await startMusher(w);
+    let s = await idle(w, readFileSync(file).length);
+    expect(s.totals.usageRecords).toBe(1);
+    // 2000 input × $3/M + 900 output × $15/M = $0.0195 (the cost of the block whose count is kept)
+    expect(s.totals.costMicros).toBe(19_500);
+    // A later chunk with a smaller count changes nothing; a larger one wins again.
+    appendFileSync(file, `${block(100, 1000)}\n`);
+    s = await idle(w, readFileSync(file).length);
+    expect(s.totals.costMicros).toBe(19_500);
+    appendFileSync(file, `${block(1000, 1000)}\n`);
+    s = await idle(w, readFileSync(file).length);
+    // 1000 × $3/M + 1000 × $15/M = $0.018
+    expect(s.totals.costMicros).toBe(18_000);
+    expect(s.totals.usageRecords).toBe(1);
+  });
+
   it('a truncated line, a 20 MB line and an unknown model each cost one log line and nothing else', async () => {
     const w = world();
     const dir = join(w.claudeDir, 'projects', '-p');
