@@ -205,10 +205,11 @@ describe('the tmux runner', () => {
     const w = await engineWorlds.world({ runner: runner(), route: 'title: Exports\nnodes:\n  - id: schema\n    title: Export jobs table\n    brief: |\n      @write schema.sql create table export_jobs (id int);\n' });
     await w.until(() => w.state('schema') === 'AWAITING_MERGE', 'schema awaiting merge');
     expect(w.gh.pull('acme/shop', w.store.node('eng-503', 'schema')!.prNumber!)!.body).toContain('Changed: schema.sql');
-    // The run's end is known from its exit file; tmux marks the pane dead a moment later, once run-window exits.
-    const windows = await waitFor('the pane to be marked dead', async () => {
+    // The run's end is known from its exit file; tmux marks the pane dead a moment later, once run-window exits, and
+    // can list it dead before it has its exit status: wait for both.
+    const windows = await waitFor('the pane to be marked dead with its exit status', async () => {
       const list = (await tm('list-windows', '-t', `=${TMUX_SESSION}`, '-F', '#{window_name} #{pane_dead} #{pane_dead_status}')).split('\n');
-      return list.every((l) => l.split(' ')[1] === '1') ? list : null;
+      return list.every((l) => l.split(' ')[1] === '1' && (l.split(' ')[2] ?? '') !== '') ? list : null;
     });
     expect(windows).toEqual(['eng-503/schema 1 0']);
     expect(w.starts()).toHaveLength(1);
