@@ -2,12 +2,11 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { CLAUDE_TRANSCRIPT_SOURCE, parseClaudeTranscriptLine } from '../../harnesses/claude-code/transcript.js';
 import { priceUsage } from '../../core/pricing.js';
 import type { PriceTable } from '../../core/price-table.js';
-import type { PricedCost, UsageRecord } from '../../core/usage.js';
 import type { Clock } from '../clock.js';
 import type { Log } from '../log.js';
 import type { HistoryStore } from '../store/histories.js';
 import type { SessionStore } from '../store/sessions.js';
-import type { UsageStore } from '../store/usage.js';
+import { backlogStaging, type UsageEntry, type UsageStore } from '../store/usage.js';
 import type { WallStore } from '../store/walls.js';
 import type { FileFollower, Line } from './file-follower.js';
 import { JsonlSource } from './jsonl-source.js';
@@ -57,6 +56,7 @@ export class ClaudeTranscriptSource {
       accepts: (path) => path.endsWith('.jsonl'),
       record: (path, lines) => this.record(path, lines),
       onProgress: deps.onProgress,
+      staging: backlogStaging(deps.usage),
     });
   }
 
@@ -93,9 +93,8 @@ export class ClaudeTranscriptSource {
   private record(path: string, lines: Line[]): void {
     const seenSessions = new Set<string>();
     const history = this.deps.histories.of(path);
-    // Claude Code writes one record per content block, each with the reply's usage: they are merged here, in the
-    // chunk, so the store is written once per reply rather than once per block (the same result as its upsert).
-    const pending = new Map<string, { usage: UsageRecord; cost: PricedCost; seat: string | null }>();
+    // One record per content block, each with the reply's usage: the store writes the chunk's once per reply.
+    const entries: UsageEntry[] = [];
     for (const line of lines) {
       const sendersSeat = history !== null && line.offset < history.bytes ? history.seat : null;
       if (!line.text.trimEnd().endsWith('}')) {
@@ -112,13 +111,7 @@ export class ClaudeTranscriptSource {
       switch (parsed.kind) {
         case 'usage': {
           const cost = priceUsage(this.deps.prices, parsed.usage);
-          const earlier = pending.get(parsed.usage.dedupKey);
-          if (earlier === undefined) pending.set(parsed.usage.dedupKey, { usage: parsed.usage, cost, seat: sendersSeat });
-          else if (parsed.usage.outputTokens > earlier.usage.outputTokens) {
-            // What the store's upsert does with a later block that counts more output: that count and its cost.
-            earlier.usage = { ...earlier.usage, outputTokens: parsed.usage.outputTokens };
-            earlier.cost = cost;
-          }
+          entries.push({ usage: parsed.usage, cost, seat: sendersSeat });
           if (!cost.priced && !this.unpricedLogged.has(parsed.usage.model)) {
             this.unpricedLogged.add(parsed.usage.model);
             this.deps.log.error(`${path}:${line.offset}: ${cost.reason} — recorded as unpriced, not $0 (add it under prices/effective/)`);
@@ -146,7 +139,7 @@ export class ClaudeTranscriptSource {
           break;
       }
     }
-    for (const p of pending.values()) this.deps.usage.record(p.usage, p.cost, p.seat);
+    this.deps.usage.recordMany(entries);
   }
 }
 

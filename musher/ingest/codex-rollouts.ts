@@ -19,7 +19,7 @@ import type { Log } from '../log.js';
 import type { BarStore } from '../store/bars.js';
 import type { HistoryStore } from '../store/histories.js';
 import type { SessionStore } from '../store/sessions.js';
-import type { UsageStore } from '../store/usage.js';
+import { backlogStaging, type UsageEntry, type UsageStore } from '../store/usage.js';
 import type { WallStore } from '../store/walls.js';
 import { MAX_LINE_BYTES, type FileFollower, type Line } from './file-follower.js';
 import { JsonlSource } from './jsonl-source.js';
@@ -121,6 +121,7 @@ export class CodexRolloutSource {
       // Oldest first (the names sort by date and local time): a fork's parent is read before the fork.
       orderBacklog: (paths) => [...paths].sort(),
       onProgress: deps.onProgress,
+      staging: backlogStaging(deps.usage),
     });
   }
 
@@ -227,6 +228,7 @@ export class CodexRolloutSource {
     };
 
     const history = this.deps.histories.of(path);
+    const entries: UsageEntry[] = [];
     for (const line of lines) {
       if (!line.text.trimEnd().endsWith('}')) {
         this.deps.log.error(`${path}:${line.offset}: truncated or malformed record (${line.text.length} bytes) — skipped`);
@@ -245,7 +247,7 @@ export class CodexRolloutSource {
         case 'usage': {
           const { usage } = parsed;
           const cost = priceUsage(this.deps.prices, usage);
-          this.deps.usage.record(usage, cost, sendersSeat);
+          entries.push({ usage, cost, seat: sendersSeat });
           if (!cost.priced && !this.unpricedLogged.has(usage.model)) {
             this.unpricedLogged.add(usage.model);
             this.deps.log.error(`${path}:${line.offset}: ${cost.reason} — recorded as unpriced, not $0 (add it under prices/effective/)`);
@@ -275,6 +277,7 @@ export class CodexRolloutSource {
           break;
       }
     }
+    this.deps.usage.recordMany(entries);
 
     const own = reader.state.sessionId;
     for (const [sessionId, t] of touches) {

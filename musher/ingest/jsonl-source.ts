@@ -28,7 +28,16 @@ export interface JsonlSourceOptions {
   orderBacklog?(paths: string[]): string[];
   /** Called as backfill progresses (bytes read so far, bytes known in all). */
   onProgress?: (done: number, total: number) => void;
+  /**
+   * Where a large backlog's records wait until it is all read (UsageStore's staging): begun when the listing at start
+   * finds at least `fromBytes` unread, merged and ended once the backlog is read; merged before anything is read too
+   * (what a crash left staged comes before what follows it).
+   */
+  staging?: { begin(): void; end(): void; merge(): Promise<void>; fromBytes?: number };
 }
+
+/** A backlog this big is staged: below it, records go straight in (a restart's few new lines, a test's history). */
+export const STAGE_FROM_BYTES = 8 * 1024 * 1024;
 
 export class JsonlSource {
   private watcher: FSWatcher | null = null;
@@ -39,8 +48,14 @@ export class JsonlSource {
   private doneBytes = 0;
   private idleWaiters: Array<() => void> = [];
   private readonly stopping = new AbortController();
+  /** Records of this source are being staged (a large backlog), or staged ones merged: it is still backfilling. */
+  private staging = false;
+  private merging = false;
+  private leftoverMerged: boolean;
 
-  constructor(private readonly opts: JsonlSourceOptions) {}
+  constructor(private readonly opts: JsonlSourceOptions) {
+    this.leftoverMerged = opts.staging === undefined;
+  }
 
   /**
    * Watches the folder (which the caller creates if it should exist). Resolves when what exists has been listed;
@@ -85,14 +100,17 @@ export class JsonlSource {
     if (!this.dirty.has(path)) {
       this.dirty.add(path);
       this.opts.onFile?.(path);
-      if (!this.ready) this.totalBytes += this.opts.follower.unreadBytesNow(path);
+      if (!this.ready) {
+        this.totalBytes += this.opts.follower.unreadBytesNow(path);
+        this.stageIfLarge();
+      }
     }
     this.pump();
   }
 
   progress(): { backfilling: boolean; pendingBytes: number } {
     return {
-      backfilling: !this.ready || (this.running !== null && this.totalBytes > this.doneBytes),
+      backfilling: !this.ready || this.merging || (this.running !== null && this.totalBytes > this.doneBytes),
       pendingBytes: Math.max(0, this.totalBytes - this.doneBytes),
     };
   }
@@ -105,9 +123,18 @@ export class JsonlSource {
 
   private markReady(): void {
     this.ready = true;
+    this.stageIfLarge();
     if (this.opts.orderBacklog && this.dirty.size > 1) this.dirty = new Set(this.opts.orderBacklog([...this.dirty]));
-    if (this.dirty.size > 0) this.pump();
+    if (this.dirty.size > 0 || !this.leftoverMerged) this.pump();
     else if (!this.running) this.wakeIdle();
+  }
+
+  /** Stages from the moment the listing at start has found a large backlog unread. */
+  private stageIfLarge(): void {
+    const staging = this.opts.staging;
+    if (!staging || this.staging || this.totalBytes - this.doneBytes < (staging.fromBytes ?? STAGE_FROM_BYTES)) return;
+    staging.begin();
+    this.staging = true;
   }
 
   private wakeIdle(): void {
@@ -117,7 +144,7 @@ export class JsonlSource {
   }
 
   private pump(): void {
-    if (this.running || this.dirty.size === 0) return;
+    if (this.running || (this.dirty.size === 0 && this.leftoverMerged)) return;
     if (!this.ready && this.opts.orderBacklog) return; // markReady starts it, in order
     this.running = this.drain().finally(() => {
       this.running = null;
@@ -128,6 +155,10 @@ export class JsonlSource {
 
   private async drain(): Promise<void> {
     const { follower, log, record, onProgress } = this.opts;
+    if (!this.leftoverMerged) {
+      this.leftoverMerged = true;
+      await this.mergeStaged();
+    }
     while (this.dirty.size > 0) {
       const path = this.dirty.values().next().value as string;
       this.dirty.delete(path);
@@ -144,6 +175,24 @@ export class JsonlSource {
       } catch (e) {
         log.error(`reading ${path}: ${(e as Error).message}`);
       }
+    }
+    // The backlog is read: its staged records go in (a stop leaves them for the next start).
+    if (this.staging && !this.stopping.signal.aborted) {
+      await this.mergeStaged();
+      this.staging = false;
+      this.opts.staging?.end();
+    }
+  }
+
+  private async mergeStaged(): Promise<void> {
+    if (!this.opts.staging) return;
+    this.merging = true;
+    try {
+      await this.opts.staging.merge();
+    } catch (e) {
+      this.opts.log.error(`merging the staged ${this.opts.what} usage: ${(e as Error).message} (it is merged at the next start)`);
+    } finally {
+      this.merging = false;
     }
   }
 }

@@ -607,6 +607,29 @@ const MIGRATIONS: ReadonlyArray<Migration> = [
   // 33 (issue 15 § 4): a node's last checkpoint — its harness session and a commit of its worktree as the turn left it
   // (JSON {sessionId, commit, at}); a crash, a restart or a lost worktree resumes from it instead of starting over.
   `ALTER TABLE route_nodes ADD COLUMN checkpoint TEXT;`,
+  // 34 (issue 16 § 1): a large backfill's usage waits here, unindexed and in the order it was read, committed with the
+  // files' offsets; UsageStore.mergeStaged moves it into usage_records in key order, a bounded chunk per transaction
+  // (random-key inserts, a few hundred per commit, were most of a cold backfill's time). Rows here count nowhere yet.
+  `
+  CREATE TABLE usage_staged (
+    dedup_key      TEXT NOT NULL,
+    source         TEXT NOT NULL,
+    session_id     TEXT NOT NULL,
+    model          TEXT NOT NULL,
+    ts             INTEGER NOT NULL,
+    input_tokens   INTEGER NOT NULL,
+    output_tokens  INTEGER NOT NULL,
+    cache_write_5m INTEGER NOT NULL,
+    cache_write_1h INTEGER NOT NULL,
+    cache_read     INTEGER NOT NULL,
+    web_searches   INTEGER NOT NULL,
+    service_tier   TEXT,
+    inference_geo  TEXT,
+    cost_micros    INTEGER,
+    unpriced_reason TEXT,
+    seat           TEXT
+  );
+  `,
 ];
 
 function slimHookEvents(db: Database.Database): void {

@@ -9,6 +9,48 @@ export interface SpendByModel {
   records: number;
 }
 
+/** One priced record on its way into the store; `seat` names the other seat it belongs to (null: this seat's own). */
+export interface UsageEntry {
+  usage: UsageRecord;
+  cost: PricedCost;
+  seat: string | null;
+}
+
+/**
+ * Claude Code writes one record per content block, each with the reply's usage; a later block may carry the final
+ * output count. A batch's repeats of one reply become one entry, as the store's upsert would leave them: the first
+ * block's fields, with a later block's greater output count and that block's cost.
+ */
+export function mergeRepeatedReplies(entries: Iterable<UsageEntry>): UsageEntry[] {
+  const byKey = new Map<string, UsageEntry>();
+  for (const e of entries) {
+    const earlier = byKey.get(e.usage.dedupKey);
+    if (earlier === undefined) byKey.set(e.usage.dedupKey, e);
+    else if (e.usage.outputTokens > earlier.usage.outputTokens) {
+      byKey.set(e.usage.dedupKey, { usage: { ...earlier.usage, outputTokens: e.usage.outputTokens }, cost: e.cost, seat: earlier.seat });
+    }
+  }
+  return [...byKey.values()];
+}
+
+/** Staged rows moved into usage_records per transaction: a few hundred milliseconds at most on a slow machine. */
+export const MERGE_CHUNK_ROWS = 8_000;
+
+const USAGE_COLUMNS = `dedup_key, source, session_id, model, ts, input_tokens, output_tokens,
+  cache_write_5m, cache_write_1h, cache_read, web_searches, service_tier, inference_geo, cost_micros, unpriced_reason, seat`;
+const USAGE_VALUES = `@dedupKey, @source, @sessionId, @model, @timestampMs, @inputTokens, @outputTokens,
+  @cacheWrite5mTokens, @cacheWrite1hTokens, @cacheReadTokens, @webSearchRequests, @serviceTier, @inferenceGeo,
+  @costMicros, @unpricedReason, @seat`;
+/** A later block that counts more output brings that count and its cost; every other field stays the first block's. */
+const KEEP_GREATER_OUTPUT = `ON CONFLICT(dedup_key) DO UPDATE SET
+  output_tokens = excluded.output_tokens, cost_micros = excluded.cost_micros
+  WHERE excluded.output_tokens > usage_records.output_tokens`;
+
+/** The store's staging as a JSONL source drives it (musher/ingest/jsonl-source.ts). */
+export function backlogStaging(usage: UsageStore): { begin(): void; end(): void; merge(): Promise<void> } {
+  return { begin: () => usage.beginStaging(), end: () => usage.endStaging(), merge: () => usage.mergeStaged() };
+}
+
 export interface SessionSpend {
   sessionId: string;
   costMicros: number;
@@ -21,9 +63,20 @@ export interface SessionSpend {
  * Priced usage records. The dedup key makes every insert idempotent: re-reading a file never counts twice. A record
  * with a `seat` is another seat's (a picked-up history: the sender's): kept for the conversation's own facts (its
  * last call's context), left out of this seat's spend, burn rate and calibration (the quarter hours skip it too).
+ *
+ * A large backfill stages its records instead (beginStaging): appended to usage_staged in the order read, committed with
+ * the files' offsets, and moved into usage_records by mergeStaged in key order, a chunk per transaction. Inserting
+ * random keys a few hundred per commit rewrites most of the key index's pages at every commit; a sorted chunk of
+ * thousands writes each page once. Staged rows count nowhere until merged (musher reports itself backfilling).
  */
 export class UsageStore {
   private readonly insert;
+  private readonly stage;
+  private readonly stagedSpan;
+  private readonly mergeUpTo;
+  private readonly unstageUpTo;
+  /** How many backfills are staging now (the Claude and Codex sources each may). */
+  private stagers = 0;
   private readonly sessionStmt;
   private readonly rangeStmt;
   private readonly totalsStmt;
@@ -31,17 +84,16 @@ export class UsageStore {
   private readonly sessionSeriesStmt;
   private readonly lastCallStmt;
   constructor(private readonly db: Db) {
-    // One record per content block repeats the usage; a later block may carry the final output count.
-    this.insert = db.prepare(
-      `INSERT INTO usage_records (dedup_key, source, session_id, model, ts, input_tokens, output_tokens,
-         cache_write_5m, cache_write_1h, cache_read, web_searches, service_tier, inference_geo, cost_micros, unpriced_reason, seat)
-       VALUES (@dedupKey, @source, @sessionId, @model, @timestampMs, @inputTokens, @outputTokens,
-         @cacheWrite5mTokens, @cacheWrite1hTokens, @cacheReadTokens, @webSearchRequests, @serviceTier, @inferenceGeo,
-         @costMicros, @unpricedReason, @seat)
-       ON CONFLICT(dedup_key) DO UPDATE SET
-         output_tokens = excluded.output_tokens, cost_micros = excluded.cost_micros
-       WHERE excluded.output_tokens > usage_records.output_tokens`,
+    this.insert = db.prepare(`INSERT INTO usage_records (${USAGE_COLUMNS}) VALUES (${USAGE_VALUES}) ${KEEP_GREATER_OUTPUT}`);
+    this.stage = db.prepare(`INSERT INTO usage_staged (${USAGE_COLUMNS}) VALUES (${USAGE_VALUES})`);
+    this.stagedSpan = db.prepare(`SELECT MIN(rowid) AS first, MAX(rowid) AS last FROM usage_staged`);
+    // Key order within the chunk (first read first among equal keys), so the first block's fields are the ones kept.
+    // (The WHERE keeps SQLite from reading the upsert's ON as a join's.)
+    this.mergeUpTo = db.prepare(
+      `INSERT INTO usage_records (${USAGE_COLUMNS}) SELECT ${USAGE_COLUMNS} FROM usage_staged WHERE rowid <= ?
+       ORDER BY dedup_key, rowid ${KEEP_GREATER_OUTPUT}`,
     );
+    this.unstageUpTo = db.prepare(`DELETE FROM usage_staged WHERE rowid <= ?`);
     this.sessionStmt = db.prepare(
       `SELECT COALESCE(SUM(cost_micros), 0) AS cost, SUM(cost_micros IS NULL) AS unpriced, COUNT(*) AS n,
               GROUP_CONCAT(DISTINCT model) AS models
@@ -115,12 +167,54 @@ export class UsageStore {
 
   /** Records a call; `seat` names the other seat it belongs to (a picked-up history), null for this seat's own. */
   record(usage: UsageRecord, cost: PricedCost, seat: string | null = null): void {
-    this.insert.run({
-      ...usage,
-      seat,
-      costMicros: cost.priced ? cost.costMicros : null,
-      unpricedReason: cost.priced ? null : cost.reason,
-    });
+    this.recordMany([{ usage, cost, seat }]);
+  }
+
+  /** Records a batch (a chunk of a file): a reply's repeated blocks are written once, staged while a backfill stages. */
+  recordMany(entries: Iterable<UsageEntry>): void {
+    const into = this.stagers > 0 ? this.stage : this.insert;
+    for (const { usage, cost, seat } of mergeRepeatedReplies(entries)) {
+      into.run({
+        ...usage,
+        seat,
+        costMicros: cost.priced ? cost.costMicros : null,
+        unpricedReason: cost.priced ? null : cost.reason,
+      });
+    }
+  }
+
+  /** A large backfill begins: records are staged until as many endStaging calls have come. */
+  beginStaging(): void {
+    this.stagers++;
+  }
+
+  endStaging(): void {
+    this.stagers = Math.max(0, this.stagers - 1);
+  }
+
+  /** Staged rows not yet merged (a crash can leave some: they are merged at the next start). */
+  stagedRows(): number {
+    return (this.db.prepare(`SELECT COUNT(*) AS n FROM usage_staged`).get() as { n: number }).n;
+  }
+
+  /**
+   * Moves up to `maxRows` of the oldest staged rows into usage_records, in one transaction (the quarter-hour triggers
+   * count them as they land); returns about how many are left (0: none).
+   */
+  mergeStagedChunk(maxRows: number = MERGE_CHUNK_ROWS): number {
+    return this.db.transaction(() => {
+      const { first, last } = this.stagedSpan.get() as { first: number | null; last: number | null };
+      if (first === null || last === null) return 0;
+      const upTo = first + Math.max(1, maxRows) - 1;
+      this.mergeUpTo.run(upTo);
+      this.unstageUpTo.run(upTo);
+      return Math.max(0, last - upTo);
+    })();
+  }
+
+  /** Merges every staged row, a chunk at a time, letting hooks and the statusline through between chunks. */
+  async mergeStaged(maxRows: number = MERGE_CHUNK_ROWS): Promise<void> {
+    while (this.mergeStagedChunk(maxRows) > 0) await new Promise((r) => setImmediate(r));
   }
 
   sessionSpend(sessionId: string): SessionSpend {

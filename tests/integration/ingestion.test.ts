@@ -165,7 +165,8 @@ describe('transcript ingestion', () => {
     });
     first.kill('SIGKILL');
     await new Promise((r) => first.once('exit', r));
-    expect(partial.ingest.bytesRead).toBeLessThan(a.bytes); // really killed mid-way
+    // Really killed mid-way: reading, or merging what a large backfill staged (its bytes may all be read by then).
+    expect(partial.ingest.backfilling).toBe(true);
 
     await startMusher(killed);
     const after = await idle(killed, b.bytes);

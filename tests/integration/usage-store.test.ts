@@ -3,7 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore, type Db } from '../../musher/store/db.js';
-import { UsageStore } from '../../musher/store/usage.js';
+import { backlogStaging, mergeRepeatedReplies, UsageStore } from '../../musher/store/usage.js';
+import { FileFollower } from '../../musher/ingest/file-follower.js';
+import { JsonlSource } from '../../musher/ingest/jsonl-source.js';
+import { OffsetStore } from '../../musher/store/offsets.js';
+import { systemClock } from '../../musher/clock.js';
+import type { Log } from '../../musher/log.js';
 import type { UsageRecord } from '../../core/usage.js';
 
 const dirs: string[] = [];
@@ -56,5 +61,89 @@ describe('UsageStore', () => {
       .get() as { cost: number; records: number; unpriced: number; output: number };
     expect(usage.totals()).toMatchObject({ costMicros: all.cost, records: all.records, unpricedRecords: all.unpriced, outputTokens: all.output });
     expect(all.output).toBe(90); // 50 for "a" (its final block) and 10 for each of the other four
+  });
+});
+
+describe('a reply written block by block', () => {
+  const entry = (key: string, output: number, cost: number, ts = DAY, seat: string | null = null) => ({ usage: rec(key, 'opus', ts, output), cost: { priced: true as const, costMicros: cost }, seat });
+  it.each([
+    ['a single block', [entry('a', 10, 1)], [{ key: 'a', output: 10, cost: 1, ts: DAY }]],
+    ['repeats with the same count: the first kept', [entry('a', 10, 1, DAY), entry('a', 10, 9, DAY + 5)], [{ key: 'a', output: 10, cost: 1, ts: DAY }]],
+    ['a later block counting more: its count and cost, the first time', [entry('a', 10, 1, DAY), entry('a', 50, 5, DAY + 5)], [{ key: 'a', output: 50, cost: 5, ts: DAY }]],
+    ['a later block counting less: ignored', [entry('a', 50, 5, DAY), entry('a', 10, 1, DAY + 5)], [{ key: 'a', output: 50, cost: 5, ts: DAY }]],
+    ['two replies stay two', [entry('a', 10, 1), entry('b', 20, 2)], [{ key: 'a', output: 10, cost: 1, ts: DAY }, { key: 'b', output: 20, cost: 2, ts: DAY }]],
+  ])('%s', (_what, entries, expected) => {
+    const merged = mergeRepeatedReplies(entries);
+    expect(merged.map((e) => ({ key: e.usage.dedupKey, output: e.usage.outputTokens, cost: e.cost.priced ? e.cost.costMicros : -1, ts: e.usage.timestampMs }))).toEqual(expected);
+  });
+});
+
+describe('staging a large backfill', () => {
+  // Blocks of replies in the order a history has them, some repeated across chunks, one arriving with a larger count later.
+  const chunks = [
+    [['a', 10, 100, 'opus'], ['a', 10, 100, 'opus'], ['b', 5, 50, 'sonnet']],
+    [['a', 40, 400, 'opus'], ['c', 7, 70, 'mystery']],
+    [['b', 5, 50, 'sonnet'], ['d', 1, 10, 'opus'], ['a', 20, 200, 'opus']],
+  ] as const;
+  const write = (usage: UsageStore) => {
+    let t = DAY;
+    for (const chunk of chunks) {
+      usage.recordMany(
+        chunk.map(([key, output, cost, model]) => ({
+          usage: { ...rec(key, model, (t += 60_000), output) },
+          cost: model === 'mystery' ? { priced: false as const, reason: 'no price' } : { priced: true as const, costMicros: cost },
+          seat: null,
+        })),
+      );
+    }
+  };
+  const rows = (db: Db) => db.prepare(`SELECT dedup_key, model, ts, output_tokens, cost_micros FROM usage_records ORDER BY dedup_key`).all();
+
+  it('counts nothing until merged, then exactly what writing straight in counts, merged in chunks as in one', async () => {
+    const direct = store();
+    write(direct.usage);
+    for (const chunkRows of [2, 1000]) {
+      const staged = store();
+      staged.usage.beginStaging();
+      write(staged.usage);
+      expect(staged.usage.totals().records).toBe(0); // staged rows count nowhere yet
+      expect(staged.usage.stagedRows()).toBeGreaterThan(0);
+      await staged.usage.mergeStaged(chunkRows);
+      staged.usage.endStaging();
+      expect(staged.usage.stagedRows()).toBe(0);
+      expect(rows(staged.db)).toEqual(rows(direct.db));
+      expect(staged.usage.totals()).toEqual(direct.usage.totals());
+      expect(staged.usage.spendByModel(DAY, DAY + 86_400_000)).toEqual(direct.usage.spendByModel(DAY, DAY + 86_400_000));
+    }
+    // Once staging ends, records go straight in again.
+    const after = store();
+    after.usage.beginStaging();
+    after.usage.endStaging();
+    after.usage.record(rec('z', 'opus', DAY), { priced: true, costMicros: 1 });
+    expect(after.usage.totals().records).toBe(1);
+  });
+
+  it('what a crash left staged is merged when the source starts, before anything is read', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sl-stage-'));
+    dirs.push(dir);
+    const file = join(dir, 'sleds.db');
+    const first = openStore(file);
+    const killed = new UsageStore(first);
+    killed.beginStaging();
+    write(killed);
+    first.close(); // as a kill would leave it: staged, committed, never merged
+
+    const db = openStore(file);
+    dbs.push(db);
+    const usage = new UsageStore(db);
+    expect(usage.stagedRows()).toBeGreaterThan(0);
+    const follower = new FileFollower(db, new OffsetStore(db), systemClock, { info() {}, warn() {}, error() {} } as unknown as Log);
+    const source = new JsonlSource({ dir: join(dir, 'none'), follower, log: { info() {}, warn() {}, error() {} } as unknown as Log, what: 'transcript', accepts: () => true, record: () => undefined, staging: backlogStaging(usage) });
+    await source.start();
+    await source.idle();
+    expect(usage.stagedRows()).toBe(0);
+    const direct = store();
+    write(direct.usage);
+    expect(usage.totals()).toEqual(direct.usage.totals());
   });
 });
