@@ -106,6 +106,9 @@ const PROVIDER_PREFIXES: ReadonlyArray<readonly [string, string]> = [
 ];
 
 const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const DAY_MS = 86_400_000;
+/** Model-and-day answers lookup keeps (a year of one model is 365). */
+const MAX_REMEMBERED_LOOKUPS = 4096;
 /** `-20250929` (Anthropic) or `-2025-08-07` (OpenAI) at the end of a model id. */
 const DATE_SUFFIX_RE = /-(?:\d{8}|\d{4}-\d{2}-\d{2})$/;
 /** `[1m]`-style suffix Claude Code puts on a model id. */
@@ -278,38 +281,61 @@ export function buildPriceTable(files: ReadonlyArray<PriceFile>): PriceTable {
     return found;
   }
 
+  /**
+   * What lookup found, per model and UTC day: a backfill prices every reply of a year's history, and the answer changes
+   * only with the day. The table never changes once built. Bounded, so a history of made-up model names cannot grow it.
+   */
+  const remembered = new Map<string, Map<number, PriceRow | null>>();
+  let rememberedEntries = 0;
+
+  function lookupByName(model: string, timestampMs: number): PriceRow | null {
+    const day = new Date(timestampMs).toISOString().slice(0, 10);
+
+    // Exact id first, then peel off, in order: a provider prefix, a `[1m]`-style suffix, a date suffix.
+    let name = model;
+    let provider: string | null = null;
+    const exact = inForce(name, day, null);
+    if (exact !== null) return exact;
+    for (const [prefix, prov] of PROVIDER_PREFIXES) {
+      if (name.startsWith(prefix)) {
+        name = name.slice(prefix.length);
+        provider = prov;
+        const hit = inForce(name, day, provider);
+        if (hit !== null) return hit;
+        break;
+      }
+    }
+    if (BRACKET_SUFFIX_RE.test(name)) {
+      name = name.replace(BRACKET_SUFFIX_RE, '');
+      const hit = inForce(name, day, provider);
+      if (hit !== null) return hit;
+    }
+    if (DATE_SUFFIX_RE.test(name)) {
+      name = name.replace(DATE_SUFFIX_RE, '');
+      const hit = inForce(name, day, provider);
+      if (hit !== null) return hit;
+    }
+    return null;
+  }
+
   return {
     lookup(model: string, timestampMs: number): PriceRow | null {
-      if (!Number.isFinite(timestampMs)) return null;
-      const date = new Date(timestampMs);
-      if (Number.isNaN(date.getTime())) return null;
-      const day = date.toISOString().slice(0, 10);
-
-      // Exact id first, then peel off, in order: a provider prefix, a `[1m]`-style suffix, a date suffix.
-      let name = model;
-      let provider: string | null = null;
-      const exact = inForce(name, day, null);
-      if (exact !== null) return exact;
-      for (const [prefix, prov] of PROVIDER_PREFIXES) {
-        if (name.startsWith(prefix)) {
-          name = name.slice(prefix.length);
-          provider = prov;
-          const hit = inForce(name, day, provider);
-          if (hit !== null) return hit;
-          break;
-        }
+      // Outside these a Date is invalid (ECMA-262 time values are within ±8.64e15 ms).
+      if (!Number.isFinite(timestampMs) || Math.abs(timestampMs) > 8.64e15) return null;
+      const dayIndex = Math.floor(timestampMs / DAY_MS);
+      let days = remembered.get(model);
+      const hit = days?.get(dayIndex);
+      if (hit !== undefined) return hit;
+      const row = lookupByName(model, timestampMs);
+      if (rememberedEntries >= MAX_REMEMBERED_LOOKUPS) {
+        remembered.clear();
+        rememberedEntries = 0;
+        days = undefined;
       }
-      if (BRACKET_SUFFIX_RE.test(name)) {
-        name = name.replace(BRACKET_SUFFIX_RE, '');
-        const hit = inForce(name, day, provider);
-        if (hit !== null) return hit;
-      }
-      if (DATE_SUFFIX_RE.test(name)) {
-        name = name.replace(DATE_SUFFIX_RE, '');
-        const hit = inForce(name, day, provider);
-        if (hit !== null) return hit;
-      }
-      return null;
+      if (days === undefined) remembered.set(model, (days = new Map()));
+      days.set(dayIndex, row);
+      rememberedEntries++;
+      return row;
     },
     models(): string[] {
       return [...byModel.keys()].sort();

@@ -36,9 +36,13 @@ export interface ClaudeTranscriptDeps {
   onProgress?: (done: number, total: number) => void;
 }
 
-/** Cheap test before JSON.parse: only these records can carry anything we record. */
-function mayMatter(text: string): boolean {
-  return text.includes('"usage"') || text.includes('"apiError"') || text.includes('"type":"user"');
+/**
+ * Cheap tests before JSON.parse. Only a record that names usage or an API error can be a reply or a wall; of the rest,
+ * only a user record tells us anything (its session). Each line is scanned for these once: a user record is most of a
+ * history's bytes (tool results), and every full scan of it was a measurable share of a backfill.
+ */
+function mayCarryUsage(text: string): boolean {
+  return text.includes('"usage"') || text.includes('"apiError"');
 }
 
 export class ClaudeTranscriptSource {
@@ -101,9 +105,9 @@ export class ClaudeTranscriptSource {
         this.deps.log.error(`${path}:${line.offset}: truncated or malformed record (${line.text.length} bytes) — skipped`);
         continue;
       }
-      if (!mayMatter(line.text)) continue;
       // User records only tell us the session; once it is known, skip them unparsed (most of a history's bytes).
-      if (!line.text.includes('"usage"') && !line.text.includes('"apiError"')) {
+      if (!mayCarryUsage(line.text)) {
+        if (!line.text.includes('"type":"user"')) continue;
         const id = sessionIdOf(line.text);
         if (id && (seenSessions.has(id) || this.knownSessions.get(path) === id)) continue;
       }

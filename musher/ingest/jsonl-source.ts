@@ -110,7 +110,9 @@ export class JsonlSource {
 
   progress(): { backfilling: boolean; pendingBytes: number } {
     return {
-      backfilling: !this.ready || this.merging || (this.running !== null && this.totalBytes > this.doneBytes),
+      // Staged records count nowhere until merged: from the last byte read until the merge begins (the file's close,
+      // between two awaits) it is still backfilling, or a status there shows every byte read and nothing counted.
+      backfilling: !this.ready || this.merging || this.staging || (this.running !== null && this.totalBytes > this.doneBytes),
       pendingBytes: Math.max(0, this.totalBytes - this.doneBytes),
     };
   }

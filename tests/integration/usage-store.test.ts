@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -121,6 +121,37 @@ describe('staging a large backfill', () => {
     after.usage.endStaging();
     after.usage.record(rec('z', 'opus', DAY), { priced: true, costMicros: 1 });
     expect(after.usage.totals().records).toBe(1);
+  });
+
+  it('reports itself backfilling from the first byte until the staged usage is merged, never "done" with nothing counted', async () => {
+    const { db, usage } = store();
+    const dir = mkdtempSync(join(tmpdir(), 'sl-stage-'));
+    dirs.push(dir);
+    const projects = join(dir, 'projects');
+    mkdirSync(projects);
+    // Three files, each a few chunks: the last byte of the last file is read well before its close and the merge.
+    for (const name of ['a', 'b', 'c']) writeFileSync(join(projects, `${name}.jsonl`), `${JSON.stringify({ key: name, pad: 'x'.repeat(200_000) })}\n`.repeat(8));
+    const follower = new FileFollower(db, new OffsetStore(db), systemClock, { info() {}, warn() {}, error() {} } as unknown as Log);
+    const seen: Array<{ done: number; total: number; backfilling: boolean; counted: number }> = [];
+    let t = DAY;
+    const source: JsonlSource = new JsonlSource({
+      dir: projects,
+      follower,
+      log: { info() {}, warn() {}, error() {} } as unknown as Log,
+      what: 'transcript',
+      accepts: (path) => path.endsWith('.jsonl'),
+      record: (_path, lines) => usage.recordMany(lines.map((l) => ({ usage: rec(`${l.offset}-${(JSON.parse(l.text) as { key: string }).key}`, 'opus', (t += 1000)), cost: { priced: true, costMicros: 1 }, seat: null }))),
+      onProgress: (done, total) => seen.push({ done, total, backfilling: source.progress().backfilling, counted: usage.totals().records }),
+      staging: { ...backlogStaging(usage), fromBytes: 1 },
+    });
+    await source.start();
+    await source.idle();
+    expect(usage.totals().records).toBe(24);
+    expect(source.progress()).toEqual({ backfilling: false, pendingBytes: 0 });
+    const last = seen.at(-1)!;
+    expect(last.done).toBe(last.total);
+    expect(last.counted).toBe(0); // read, still staged
+    expect(seen.filter((s) => !s.backfilling)).toEqual([]);
   });
 
   it('what a crash left staged is merged when the source starts, before anything is read', async () => {

@@ -400,5 +400,35 @@ describe('buildPriceTable', () => {
 
   it('an invalid timestamp finds nothing', () => {
     expect(table.lookup('claude-opus-4-5', Number.NaN)).toBeNull();
+    expect(table.lookup('claude-opus-4-5', 9e15)).toBeNull();
+  });
+
+  it('asked again and again (a backfill), it keeps answering by the day: a price change at midnight UTC holds from its first millisecond', () => {
+    const t = buildPriceTable([
+      { effectiveFrom: '2026-01-01', rows: { 'm-a': row(1e-6, 1e-5) } },
+      { effectiveFrom: '2026-05-01', rows: { 'm-a': row(2e-6, 1e-5) } },
+    ]);
+    const lastMsBefore = Date.parse('2026-05-01T00:00:00Z') - 1;
+    const cases: Array<[number, number | null]> = [
+      [lastMsBefore, 1e6],
+      [lastMsBefore + 1, 2e6],
+      [lastMsBefore - 86_400_000, 1e6],
+      [lastMsBefore, 1e6],
+      [lastMsBefore + 1, 2e6],
+      [Date.parse('2025-12-31T23:59:59.999Z'), null],
+    ];
+    for (let round = 0; round < 3; round++) {
+      for (const [at, input] of cases) expect([new Date(at).toISOString(), t.lookup('m-a', at)?.base.input ?? null]).toEqual([new Date(at).toISOString(), input]);
+    }
+  });
+
+  it('a history of thousands of made-up model names is answered right throughout (what it remembers is bounded)', () => {
+    const t = buildPriceTable([{ effectiveFrom: '2026-01-01', rows: { 'm-a': row(1e-6, 1e-5) } }]);
+    const at = Date.parse('2026-06-01T12:00:00Z');
+    for (let i = 0; i < 10_000; i++) {
+      expect(t.lookup(`made-up-${i}`, at)).toBeNull();
+      if (i % 1000 === 0) expect(t.lookup('m-a', at)?.base.input).toBe(1e6);
+    }
+    expect(t.lookup('anthropic/m-a', at)?.base.input).toBe(1e6);
   });
 });
