@@ -21,13 +21,7 @@ export interface Line {
  * enough that a backfill is not a commit every few records (each commit is a WAL write: at 128 KB they were a
  * quarter of a cold backfill's time).
  */
-export const CHUNK_BYTES = 512 * 1024;
-/**
- * A large backlog's chunk (while it is staged): each commit is a WAL write of the pages it touched, and at 512 KB a 1 GB
- * history is 2,400 of them. Parsing 4 MB holds musher for tens of milliseconds, less than one chunk of the merge that
- * follows the backlog.
- */
-export const BACKLOG_CHUNK_BYTES = 4 * 1024 * 1024;
+const CHUNK_BYTES = 512 * 1024;
 /** A line longer than this is skipped with one error: no real record is that big, and it must not pin memory. */
 export const MAX_LINE_BYTES = 8 * 1024 * 1024;
 
@@ -66,7 +60,6 @@ export class FileFollower {
     record: (lines: Line[]) => void,
     onProgress: (bytes: number) => void = () => undefined,
     signal?: AbortSignal,
-    chunkBytes: number = CHUNK_BYTES,
   ): Promise<FollowOutcome> {
     let handle;
     try {
@@ -86,7 +79,7 @@ export class FileFollower {
       let skipping = false;
       let lines = 0;
       // Sized to what is there: a one-line append should not cost a 4 MB allocation.
-      const buf = Buffer.allocUnsafe(Math.max(1, Math.min(chunkBytes, s.size - position + 64 * 1024)));
+      const buf = Buffer.allocUnsafe(Math.max(1, Math.min(CHUNK_BYTES, s.size - position + 64 * 1024)));
       for (;;) {
         if (signal?.aborted) break; // everything up to here is committed: the next start resumes from it
         const { bytesRead } = await handle.read(buf, 0, buf.length, position);

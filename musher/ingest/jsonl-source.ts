@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { watch, type FSWatcher } from 'chokidar';
 import type { Log } from '../log.js';
-import { BACKLOG_CHUNK_BYTES, CHUNK_BYTES, type FileFollower, type Line } from './file-follower.js';
+import type { FileFollower, Line } from './file-follower.js';
 
 /**
  * The part every "folder of append-only JSONL files" adapter shares (Claude transcripts, Codex rollouts): watch the
@@ -173,7 +173,6 @@ export class JsonlSource {
             onProgress?.(this.doneBytes, Math.max(this.totalBytes, this.doneBytes));
           },
           this.stopping.signal,
-          this.staging ? BACKLOG_CHUNK_BYTES : CHUNK_BYTES,
         );
       } catch (e) {
         log.error(`reading ${path}: ${(e as Error).message}`);

@@ -29,8 +29,8 @@ const gpt51codex = (input: number, cached: number, output: number): number => Ma
 /** Counts what the follower really read. */
 class CountingFollower extends FileFollower {
   bytesRead = 0;
-  override async follow(path: string, record: (lines: Line[]) => void, onProgress?: (bytes: number) => void, signal?: AbortSignal, chunkBytes?: number): Promise<FollowOutcome> {
-    const out = await super.follow(path, record, onProgress, signal, chunkBytes);
+  override async follow(path: string, record: (lines: Line[]) => void, onProgress?: (bytes: number) => void, signal?: AbortSignal): Promise<FollowOutcome> {
+    const out = await super.follow(path, record, onProgress, signal);
     this.bytesRead += out.bytesRead;
     return out;
   }
