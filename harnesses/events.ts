@@ -58,3 +58,10 @@ export function jsonLine(line: string): Record<string, unknown> | null {
 export function eventText(s: string): string {
   return s.replace(/\s*\n\s*/g, ' ').slice(0, 500);
 }
+
+/** The last session id a run's events name (its start, or the end of its turn), or null when none does yet. */
+export function sessionNamedIn(events: readonly HarnessEvent[]): string | null {
+  let named: string | null = null;
+  for (const e of events) if ((e.kind === 'turn_started' || e.kind === 'turn_completed') && e.sessionId) named = e.sessionId;
+  return named;
+}

@@ -1,6 +1,6 @@
 import { dirname, join } from 'node:path';
 import { RUN_CYCLE, type RunEvent, type RunStateName } from '../../core/lifecycle/run.js';
-import type { HarnessEvent } from '../../harnesses/events.js';
+import { sessionNamedIn, type HarnessEvent } from '../../harnesses/events.js';
 import type { Clock } from '../clock.js';
 import type { AtLimitPolicy } from '../../core/policy/schema.js';
 import type { Checks, EngineLog, EngineNode, EngineRoute, EngineStore, Harnesses, NightPort, NodeFields, NodeReceipts, PullRequests, RouteTracker, RunHandle, Runner, SessionPlacer, Worktrees } from './ports.js';
@@ -305,12 +305,16 @@ export class Engine {
     const spent = night.spentMicros(n);
     if (spent < cap) return false;
     const k = keyOf(n);
-    this.handles.get(k)?.stop();
+    const handle = this.handles.get(k) ?? this.reattach(n);
+    // The gateway meters an answer before this engine has read the stream that named the session (it reads once a
+    // round): the name is taken from the stream before the run stops, or a raised cap could not resume the job.
+    const named = handle ? sessionNamedIn(handle.read()) : null;
+    handle?.stop();
     this.handles.delete(k);
     // It waits as at a limit: the next window's start is its "reset", when a raised cap lets it go on.
     const next = w && now < w.startMs ? w.startMs : (night.windowFor(this.route(n), (w?.endMs ?? now) + 1)?.startMs ?? now + 86_400_000);
     const line = cappedLine(spent, cap);
-    const stopped = this.step(n, { type: 'rate-limited', resetsAtMs: next }, { lastError: line });
+    const stopped = this.step(n, { type: 'rate-limited', resetsAtMs: next }, { lastError: line, ...(named && named !== n.sessionId ? { sessionId: named } : {}) });
     if (stopped) {
       this.d.log.info(`${k}: ${line}`);
       this.saveCheckpoint(stopped, 'stopped at its cap');
@@ -604,20 +608,14 @@ export class Engine {
     let handle = this.handles.get(k) ?? null;
     if (handle === null) {
       // After a restart or a takeover: the same process if it still runs, else what it left.
-      const harness = this.d.harnesses.forNode(n);
-      const runDir = n.logPath ? dirname(n.logPath) : null;
-      if (!harness.ok || !runDir) {
-        this.spawnWork(n, () => this.recoverRun(n, []));
-        return;
-      }
-      handle = this.d.runner.reattach(harness.adapter, runDir);
+      handle = this.reattach(n);
       if (handle === null) {
-        const left = this.d.runner.leftover(harness.adapter, runDir);
+        const harness = this.d.harnesses.forNode(n);
+        const runDir = n.logPath ? dirname(n.logPath) : null;
+        const left = harness.ok && runDir ? this.d.runner.leftover(harness.adapter, runDir) : [];
         this.spawnWork(n, () => this.recoverRun(n, left));
         return;
       }
-      this.handles.set(k, handle);
-      this.d.log.info(`${k}: reattached to its running harness (pid ${handle.pid})`);
     }
     const ended = handle.ended();
     const events = handle.read();
@@ -632,6 +630,18 @@ export class Engine {
       // It exited without completing its turn: resume it from its session, once; a second death needs a person.
       this.spawnWork(n, () => this.recoverRun(n, []));
     }
+  }
+
+  /** The harness process a node's run left running (after a restart or a takeover), kept as its handle; else null. */
+  private reattach(n: EngineNode): RunHandle | null {
+    const harness = this.d.harnesses.forNode(n);
+    const runDir = n.logPath ? dirname(n.logPath) : null;
+    if (!harness.ok || !runDir) return null;
+    const handle = this.d.runner.reattach(harness.adapter, runDir);
+    if (handle === null) return null;
+    this.handles.set(keyOf(n), handle);
+    this.d.log.info(`${keyOf(n)}: reattached to its running harness (pid ${handle.pid})`);
+    return handle;
   }
 
   /**

@@ -3,7 +3,7 @@
  * environment handed to the node's harness. Real git, SQLite and processes (the test-only "plain" agent); the
  * gateway's metering is the platform-key rail on the same store, as the gateway writes it.
  */
-import { rmSync, writeFileSync, readFileSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -13,6 +13,7 @@ import type { MintBatchToken } from '../../musher/engine/night-tier.js';
 import { git } from '../support/route-repo.js';
 import { SLUG, useEngineWorlds, type World } from '../support/engine-world.js';
 import { LifecycleEvents } from '../../musher/store/lifecycle-events.js';
+import { waitFor } from '../support/sleds-env.js';
 
 const { world, cleanups } = useEngineWorlds();
 
@@ -161,6 +162,34 @@ nodes:
     expect(readFileSync(join(w.plainHome, 'sessions', `${sessionId}.log`), 'utf8')).toContain('Your spending cap was raised. Carry on where you stopped.');
     expect(git(w.bare, 'show', 'sleds/eng-503/job:part1.txt')).toBe('first half');
     expect(git(w.bare, 'show', 'sleds/eng-503/job:part2.txt')).toBe('second half');
+  });
+
+  it('a cap reached before the engine read the stream that named the session keeps that session, so a raised cap resumes it', async () => {
+    const hold = join(tmpdir(), `sl-night-s-${process.pid}-${Math.random().toString(36).slice(2)}`);
+    cleanups.push(() => rmSync(hold, { force: true }));
+    const route = (cap: string) => `title: t\nnodes:\n  - id: job\n    overnight: true\n    cap: ${cap}\n    band: { low_usd: 1, high_usd: 3, low_min: 10, high_min: 30, confidence: 0.5 }\n    brief: |\n      @hold ${hold}\n      @after raised @write a.txt a\n`;
+    const w = await world({ night: nightAt(10_000_000), mintBatchToken: tokens().mint, route: route('$2') });
+    w.clock.t = at(2, 22, 5);
+    // Started, and no round has read its stream yet.
+    await w.until(() => w.state('job') === 'RUNNING' && w.store.node('eng-503', 'job')!.pid !== null, 'the job started');
+    const logPath = w.store.node('eng-503', 'job')!.logPath!;
+    // Its harness names its session, and the gateway meters an answer past the cap, both before the engine's next round.
+    const sessionId = await waitFor('the run named its session', () => (existsSync(logPath) && readFileSync(logPath, 'utf8').includes('"begin"') ? w.starts()[0]?.split(' ')[0] : null));
+    expect(w.store.node('eng-503', 'job')!.sessionId).toBeNull();
+    new PlatformKeyStore(w.db).record({ requestId: 'req_night_s', seat: 'dana', project: 'eng-503', model: 'claude-sonnet-5-5', timestampMs: w.clock.now(), inputTokens: 1000, outputTokens: 100, cacheWriteTokens: 0, cacheReadTokens: 0, costMicros: 2_500_000, source: 'gateway', outputKnown: true, sessionId: 'night:eng-503/job' });
+    await w.until(() => w.state('job') === 'WAITING_FOR_LIMIT', 'the cap stopped it');
+    expect(w.store.node('eng-503', 'job')!.lastError).toMatch(/^the cap \$2\.00 stopped it at \$2\.50/);
+    expect(w.store.node('eng-503', 'job')!.sessionId).toBe(sessionId);
+
+    // A person raises the cap: the job goes on in that same session and lands.
+    writeFileSync(hold, 'go');
+    const raised = parseRouteFile(route('$5'), { path: '.sleds/routes/eng-503.yml', harnesses: ['plain'] });
+    if (!raised.ok) throw new Error(raised.error);
+    w.store.upsertRoute(raised.route, { repoRoot: w.repo, filePath: join(w.repo, '.sleds/routes/eng-503.yml') });
+    w.clock.t = at(3, 22, 5);
+    await w.until(() => w.state('job') === 'AWAITING_MERGE', 'it went on and awaits its merge');
+    expect(w.starts().map((l) => l.split(' ').slice(0, 2).join(' '))).toEqual([`${sessionId} new`, `${sessionId} resume`]);
+    expect(git(w.bare, 'show', 'sleds/eng-503/job:a.txt')).toBe('a');
   });
 
   it('a job cancelled while it runs (sleds queue cancel) has its run stopped at the next round, and nothing of it goes on', async () => {
