@@ -978,7 +978,7 @@ export class Musher {
         snapshotId: w.snapshotId,
       })),
       handoffs: this.handoffs.list(10).map((h) => ({ id: h.id, direction: h.direction, peer: h.peer, state: h.state, pickedUpBy: h.pickedUpBy, pickedUpAt: h.pickedUpAt, createdAt: h.createdAt })),
-      ingest: { files: offsets.files + (progress.unstored?.files ?? 0), bytesRead: offsets.bytes + (progress.unstored?.bytes ?? 0), pendingBytes: progress.pendingBytes, backfilling: progress.backfilling },
+      ingest: { files: offsets.files, bytesRead: offsets.bytes, pendingBytes: progress.pendingBytes, backfilling: progress.backfilling },
       totals: (({ records, ...rest }) => ({ usageRecords: records, ...rest }))(this.usage.totals()),
       hookEvents: this.hookEvents.countsByEvent(),
       usageEndpoint: this.usagePollerLine(),

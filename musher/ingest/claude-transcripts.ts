@@ -6,11 +6,10 @@ import type { Clock } from '../clock.js';
 import type { Log } from '../log.js';
 import type { HistoryStore } from '../store/histories.js';
 import type { SessionStore } from '../store/sessions.js';
-import type { UsageEntry, UsageStore } from '../store/usage.js';
+import { backlogStaging, type UsageEntry, type UsageStore } from '../store/usage.js';
 import type { WallStore } from '../store/walls.js';
 import type { FileFollower, Line } from './file-follower.js';
-import type { SourceProgress } from '../usage-sources/port.js';
-import { JsonlSource, type JsonlSourceOptions } from './jsonl-source.js';
+import { JsonlSource } from './jsonl-source.js';
 import { sourceHarnessId } from '../source-harness.js';
 
 /** The harness whose sessions these transcripts are, as the registry names it. */
@@ -61,48 +60,8 @@ export class ClaudeTranscriptSource {
       accepts: (path) => path.endsWith('.jsonl'),
       record: (path, lines) => this.record(path, lines),
       onProgress: deps.onProgress,
-      staging: this.backlog(),
+      staging: backlogStaging(deps.usage),
     });
-  }
-
-  /** How this source's large backlog is being kept: in memory for a bulk write, staged, or neither. */
-  private backlogMode: 'bulk' | 'flushing' | 'staged' | null = null;
-
-  /**
-   * A large backlog (a first start on a long history): on an empty store its usage is held in memory with the files'
-   * offsets and written in bulk once read (UsageStore.beginBulk), else staged. The bulk's rows and offsets land
-   * together, or (a crash, a failed write) neither does and the files are read again.
-   */
-  private backlog(): NonNullable<JsonlSourceOptions['staging']> {
-    const { usage, follower } = this.deps;
-    return {
-      begin: () => {
-        if (usage.beginBulk()) {
-          this.backlogMode = 'bulk';
-          follower.holdOffsets();
-        } else {
-          this.backlogMode = 'staged';
-          usage.beginStaging();
-        }
-      },
-      merge: async () => {
-        // Also called before the backlog is read (for what a crash left staged): the bulk is written only once it holds rows.
-        if (this.backlogMode === 'bulk' && usage.bulkRows() > 0) {
-          this.backlogMode = 'flushing';
-          await usage.flushBulk(() => follower.writeHeldOffsets());
-          this.backlogMode = null;
-        }
-        await usage.mergeStaged();
-      },
-      end: () => {
-        if (this.backlogMode === 'staged') usage.endStaging();
-        // A backlog with no usage in it: its offsets are stored as they are.
-        else if (this.backlogMode === 'bulk') usage.endBulk(() => follower.writeHeldOffsets());
-        // The bulk write failed part way: its files are read again from their stored offsets (the keys keep each reply once).
-        else if (this.backlogMode === 'flushing') follower.dropHeldOffsets();
-        this.backlogMode = null;
-      },
-    };
   }
 
   /** Claude Code is on this machine when its config folder exists. */
@@ -126,7 +85,7 @@ export class ClaudeTranscriptSource {
     this.source.kick(path);
   }
 
-  progress(): SourceProgress {
+  progress(): { backfilling: boolean; pendingBytes: number } {
     return this.source.progress();
   }
 
@@ -184,7 +143,7 @@ export class ClaudeTranscriptSource {
           break;
       }
     }
-    this.deps.usage.recordMany(entries, this.backlogMode === 'bulk');
+    this.deps.usage.recordMany(entries);
   }
 }
 

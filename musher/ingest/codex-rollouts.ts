@@ -22,7 +22,6 @@ import type { SessionStore } from '../store/sessions.js';
 import { backlogStaging, type UsageEntry, type UsageStore } from '../store/usage.js';
 import type { WallStore } from '../store/walls.js';
 import { MAX_LINE_BYTES, type FileFollower, type Line } from './file-follower.js';
-import type { SourceProgress } from '../usage-sources/port.js';
 import { JsonlSource } from './jsonl-source.js';
 import { sourceHarnessId } from '../source-harness.js';
 
@@ -168,7 +167,7 @@ export class CodexRolloutSource {
     this.source.kick(path);
   }
 
-  progress(): SourceProgress {
+  progress(): { backfilling: boolean; pendingBytes: number } {
     return this.source.progress();
   }
 

@@ -31,51 +31,12 @@ export interface FollowOutcome {
 }
 
 export class FileFollower {
-  /** Offsets held back from the store (holdOffsets): the records they cover are not written yet. */
-  private held: Map<string, { offset: number; inode: number; at: number; stored: number | null }> | null = null;
-
   constructor(
     private readonly db: Db,
     private readonly offsets: OffsetStore,
     private readonly clock: Clock,
     private readonly log: Log,
   ) {}
-
-  /**
-   * From now on, offsets are kept here instead of stored, until writeHeldOffsets: for a cold backfill whose records
-   * wait in memory (UsageStore.beginBulk). A crash before then reads those files again, from what is stored.
-   */
-  holdOffsets(): void {
-    this.held ??= new Map();
-  }
-
-  /** Stores the held offsets (inside the caller's transaction, with the records they cover) and stops holding. */
-  writeHeldOffsets(): void {
-    const held = this.held;
-    this.held = null;
-    for (const [path, o] of held ?? []) this.offsets.set(path, o.offset, o.inode, o.at);
-  }
-
-  /** What the held offsets add to the stored ones: files new to the table, and bytes read past their stored offsets. */
-  unstored(): { files: number; bytes: number } | undefined {
-    if (!this.held || this.held.size === 0) return undefined;
-    let files = 0;
-    let bytes = 0;
-    for (const o of this.held.values()) {
-      if (o.stored === null) files++;
-      bytes += o.offset - (o.stored ?? 0);
-    }
-    return { files, bytes };
-  }
-
-  /** Forgets the held offsets (the records they covered were not all written): those files are read again. */
-  dropHeldOffsets(): void {
-    this.held = null;
-  }
-
-  private offsetOf(path: string): { offset: number; inode: number } | null {
-    return this.held?.get(path) ?? this.offsets.get(path);
-  }
 
   /**
    * Bytes of `path` not yet read (0 when the file is gone): what the listing at start counts as to-do. A file read to
@@ -85,7 +46,7 @@ export class FileFollower {
   unreadBytesNow(path: string): number {
     try {
       const s = statSync(path);
-      const stored = this.offsetOf(path);
+      const stored = this.offsets.get(path);
       if (!stored || stored.inode !== s.ino || stored.offset > s.size) return s.size;
       return s.size - stored.offset;
     } catch {
@@ -109,7 +70,7 @@ export class FileFollower {
     }
     try {
       const s = await handle.stat();
-      const stored = this.offsetOf(path);
+      const stored = this.offsets.get(path);
       // A new inode or a shorter file means it was replaced: read it again (dedup keys keep totals right).
       let position = stored && stored.inode === s.ino && stored.offset <= s.size ? stored.offset : 0;
       const start = position;
@@ -158,8 +119,7 @@ export class FileFollower {
           const to = committedTo;
           this.db.transaction(() => {
             if (complete.length) record(complete);
-            if (this.held) this.held.set(path, { offset: to, inode: s.ino, at: this.clock.now(), stored: this.held.get(path)?.stored ?? this.offsets.get(path)?.offset ?? null });
-            else this.offsets.set(path, to, s.ino, this.clock.now());
+            this.offsets.set(path, to, s.ino, this.clock.now());
           })();
           lines += complete.length;
         }

@@ -108,10 +108,8 @@ export class JsonlSource {
     this.pump();
   }
 
-  progress(): { backfilling: boolean; pendingBytes: number; unstored?: { files: number; bytes: number } } {
-    const unstored = this.opts.follower.unstored();
+  progress(): { backfilling: boolean; pendingBytes: number } {
     return {
-      ...(unstored ? { unstored } : {}),
       // Staged records count nowhere until merged: from the last byte read until the merge begins (the file's close,
       // between two awaits) it is still backfilling, or a status there shows every byte read and nothing counted.
       backfilling: !this.ready || this.merging || this.staging || (this.running !== null && this.totalBytes > this.doneBytes),

@@ -1,7 +1,6 @@
 import type { Db } from './db.js';
 import type { PricedCost, UsageRecord } from '../../core/usage.js';
 import type { UsageRow } from '../../core/report/report.js';
-import { BulkRows } from './usage-bulk.js';
 
 export interface SpendByModel {
   model: string;
@@ -47,33 +46,6 @@ const KEEP_GREATER_OUTPUT = `ON CONFLICT(dedup_key) DO UPDATE SET
   output_tokens = excluded.output_tokens, cost_micros = excluded.cost_micros
   WHERE excluded.output_tokens > usage_records.output_tokens`;
 
-/** Rows a cold backfill writes per transaction, in key order: about 100 ms on a slow machine. */
-export const BULK_CHUNK_ROWS = 20_000;
-
-/**
- * What a cold backfill drops while it loads usage_records and builds again after, as the migrations left them (2 and
- * 19; tests/integration/usage-bulk.test.ts holds them to the migrated schema): the covering indexes, and the trigger
- * that keeps the quarter hours, which are summed again from the rows instead.
- */
-export const USAGE_INDEXES = [
-  `CREATE INDEX IF NOT EXISTS usage_session_cost ON usage_records(session_id, model, cost_micros, ts)`,
-  `CREATE INDEX IF NOT EXISTS usage_ts_cost ON usage_records(ts, model, cost_micros)`,
-];
-export const QUARTER_HOURS_TRIGGER = `CREATE TRIGGER usage_quarter_hours_insert AFTER INSERT ON usage_records WHEN NEW.seat IS NULL BEGIN
-    INSERT INTO usage_quarter_hours
-    VALUES (NEW.ts / 900000, NEW.model, COALESCE(NEW.cost_micros, 0), NEW.cost_micros IS NULL, 1,
-      NEW.input_tokens, NEW.output_tokens, NEW.cache_read, NEW.cache_write_5m + NEW.cache_write_1h)
-    ON CONFLICT(bucket, model) DO UPDATE SET cost_micros = cost_micros + excluded.cost_micros,
-      unpriced = unpriced + excluded.unpriced, records = records + 1,
-      input_tokens = input_tokens + excluded.input_tokens, output_tokens = output_tokens + excluded.output_tokens,
-      cache_read = cache_read + excluded.cache_read, cache_write = cache_write + excluded.cache_write;
-  END`;
-const SUM_QUARTER_HOURS = `DELETE FROM usage_quarter_hours;
-  INSERT INTO usage_quarter_hours
-    SELECT ts / 900000, model, COALESCE(SUM(cost_micros), 0), SUM(cost_micros IS NULL), COUNT(*),
-      SUM(input_tokens), SUM(output_tokens), SUM(cache_read), SUM(cache_write_5m + cache_write_1h)
-    FROM usage_records WHERE seat IS NULL GROUP BY ts / 900000, model;`;
-
 /** The store's staging as a JSONL source drives it (musher/ingest/jsonl-source.ts). */
 export function backlogStaging(usage: UsageStore): { begin(): void; end(): void; merge(): Promise<void> } {
   return { begin: () => usage.beginStaging(), end: () => usage.endStaging(), merge: () => usage.mergeStaged() };
@@ -105,9 +77,6 @@ export class UsageStore {
   private readonly unstageUpTo;
   /** How many backfills are staging now (the Claude and Codex sources each may). */
   private stagers = 0;
-  /** A cold backfill's rows, held in memory until its backlog is read (beginBulk); null when none is. */
-  private bulk: BulkRows | null = null;
-  private readonly bulkInsert;
   private readonly sessionStmt;
   private readonly rangeStmt;
   private readonly totalsStmt;
@@ -117,8 +86,6 @@ export class UsageStore {
   constructor(private readonly db: Db) {
     this.insert = db.prepare(`INSERT INTO usage_records (${USAGE_COLUMNS}) VALUES (${USAGE_VALUES}) ${KEEP_GREATER_OUTPUT}`);
     this.stage = db.prepare(`INSERT INTO usage_staged (${USAGE_COLUMNS}) VALUES (${USAGE_VALUES})`);
-    this.bulkInsert = db.prepare(`INSERT INTO usage_records (${USAGE_COLUMNS}) VALUES (${USAGE_COLUMNS.split(',').map(() => '?').join(', ')}) ${KEEP_GREATER_OUTPUT}`);
-    this.restoreDerived();
     this.stagedSpan = db.prepare(`SELECT MIN(rowid) AS first, MAX(rowid) AS last FROM usage_staged`);
     // Key order within the chunk (first read first among equal keys), so the first block's fields are the ones kept.
     // (The WHERE keeps SQLite from reading the upsert's ON as a join's.)
@@ -203,15 +170,8 @@ export class UsageStore {
     this.recordMany([{ usage, cost, seat }]);
   }
 
-  /**
-   * Records a batch (a chunk of a file): a reply's repeated blocks are written once, staged while a backfill stages.
-   * `bulk`: the caller's cold backfill holds them in memory (beginBulk), when one is under way.
-   */
-  recordMany(entries: Iterable<UsageEntry>, bulk = false): void {
-    if (bulk && this.bulk) {
-      for (const e of entries) this.bulk.add(e);
-      return;
-    }
+  /** Records a batch (a chunk of a file): a reply's repeated blocks are written once, staged while a backfill stages. */
+  recordMany(entries: Iterable<UsageEntry>): void {
     const into = this.stagers > 0 ? this.stage : this.insert;
     for (const { usage, cost, seat } of mergeRepeatedReplies(entries)) {
       into.run({
@@ -230,84 +190,6 @@ export class UsageStore {
 
   endStaging(): void {
     this.stagers = Math.max(0, this.stagers - 1);
-  }
-
-  /**
-   * A cold backfill begins (a first start on a long history): its rows are held in memory, not staged, and written in
-   * key order once it is read, with the covering indexes and the quarter hours built after them rather than row by row.
-   * Only on an empty store (nothing recorded, nothing staged), where those writes are appends; false otherwise, and the
-   * caller stages. Its caller holds back the files' offsets until flushBulk has written the rows (a crash reads again).
-   */
-  beginBulk(): boolean {
-    const empty = this.db.prepare(`SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM usage_records LIMIT 1)) + (SELECT COUNT(*) FROM (SELECT 1 FROM usage_staged LIMIT 1)) AS n`).get() as { n: number };
-    if (empty.n > 0) return false;
-    this.bulk = new BulkRows();
-    return true;
-  }
-
-  /** Rows the cold backfill holds (0: none, or none under way). */
-  bulkRows(): number {
-    return this.bulk?.size ?? 0;
-  }
-
-  /**
-   * Writes the cold backfill's rows and ends it: the covering indexes and the quarter-hour trigger dropped, the rows in
-   * key order a chunk per transaction (between chunks hooks get through), then the indexes and the quarter hours built
-   * again, the last transaction also running `commit` (the caller's held offsets). A crash part way leaves rows whose
-   * files read again at the next start (their keys keep them once) and restoreDerived builds what was dropped.
-   */
-  async flushBulk(commit: () => void, yieldNow: () => Promise<void> = () => new Promise((r) => setImmediate(r))): Promise<void> {
-    const bulk = this.bulk;
-    this.bulk = null;
-    if (!bulk || bulk.size === 0) {
-      this.db.transaction(commit)();
-      return;
-    }
-    const rows = await bulk.sorted(yieldNow);
-    this.db.exec(`DROP INDEX IF EXISTS usage_session_cost; DROP INDEX IF EXISTS usage_ts_cost; DROP TRIGGER IF EXISTS usage_quarter_hours_insert;`);
-    const it = rows[Symbol.iterator]();
-    for (let done = false; !done; ) {
-      done = this.db.transaction(() => {
-        for (let n = 0; n < BULK_CHUNK_ROWS; n++) {
-          const next = it.next();
-          if (next.done) return true;
-          this.bulkInsert.run(next.value);
-        }
-        return false;
-      })();
-      await yieldNow();
-    }
-    for (const index of USAGE_INDEXES) {
-      this.db.exec(index);
-      await yieldNow();
-    }
-    this.db.transaction(() => {
-      this.restoreDerived();
-      commit();
-    })();
-  }
-
-  /** Ends a cold backfill that holds no rows, running `commit` (the caller's held offsets) in a transaction. */
-  endBulk(commit: () => void): void {
-    if (this.bulk && this.bulk.size > 0) throw new Error('the cold backfill still holds rows: flushBulk writes them');
-    this.bulk = null;
-    this.db.transaction(commit)();
-  }
-
-  /**
-   * Builds what a cold backfill dropped, if it is missing (a crash during flushBulk): the covering indexes, and the
-   * quarter-hour trigger with the quarter hours summed again from the rows.
-   */
-  private restoreDerived(): void {
-    const have = new Set((this.db.prepare(`SELECT name FROM sqlite_master WHERE name IN ('usage_session_cost', 'usage_ts_cost', 'usage_quarter_hours_insert')`).all() as Array<{ name: string }>).map((r) => r.name));
-    if (have.size === 3) return;
-    this.db.transaction(() => {
-      for (const index of USAGE_INDEXES) this.db.exec(index);
-      if (!have.has('usage_quarter_hours_insert')) {
-        this.db.exec(SUM_QUARTER_HOURS);
-        this.db.exec(QUARTER_HOURS_TRIGGER);
-      }
-    })();
   }
 
   /** Staged rows not yet merged (a crash can leave some: they are merged at the next start). */

@@ -18,7 +18,7 @@ import type { KickHint, SourceProgress, UsageSource } from './port.js';
 
 /**
  * The two file followers as usage sources: Claude Code's transcripts and Codex's rollouts (the reading itself is in
- * musher/ingest/). Their followers share one table of byte offsets keyed by path; a kick names the file a
+ * musher/ingest/). They share one FileFollower, so one table of byte offsets keyed by path; a kick names the file a
  * hook or the statusline pointed at.
  */
 export interface FollowerDeps {
@@ -103,13 +103,12 @@ export interface Followers {
 }
 
 export function buildFollowers(deps: FollowerDeps): Followers {
-  // A follower for each adapter over one table of byte offsets, keyed by path: the transcripts' may hold its offsets
-  // back during a cold backfill (its usage waits in memory), and the rollouts' must not wait with it.
-  const follow = () => new FileFollower(deps.db, deps.offsets, deps.clock, deps.log);
+  // One follower for both adapters: they share the byte offsets, keyed by path.
+  const follower = new FileFollower(deps.db, deps.offsets, deps.clock, deps.log);
   const projectsDir = `${deps.claudeConfigDir}/projects`;
   const transcripts = new ClaudeTranscriptSource({
     projectsDir,
-    follower: follow(),
+    follower,
     sessions: deps.sessions,
     usage: deps.usage,
     walls: deps.walls,
@@ -122,7 +121,7 @@ export function buildFollowers(deps: FollowerDeps): Followers {
   const credits = codexCreditsRecorder(deps.credits);
   const rollouts = new CodexRolloutSource({
     sessionsDir: deps.codexSessionsDir,
-    follower: follow(),
+    follower,
     sessions: deps.sessions,
     usage: deps.usage,
     walls: deps.walls,

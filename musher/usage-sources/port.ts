@@ -10,11 +10,6 @@ export interface SourceProgress {
   backfilling: boolean;
   /** Bytes known and not read yet (0 for a source that is pushed to, or polls). */
   pendingBytes: number;
-  /**
-   * Read, with offsets not stored yet: a cold backfill holds its files' offsets with its usage in memory until both are
-   * written (UsageStore.beginBulk). Status adds them to what the stored offsets say was read. Absent: none.
-   */
-  unstored?: { files: number; bytes: number };
 }
 
 /** What a kick may say: the file a hook or a statusline named (followers read it now); none: "look again". */

@@ -38,8 +38,7 @@ export class UsageSources {
     return this.list.reduce<SourceProgress>(
       (sum, s) => {
         const p = s.progress();
-        const unstored = p.unstored || sum.unstored ? { files: (sum.unstored?.files ?? 0) + (p.unstored?.files ?? 0), bytes: (sum.unstored?.bytes ?? 0) + (p.unstored?.bytes ?? 0) } : undefined;
-        return { pendingBytes: sum.pendingBytes + p.pendingBytes, backfilling: sum.backfilling || p.backfilling, ...(unstored ? { unstored } : {}) };
+        return { pendingBytes: sum.pendingBytes + p.pendingBytes, backfilling: sum.backfilling || p.backfilling };
       },
       { pendingBytes: 0, backfilling: false },
     );
