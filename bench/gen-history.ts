@@ -61,7 +61,8 @@ export function writeHistory(spec: HistorySpec): HistoryWritten {
     const file = join(dir, `${sessionId}.jsonl`);
     const fd = openSync(file, 'w');
     out.files.push(file);
-    const base = { isSidechain: false, userType: 'external', entrypoint: 'cli', cwd, sessionId, version: '2.1.328', gitBranch: 'main' };
+    // In Claude Code's own field order (shared/facts/claude-code.md §4): the session's fields come last, after the message.
+    const base = { userType: 'external', entrypoint: 'cli', cwd, sessionId, version: '2.1.328', gitBranch: 'main' };
     let parent: string | null = null;
     let lines = 0;
     const model = models[project % models.length]!;
@@ -75,7 +76,7 @@ export function writeHistory(spec: HistorySpec): HistoryWritten {
     while (lines < perSession && out.bytes < spec.targetBytes) {
       t += spec.stepMs ?? 60_000;
       const userUuid = uuid(r);
-      write({ ...base, parentUuid: parent, promptId: uuid(r), type: 'user', message: { role: 'user', content: `Please fix the failing test number ${Math.floor(r() * 1000)}. ${FILLER.repeat(1 + Math.floor(r() * 6))}` }, uuid: userUuid, timestamp: new Date(t).toISOString(), permissionMode: 'default' });
+      write({ parentUuid: parent, isSidechain: false, promptId: uuid(r), type: 'user', message: { role: 'user', content: `Please fix the failing test number ${Math.floor(r() * 1000)}. ${FILLER.repeat(1 + Math.floor(r() * 6))}` }, uuid: userUuid, timestamp: new Date(t).toISOString(), permissionMode: 'default', ...base });
       const msgId = `msg_${uuid(r).replace(/-/g, '')}`;
       const requestId = `req_${uuid(r).replace(/-/g, '')}`;
       const usage = {
@@ -88,14 +89,14 @@ export function writeHistory(spec: HistorySpec): HistoryWritten {
       };
       usage.cache_creation.ephemeral_5m_input_tokens = usage.cache_creation_input_tokens;
       const textUuid = uuid(r);
-      const message = { id: msgId, type: 'message', role: 'assistant', model, stop_reason: 'tool_use', usage };
-      write({ ...base, parentUuid: userUuid, message: { ...message, content: [{ type: 'text', text: FILLER.repeat(1 + Math.floor(r() * 8)) }] }, requestId, requestedModel: model, type: 'assistant', uuid: textUuid, timestamp: new Date(t + 5_000).toISOString() });
+      const message = (content: object[]) => ({ id: msgId, type: 'message', role: 'assistant', model, content, stop_reason: 'tool_use', usage });
+      write({ parentUuid: userUuid, isSidechain: false, message: message([{ type: 'text', text: FILLER.repeat(1 + Math.floor(r() * 8)) }]), requestId, requestedModel: model, type: 'assistant', uuid: textUuid, timestamp: new Date(t + 5_000).toISOString(), ...base });
       const toolUuid = uuid(r);
       const toolId = `toolu_${uuid(r).replace(/-/g, '')}`;
-      write({ ...base, parentUuid: textUuid, message: { ...message, content: [{ type: 'tool_use', id: toolId, name: 'Bash', input: { command: 'npm test', description: 'run the tests' } }] }, requestId, requestedModel: model, type: 'assistant', uuid: toolUuid, timestamp: new Date(t + 6_000).toISOString() });
+      write({ parentUuid: textUuid, isSidechain: false, message: message([{ type: 'tool_use', id: toolId, name: 'Bash', input: { command: 'npm test', description: 'run the tests' } }]), requestId, requestedModel: model, type: 'assistant', uuid: toolUuid, timestamp: new Date(t + 6_000).toISOString(), ...base });
       out.messages++;
       parent = uuid(r);
-      write({ ...base, parentUuid: toolUuid, type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolId, content: FILLER.repeat(2 + Math.floor(r() * 20)) }] }, uuid: parent, timestamp: new Date(t + 30_000).toISOString() });
+      write({ parentUuid: toolUuid, isSidechain: false, type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolId, content: FILLER.repeat(2 + Math.floor(r() * 20)) }] }, uuid: parent, timestamp: new Date(t + 30_000).toISOString(), ...base });
     }
     closeSync(fd);
     project++;

@@ -55,6 +55,28 @@ export class FileFollower {
     }
   }
 
+  /** Where a read of `path` starts (its stored offset, or 0 for a file replaced since), with its inode; null when it is gone. */
+  startOf(path: string): { from: number; ino: number; size: number } | null {
+    try {
+      const s = statSync(path);
+      const stored = this.offsets.get(path);
+      return { from: stored && stored.inode === s.ino && stored.offset <= s.size ? stored.offset : 0, ino: s.ino, size: s.size };
+    } catch {
+      // Gone since it was listed: nothing to read.
+      return null;
+    }
+  }
+
+  /** Commits lines read elsewhere (a parse worker): what `record` writes and the file's new offset, together. */
+  commitRead(path: string, to: number, ino: number, record: () => void): void {
+    const commit = (): void => {
+      record();
+      this.offsets.set(path, to, ino, this.clock.now());
+    };
+    if (this.db.inTransaction) commit();
+    else this.db.transaction(commit)();
+  }
+
   async follow(
     path: string,
     record: (lines: Line[]) => void,
@@ -117,10 +139,14 @@ export class FileFollower {
         position += bytesRead;
         if (committedTo >= 0) {
           const to = committedTo;
-          this.db.transaction(() => {
+          const commit = (): void => {
             if (complete.length) record(complete);
             this.offsets.set(path, to, s.ino, this.clock.now());
-          })();
+          };
+          // Inside a cold backfill's open transaction (UsageStore.beginBulk) the chunk and its offset are committed
+          // together by it; a savepoint per chunk there copied every page the chunk touched (5.4 s against 2.3 s on 1 GB).
+          if (this.db.inTransaction) commit();
+          else this.db.transaction(commit)();
           lines += complete.length;
         }
         onProgress(bytesRead);

@@ -33,7 +33,28 @@ export interface JsonlSourceOptions {
    * finds at least `fromBytes` unread, merged and ended once the backlog is read; merged before anything is read too
    * (what a crash left staged comes before what follows it).
    */
-  staging?: { begin(): void; end(): void; merge(): Promise<void>; fromBytes?: number };
+  staging?: { begin(): void; end(): void; merge(): Promise<void>; progress?(): void; fromBytes?: number };
+  /** Reads a large backlog off the main thread (made when one begins, closed when it is read); null: it cannot. */
+  offThread?: () => OffThreadReader | null;
+}
+
+/** A slice of a file read off the main thread: up to `to` (the end of its last complete line), `bytes` of progress. */
+export interface OffThreadSlice {
+  to: number;
+  bytes: number;
+  /** The file was read to its end; otherwise the rest is read as a further slice. */
+  done: boolean;
+}
+
+/** Reads a large backlog's files off the main thread (parse workers), the main thread recording what comes back. */
+export interface OffThreadReader<S extends OffThreadSlice = OffThreadSlice> {
+  /** How many reads in flight keep it busy. */
+  readonly depth: number;
+  /** Reads `path` from byte `from` (of inode `ino`); null when it cannot, and the file is read on the main thread. */
+  read(path: string, from: number, ino: number): Promise<S | null>;
+  /** Records a slice, inside the transaction that commits its offset. */
+  record(path: string, slice: S): void;
+  close(): Promise<void>;
 }
 
 /** A backlog this big is staged: below it, records go straight in (a restart's few new lines, a test's history). */
@@ -52,6 +73,8 @@ export class JsonlSource {
   private staging = false;
   private merging = false;
   private leftoverMerged: boolean;
+  /** The backlog's off-thread reader failed (or there is none): the rest of it is read on the main thread. */
+  private offThreadFailed = false;
 
   constructor(private readonly opts: JsonlSourceOptions) {
     this.leftoverMerged = opts.staging === undefined;
@@ -92,6 +115,11 @@ export class JsonlSource {
     await this.watcher?.close();
     this.watcher = null;
     await this.running;
+    // A backlog cut short: what was read so far is kept (a bulk load commits; staged rows wait for the next start).
+    if (this.staging) {
+      this.staging = false;
+      this.opts.staging?.end();
+    }
   }
 
   /** Reads a file's new lines soon (a hook says a turn ended, or the watcher saw a change). */
@@ -137,6 +165,7 @@ export class JsonlSource {
     if (!staging || this.staging || this.totalBytes - this.doneBytes < (staging.fromBytes ?? STAGE_FROM_BYTES)) return;
     staging.begin();
     this.staging = true;
+    this.offThreadFailed = false;
   }
 
   private wakeIdle(): void {
@@ -162,6 +191,12 @@ export class JsonlSource {
       await this.mergeStaged();
     }
     while (this.dirty.size > 0) {
+      // A large backlog (the listing at start may still be adding to it) is read off the main thread.
+      if (this.staging && this.opts.offThread && !this.offThreadFailed && this.dirty.size > 1) {
+        await this.drainOffThread();
+        if (this.stopping.signal.aborted) break;
+        continue;
+      }
       const path = this.dirty.values().next().value as string;
       this.dirty.delete(path);
       try {
@@ -169,6 +204,7 @@ export class JsonlSource {
           path,
           (lines) => record(path, lines),
           (bytes) => {
+            this.opts.staging?.progress?.();
             this.doneBytes += bytes;
             onProgress?.(this.doneBytes, Math.max(this.totalBytes, this.doneBytes));
           },
@@ -183,6 +219,66 @@ export class JsonlSource {
       await this.mergeStaged();
       this.staging = false;
       this.opts.staging?.end();
+    }
+  }
+
+  /**
+   * Reads the backlog's files with a few in flight off the main thread, recording each as it comes back in the order
+   * they were listed (the order the main thread would have read them in), so the store ends the same. A file the
+   * reader cannot take, or that a kick named again meanwhile, is left to the main thread's loop after.
+   */
+  private async drainOffThread(): Promise<void> {
+    const reader = this.opts.offThread!();
+    if (!reader) {
+      this.offThreadFailed = true;
+      return;
+    }
+    const { follower, log, onProgress } = this.opts;
+    const inFlight: Array<{ path: string; ino: number; slice: Promise<OffThreadSlice | null> }> = [];
+    const reading = new Set<string>();
+    const submit = (path: string, from: number, ino: number, first: boolean): void => {
+      const job = { path, ino, slice: reader.read(path, from, ino) };
+      reading.add(path);
+      if (first) inFlight.push(job);
+      else inFlight.unshift(job);
+    };
+    const fillUp = (): void => {
+      if (this.offThreadFailed) return;
+      for (const path of this.dirty) {
+        if (inFlight.length >= reader.depth) return;
+        if (reading.has(path)) continue;
+        this.dirty.delete(path);
+        const start = follower.startOf(path);
+        if (start && start.size > start.from) submit(path, start.from, start.ino, true);
+      }
+    };
+    try {
+      for (fillUp(); inFlight.length > 0; fillUp()) {
+        const job = inFlight.shift()!;
+        const slice = await job.slice;
+        reading.delete(job.path);
+        if (this.stopping.signal.aborted) return; // what was recorded is committed: the next start resumes from it
+        if (slice === null) {
+          // The reader could not take it (a worker failed, the file was replaced): it and the rest are read here.
+          this.offThreadFailed = true;
+          this.dirty.add(job.path);
+          continue;
+        }
+        try {
+          follower.commitRead(job.path, slice.to, job.ino, () => reader.record(job.path, slice));
+        } catch (e) {
+          log.error(`reading ${job.path}: ${(e as Error).message}`);
+          continue;
+        }
+        this.opts.staging?.progress?.();
+        this.doneBytes += slice.bytes;
+        onProgress?.(this.doneBytes, Math.max(this.totalBytes, this.doneBytes));
+        if (!slice.done) submit(job.path, slice.to, job.ino, false);
+        // Let hooks and the statusline through between files, as between the follower's chunks.
+        await new Promise((r) => setImmediate(r));
+      }
+    } finally {
+      await reader.close();
     }
   }
 

@@ -298,6 +298,8 @@ describe('architecture', () => {
     const direct = new Map<string, string[]>([
       // the transcript and rollout followers parse the full records (bars, forks, seat state), not the shared view
       ['musher/ingest/claude-transcripts.ts', ['harnesses/claude-code/transcript.ts']],
+      // …which reads a chunk's lines, on the main thread or in a backlog's parse worker, with the same parser
+      ['musher/ingest/transcript-lines.ts', ['harnesses/claude-code/transcript.ts']],
       ['musher/ingest/codex-rollouts.ts', ['harnesses/codex/rollout.ts']],
       // the snapshot packs a rollout's events with the rollout parser
       ['musher/snapshot/transcripts.ts', ['harnesses/codex/rollout.ts']],
@@ -371,7 +373,7 @@ describe('architecture', () => {
 
   it("usage sources are reached through musher/usage-sources/: nobody else imports a follower or the poller, and app.ts holds no statusline handling of its own", () => {
     // A source's internals: the JSONL followers (musher/ingest/) and the usage endpoint's poller (musher/quota/).
-    const internals = new Set(['musher/ingest/claude-transcripts.ts', 'musher/ingest/codex-rollouts.ts', 'musher/ingest/file-follower.ts', 'musher/ingest/jsonl-source.ts', 'musher/quota/usage-poller.ts']);
+    const internals = new Set(['musher/ingest/claude-transcripts.ts', 'musher/ingest/codex-rollouts.ts', 'musher/ingest/file-follower.ts', 'musher/ingest/jsonl-source.ts', 'musher/ingest/transcript-lines.ts', 'musher/ingest/transcript-slice.ts', 'musher/ingest/transcript-worker.ts', 'musher/ingest/worker-pool.ts', 'musher/quota/usage-poller.ts']);
     // Inside a source's own folder the parts may use each other (the followers share the FileFollower and JsonlSource).
     const own = (file: string) => file.startsWith('musher/usage-sources/') || file.startsWith('musher/ingest/') || file === 'musher/quota/usage-poller.ts';
     for (const dir of ['musher', 'cli', 'mcp-server', 'protocol', 'hooks', 'statusline', 'bench']) {

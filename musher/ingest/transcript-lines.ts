@@ -1,0 +1,85 @@
+import { parseClaudeTranscriptLine, type ParsedTranscriptLine } from '../../harnesses/claude-code/transcript.js';
+
+/**
+ * The first half of reading a chunk of a Claude Code transcript: which lines are parsed, and what each says. Pure, and
+ * shared by the main thread (ClaudeTranscriptSource.record) and the backlog's parse workers (transcript-slice.ts), so
+ * both skip and keep the same lines. What the items then do to the store is ClaudeTranscriptSource's.
+ */
+export type TranscriptItem =
+  | { offset: number; kind: 'usage'; parsed: Extract<ParsedTranscriptLine, { kind: 'usage' }>; firstOfSession: boolean }
+  | { offset: number; kind: 'session'; parsed: Extract<ParsedTranscriptLine, { kind: 'session' }>; firstOfSession: boolean }
+  | { offset: number; kind: 'wall'; parsed: Extract<ParsedTranscriptLine, { kind: 'wall' }> }
+  | { offset: number; kind: 'error'; message: string }
+  | { offset: number; kind: 'malformed'; length: number };
+
+/** What one chunk's reading knows: the sessions it has met, and the session its file was last seen to belong to. */
+export interface ChunkState {
+  readonly seen: Set<string>;
+  known: string | null;
+}
+
+export function chunkState(known: string | null): ChunkState {
+  return { seen: new Set(), known };
+}
+
+/**
+ * Cheap tests before JSON.parse. Only a record that names usage or an API error can be a reply or a wall; of the rest,
+ * only a user record tells us anything (its session). Each line is scanned for these once: a user record is most of a
+ * history's bytes (tool results), and every full scan of it was a measurable share of a backfill.
+ */
+export function mayCarryUsage(text: string): boolean {
+  return text.includes('"usage"') || text.includes('"apiError"');
+}
+
+/** A user record of a session this chunk (or its file) already named: it says nothing new, so it is not parsed. */
+export function userRecordAlreadyKnown(sessionId: string | null, state: ChunkState): boolean {
+  return sessionId !== null && (state.seen.has(sessionId) || state.known === sessionId);
+}
+
+/** Reads one line into `out` (nothing for a line that says nothing). */
+export function readTranscriptLine(text: string, offset: number, filePath: string, state: ChunkState, out: TranscriptItem[]): void {
+  if (!text.trimEnd().endsWith('}')) {
+    out.push({ offset, kind: 'malformed', length: text.length });
+    return;
+  }
+  // User records only tell us the session; once it is known, skip them unparsed (most of a history's bytes).
+  if (!mayCarryUsage(text)) {
+    if (!text.includes('"type":"user"')) return;
+    if (userRecordAlreadyKnown(sessionIdOf(text), state)) return;
+  }
+  const parsed = parseClaudeTranscriptLine(text, { filePath });
+  switch (parsed.kind) {
+    case 'usage': {
+      const first = !state.seen.has(parsed.usage.sessionId);
+      if (first) state.seen.add(parsed.usage.sessionId);
+      out.push({ offset, kind: 'usage', parsed, firstOfSession: first });
+      return;
+    }
+    case 'session': {
+      const first = !state.seen.has(parsed.sessionId);
+      if (first) {
+        state.seen.add(parsed.sessionId);
+        state.known = parsed.sessionId;
+      }
+      out.push({ offset, kind: 'session', parsed, firstOfSession: first });
+      return;
+    }
+    case 'wall':
+      out.push({ offset, kind: 'wall', parsed });
+      return;
+    case 'error':
+      out.push({ offset, kind: 'error', message: parsed.message });
+      return;
+    case 'ignored':
+      return;
+  }
+}
+
+/** The record's sessionId, found without parsing the whole line. */
+export function sessionIdOf(text: string): string | null {
+  const at = text.lastIndexOf('"sessionId":"');
+  if (at < 0) return null;
+  const start = at + '"sessionId":"'.length;
+  const end = text.indexOf('"', start);
+  return end > start ? text.slice(start, end) : null;
+}
