@@ -147,7 +147,12 @@ export class UsageStore {
   private readonly sessionSeriesStmt;
   private readonly lastCallStmt;
   constructor(private readonly db: Db) {
-    this.restoreDerived();
+    try {
+      this.restoreDerived();
+    } catch (e) {
+      // Another process's cold backfill holds the store (musher's, seen from the engine): that backfill restores them.
+      if ((e as { code?: string }).code !== 'SQLITE_BUSY') throw e;
+    }
     this.insert = db.prepare(`INSERT INTO usage_records (${USAGE_COLUMNS}) VALUES (${USAGE_VALUES}) ${KEEP_GREATER_OUTPUT}`);
     this.stage = db.prepare(`INSERT INTO usage_staged (${USAGE_COLUMNS}) VALUES (${USAGE_VALUES})`);
     this.stagedSpan = db.prepare(`SELECT MIN(rowid) AS first, MAX(rowid) AS last FROM usage_staged`);
@@ -280,20 +285,31 @@ export class UsageStore {
     return true;
   }
 
-  /** Commits the cold backfill's rows so far when there are enough of them (between chunks, outside any other transaction). */
+  /**
+   * Between chunks (outside any other transaction): commits the cold backfill's rows once there are enough of them,
+   * and opens its transaction again at the next call. The chunk between runs in a transaction of its own, after an
+   * await, so another process's writer (the engine) waiting for the store gets its turn there.
+   */
   bulkCheckpoint(everyRows: number = BULK_COMMIT_ROWS): void {
-    if (this.bulkers === 0 || this.bulkRowsSinceCommit < everyRows) return;
-    this.db.exec('COMMIT');
-    this.bulkRowsSinceCommit = 0;
-    this.db.exec('BEGIN IMMEDIATE');
+    if (this.bulkers === 0) return;
+    if (!this.db.inTransaction) {
+      this.db.exec('BEGIN IMMEDIATE');
+      this.bulkRowsSinceCommit = 0;
+    } else if (this.bulkRowsSinceCommit >= everyRows) {
+      this.db.exec('COMMIT');
+    }
   }
 
   /** A cold backfill's source is done (or stopping): the last one sums the quarter hours, restores their triggers, and commits. */
   endBulk(): void {
     if (this.bulkers === 0) return;
     if (--this.bulkers > 0) return;
-    this.restoreDerived(true);
-    this.db.exec('COMMIT');
+    try {
+      this.restoreDerived(true);
+    } finally {
+      // Committed whatever happens: rows without their quarter hours are what restoreDerived repairs at the next open.
+      if (this.db.inTransaction) this.db.exec('COMMIT');
+    }
   }
 
   /** A cold backfill is loading (its transaction open). */

@@ -7,6 +7,7 @@
 import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { writeHistory } from '../../bench/gen-history.js';
 import { systemClock } from '../../musher/clock.js';
@@ -203,6 +204,7 @@ describe('a cold backfill', () => {
     const rec = (key: string, ts: number): UsageRecord => ({ source: 't', dedupKey: key, sessionId: 's', model: 'opus', timestampMs: ts, cwd: null, inputTokens: 1, outputTokens: 2, cacheWrite5mTokens: 0, cacheWrite1hTokens: 0, cacheReadTokens: 0, webSearchRequests: 0, serviceTier: null, inferenceGeo: null });
     killed.recordMany([1, 2, 3].map((i) => ({ usage: rec(`k${i}`, START + i * 1_000_000), cost: { priced: true, costMicros: 10 }, seat: null })));
     killed.bulkCheckpoint(1); // committed: these three rows, and no quarter hours for them
+    killed.bulkCheckpoint(1); // the next chunk's: open again
     killed.recordMany([{ usage: rec('k4', START), cost: { priced: true, costMicros: 10 }, seat: null }]);
     first.close(); // as a kill leaves it: the open transaction (k4) rolled back, the triggers gone
 
@@ -214,6 +216,27 @@ describe('a cold backfill', () => {
     expect(usage.totals()).toMatchObject({ records: 4, costMicros: 35 });
     // Not cold any more: a second large backlog stages rather than loading in bulk over what is there.
     expect(usage.beginBulk()).toBe(false);
+  });
+
+  it('lets another process write between two of its commits (the engine does not wait out the whole backfill)', () => {
+    const file = join(tempDir(), 'sleds.db');
+    const db = openStore(file);
+    cleanups.push(() => db.close());
+    const usage = new UsageStore(db);
+    const other = new Database(file, { timeout: 0 });
+    cleanups.push(() => other.close());
+    const write = () => other.prepare(`INSERT INTO offsets_probe VALUES (1)`).run();
+    db.exec(`CREATE TABLE offsets_probe (n INTEGER)`);
+    expect(usage.beginBulk()).toBe(true);
+    expect(write).toThrow(/locked|busy/i);
+    usage.recordMany([{ usage: { source: 't', dedupKey: 'k', sessionId: 's', model: 'opus', timestampMs: START, cwd: null, inputTokens: 1, outputTokens: 1, cacheWrite5mTokens: 0, cacheWrite1hTokens: 0, cacheReadTokens: 0, webSearchRequests: 0, serviceTier: null, inferenceGeo: null }, cost: { priced: true, costMicros: 1 }, seat: null }]);
+    usage.bulkCheckpoint(1);
+    expect(write).not.toThrow();
+    usage.bulkCheckpoint(1);
+    expect(write).toThrow(/locked|busy/i);
+    usage.endBulk();
+    expect(write).not.toThrow();
+    expect(usage.totals().records).toBe(1);
   });
 
   it('stopped part way, keeps what it read: the rows with their offsets, the quarter hours summed', async () => {
