@@ -67,7 +67,11 @@ export class FileFollower {
     }
   }
 
-  /** Commits lines read elsewhere (a parse worker): what `record` writes and the file's new offset, together. */
+  /**
+   * Commits what `record` writes for lines read up to `to` (here or by a parse worker) with the file's new offset.
+   * Inside a cold backfill's open transaction (UsageStore.beginBulk) that transaction commits them together; a
+   * savepoint per chunk there copied every page the chunk touched (5.4 s against 2.3 s on 1 GB).
+   */
   commitRead(path: string, to: number, ino: number, record: () => void): void {
     const commit = (): void => {
       record();
@@ -138,15 +142,9 @@ export class FileFollower {
         }
         position += bytesRead;
         if (committedTo >= 0) {
-          const to = committedTo;
-          const commit = (): void => {
+          this.commitRead(path, committedTo, s.ino, () => {
             if (complete.length) record(complete);
-            this.offsets.set(path, to, s.ino, this.clock.now());
-          };
-          // Inside a cold backfill's open transaction (UsageStore.beginBulk) the chunk and its offset are committed
-          // together by it; a savepoint per chunk there copied every page the chunk touched (5.4 s against 2.3 s on 1 GB).
-          if (this.db.inTransaction) commit();
-          else this.db.transaction(commit)();
+          });
           lines += complete.length;
         }
         onProgress(bytesRead);

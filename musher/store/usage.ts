@@ -54,7 +54,7 @@ export const BULK_COMMIT_ROWS = 60_000;
 
 /**
  * The quarter-hour triggers (migration 19), which a cold backfill drops while it loads and creates again after
- * summing the quarter hours from the rows (tests/integration/usage-bulk.test.ts holds these to the migrated schema).
+ * summing the quarter hours from the rows (tests/integration/backfill-bulk.test.ts holds these to the migrated schema).
  */
 export const QUARTER_HOUR_TRIGGERS = [
   `CREATE TRIGGER usage_quarter_hours_insert AFTER INSERT ON usage_records WHEN NEW.seat IS NULL BEGIN
@@ -264,8 +264,8 @@ export class UsageStore {
   /**
    * A cold backfill begins (a first start on a long history): true when the store holds no usage at all (nothing
    * recorded, nothing staged) and no transaction is open, else false and the caller stages. Its rows then go straight
-   * into usage_records inside one transaction that stays open across the backfill's chunks (their own transactions
-   * nest in it as savepoints) and is committed every BULK_COMMIT_ROWS rows; the quarter-hour triggers are dropped until
+   * into usage_records inside one transaction that stays open across the backfill's chunks (the follower writes a
+   * chunk and its offset straight into it, without a savepoint of its own) and is committed every BULK_COMMIT_ROWS rows; the quarter-hour triggers are dropped until
    * endBulk sums the quarter hours from the rows. A crash loses at most the rows since the last commit, whose offsets
    * went with them, and restoreDerived (at the next open) sums and creates what was dropped. While it loads, the
    * quarter hours (today's spend, the totals) count none of it, as staged rows count nowhere until merged.
@@ -310,11 +310,6 @@ export class UsageStore {
       // Committed whatever happens: rows without their quarter hours are what restoreDerived repairs at the next open.
       if (this.db.inTransaction) this.db.exec('COMMIT');
     }
-  }
-
-  /** A cold backfill is loading (its transaction open). */
-  bulkLoading(): boolean {
-    return this.bulkers > 0;
   }
 
   /**
