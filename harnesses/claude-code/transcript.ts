@@ -249,9 +249,96 @@ function parseUser(raw: unknown, filePath: string): ParsedTranscriptLine {
   return line;
 }
 
-export function parseClaudeTranscriptLine(line: string, context: { filePath: string }): ParsedTranscriptLine {
+/**
+ * Where the first `"content":` key's value lies in a line, or null when it cannot be told cheaply. The bytes
+ * `"content":` outside a string can only be a key (a quote inside a string is escaped), so this is some object's
+ * content, and the caller checks it was the message's. The value must be a string or an array whose strings are well
+ * formed and whose brackets balance, with nothing but JSON's own characters between its strings.
+ */
+function contentValueSpan(line: string): { start: number; end: number } | null {
+  const key = line.indexOf('"content":');
+  if (key < 0) return null;
+  const start = key + '"content":'.length;
+  const first = line.charCodeAt(start);
+  if (first === 0x22) {
+    const end = stringEnd(line, start);
+    return end < 0 ? null : { start, end };
+  }
+  if (first !== 0x5b) return null;
+  /** The closing bracket each open one waits for. */
+  const closers: number[] = [];
+  for (let i = start; i < line.length; i++) {
+    const c = line.charCodeAt(i);
+    if (c === 0x22) {
+      const end = stringEnd(line, i);
+      if (end < 0) return null;
+      i = end - 1;
+    } else if (c === 0x5b) closers.push(0x5d);
+    else if (c === 0x7b) closers.push(0x7d);
+    else if (c === 0x5d || c === 0x7d) {
+      if (closers.pop() !== c) return null;
+      if (closers.length === 0) return { start, end: i + 1 };
+    } else if (c > 0x7f || JSON_BETWEEN_STRINGS[c] !== 1) return null;
+  }
+  return null;
+}
+
+/** What may stand between a JSON value's strings (1 by character code): punctuation, white space, numbers, literals. */
+const JSON_BETWEEN_STRINGS = (() => {
+  const table = new Uint8Array(128);
+  for (const ch of ',: \t\r\n0123456789.eE+-truefalsn') table[ch.charCodeAt(0)] = 1;
+  return table;
+})();
+/** What JSON.parse refuses inside a string: a raw control character, or an escape it does not know. */
+const BAD_IN_STRING = /[\u0000-\u001f]|\\(?![\\"/bfnrt]|u[0-9a-fA-F]{4})/;
+
+/** The index just past the string that opens at `open` (a quote), or -1 when it does not close or is not valid JSON. */
+function stringEnd(line: string, open: number): number {
+  let at = open;
+  for (;;) {
+    at = line.indexOf('"', at + 1);
+    if (at < 0) return -1;
+    let slashes = 0;
+    while (line.charCodeAt(at - 1 - slashes) === 0x5c) slashes++;
+    if (slashes % 2 === 0) break;
+  }
+  return BAD_IN_STRING.test(line.slice(open + 1, at)) ? -1 : at + 1;
+}
+
+/**
+ * A record read without its (first) content value: most of a line's bytes (a reply's text, thinking and tool inputs; a
+ * prompt or a tool's result) and nothing the store keeps. Null when that cannot be done, or when what is left says
+ * the content is read after all: a limit record's text, Claude Code's own records. The whole line is parsed then.
+ */
+function recordWithoutContent(line: string): Record<string, unknown> | null {
+  const span = contentValueSpan(line);
+  if (span === null) return null;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(`${line.slice(0, span.start)}null${line.slice(span.end)}`);
+  } catch {
+    return null; // the whole line is parsed, and says what is wrong with it
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return null;
+  const record = raw as Record<string, unknown>;
+  if (record['type'] === 'user') return record;
+  if (record['type'] !== 'assistant' || 'apiError' in record) return null;
+  const message = record['message'];
+  if (typeof message !== 'object' || message === null) return null;
+  const m = message as Record<string, unknown>;
+  // The value cut must have been the message's own content: another object's, or a key repeated later, leaves it not null.
+  return m['content'] === null && m['model'] !== SYNTHETIC_MODEL ? record : null;
+}
+
+/**
+ * `wholeLine`: parse every byte, content included (what the lean read is held to in tests; the lean read differs only
+ * on a content value that is not JSON yet balances, which it reads past rather than reporting).
+ */
+export function parseClaudeTranscriptLine(line: string, context: { filePath: string; wholeLine?: boolean }): ParsedTranscriptLine {
   const { filePath } = context;
   if (line.trim().length === 0) return { kind: 'ignored' };
+  const lean = context.wholeLine === true ? null : recordWithoutContent(line);
+  if (lean !== null) return parseRecord(lean, filePath);
   let raw: unknown;
   try {
     raw = JSON.parse(line);
@@ -262,7 +349,11 @@ export function parseClaudeTranscriptLine(line: string, context: { filePath: str
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     return fail(filePath, `line is JSON but not a record object (${Array.isArray(raw) ? 'array' : raw === null ? 'null' : typeof raw})`);
   }
-  const type = (raw as Record<string, unknown>)['type'];
+  return parseRecord(raw as Record<string, unknown>, filePath);
+}
+
+function parseRecord(raw: Record<string, unknown>, filePath: string): ParsedTranscriptLine {
+  const type = raw['type'];
   if (typeof type !== 'string') return fail(filePath, 'record has no "type" field');
   try {
     switch (type) {

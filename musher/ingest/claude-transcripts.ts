@@ -43,12 +43,16 @@ export interface ClaudeTranscriptDeps {
 }
 
 /**
- * One parse worker: with the parsing off it, the main thread's recording (SQLite) is what a backfill waits on, and a
- * second worker measured no faster on 1 GB (7.7-8.8 s either way, two cores) while it added its heap to the peak.
+ * Two parse workers: with the dedup index built after the load (UsageStore.beginBulk), parsing is most of a backfill,
+ * and two small workers beside the main thread read 1 GB in 10-11 s where one took 11-12 (this machine, two cores),
+ * at less peak memory than one with a larger heap (194 MB against 210).
  */
-const PARSE_WORKERS = 1;
-/** The most a parse worker reads for one answer: a transcript is a few MB; a bigger one comes back in slices. */
-const SLICE_BYTES = 8 * 1024 * 1024;
+const PARSE_WORKERS = 2;
+/**
+ * The most a parse worker reads for one answer: a transcript is a few MB; a bigger one comes back in slices. Small, so
+ * a slice's lines and their answer fit the workers' small heaps (worker-pool.ts).
+ */
+const SLICE_BYTES = 4 * 1024 * 1024;
 
 export class ClaudeTranscriptSource {
   private readonly source: JsonlSource;
@@ -129,7 +133,7 @@ export class ClaudeTranscriptSource {
       },
       record: (path, slice) => {
         for (const error of slice.errors) this.deps.log.error(error);
-        this.apply(path, slice.items, slice.known);
+        this.apply(path, slice.items, slice.known, new Map(slice.latestReply));
       },
       close: () => pool.close(),
     };
@@ -139,20 +143,19 @@ export class ClaudeTranscriptSource {
     const state = chunkState(this.knownSessions.get(path) ?? null);
     const items: TranscriptItem[] = [];
     for (const line of lines) readTranscriptLine(line.text, line.offset, path, state, items);
-    this.apply(path, items, state.known);
+    this.apply(path, items, state.known, state.latestReply);
   }
 
   /**
    * Records what a chunk's lines said (read here or by a parse worker): usage priced, sessions touched once per chunk,
-   * walls, and what was wrong with a line. `known`: the session the file belongs to after the chunk.
+   * walls, and what was wrong with a line. `known`: the session the file belongs to after the chunk; `latestReply`:
+   * each session's latest reply in it.
    */
-  private apply(path: string, items: readonly TranscriptItem[], known: string | null): void {
+  private apply(path: string, items: readonly TranscriptItem[], known: string | null, latestReply: ReadonlyMap<string, number>): void {
     if (known !== null) this.knownSessions.set(path, known);
     const history = this.deps.histories.of(path);
-    // One record per content block, each with the reply's usage: the store writes the chunk's once per reply.
+    // A reply's blocks that repeat it were dropped as they were read; the store writes the rest once per reply.
     const entries: UsageEntry[] = [];
-    /** Each session's latest reply in the chunk: it is last seen then, however the file was cut into chunks. */
-    const lastReply = new Map<string, number>();
     for (const item of items) {
       const sendersSeat = history !== null && item.offset < history.bytes ? history.seat : null;
       switch (item.kind) {
@@ -163,7 +166,6 @@ export class ClaudeTranscriptSource {
           const usage = item.parsed.usage;
           const cost = priceUsage(this.deps.prices, usage);
           entries.push({ usage, cost, seat: sendersSeat });
-          if (usage.timestampMs > (lastReply.get(usage.sessionId) ?? -Infinity)) lastReply.set(usage.sessionId, usage.timestampMs);
           if (!cost.priced && !this.unpricedLogged.has(usage.model)) {
             this.unpricedLogged.add(usage.model);
             this.deps.log.error(`${path}:${item.offset}: ${cost.reason} — recorded as unpriced, not $0 (add it under prices/effective/)`);
@@ -187,7 +189,7 @@ export class ClaudeTranscriptSource {
           break;
       }
     }
-    for (const [sessionId, at] of lastReply) this.deps.sessions.touch({ sessionId, harness: TRANSCRIPT_HARNESS, at });
+    for (const [sessionId, at] of latestReply) this.deps.sessions.touch({ sessionId, harness: TRANSCRIPT_HARNESS, at });
     this.deps.usage.recordMany(entries);
   }
 }

@@ -1,4 +1,5 @@
 import { parseClaudeTranscriptLine, type ParsedTranscriptLine } from '../../harnesses/claude-code/transcript.js';
+import type { UsageRecord } from '../../core/usage.js';
 
 /**
  * The first half of reading a chunk of a Claude Code transcript: which lines are parsed, and what each says. Pure, and
@@ -12,14 +13,41 @@ export type TranscriptItem =
   | { offset: number; kind: 'error'; message: string }
   | { offset: number; kind: 'malformed'; length: number };
 
-/** What one chunk's reading knows: the sessions it has met, and the session its file was last seen to belong to. */
+/**
+ * What one chunk's reading knows: the sessions it has met, the session its file was last seen to belong to, the
+ * replies it has read (for their repeated blocks), and each session's latest reply.
+ */
 export interface ChunkState {
   readonly seen: Set<string>;
   known: string | null;
+  /** Each reply's (dedupKey's) session, model and greatest output count so far in the chunk. */
+  readonly replies: Map<string, { sessionId: string; model: string; outputTokens: number }>;
+  /** Each session's latest reply in the chunk, every block counted: it is last seen then, however the file was cut. */
+  readonly latestReply: Map<string, number>;
 }
 
 export function chunkState(known: string | null): ChunkState {
-  return { seen: new Set(), known };
+  return { seen: new Set(), known, replies: new Map(), latestReply: new Map() };
+}
+
+/**
+ * Whether a usage line only repeats a block already read in this chunk: Claude Code writes one record per content
+ * block, each with the reply's usage, and the store keeps the first block's fields with the greatest output count
+ * (mergeRepeatedReplies, the upsert). A block of the same reply, session and model that counts no more output than
+ * the greatest so far changes nothing there, so it is not passed on (half a history's replies, on the way to the
+ * store and across the worker's message); its time still counts for the session's latest reply.
+ */
+function repeatsAnEarlierBlock(usage: UsageRecord, state: ChunkState): boolean {
+  if (usage.timestampMs > (state.latestReply.get(usage.sessionId) ?? -Infinity)) state.latestReply.set(usage.sessionId, usage.timestampMs);
+  const earlier = state.replies.get(usage.dedupKey);
+  if (earlier === undefined) {
+    state.replies.set(usage.dedupKey, { sessionId: usage.sessionId, model: usage.model, outputTokens: usage.outputTokens });
+    return false;
+  }
+  if (earlier.sessionId !== usage.sessionId || earlier.model !== usage.model) return false;
+  if (usage.outputTokens <= earlier.outputTokens) return true;
+  earlier.outputTokens = usage.outputTokens;
+  return false;
 }
 
 /**
@@ -50,6 +78,7 @@ export function readTranscriptLine(text: string, offset: number, filePath: strin
   const parsed = parseClaudeTranscriptLine(text, { filePath });
   switch (parsed.kind) {
     case 'usage': {
+      if (repeatsAnEarlierBlock(parsed.usage, state)) return;
       const first = !state.seen.has(parsed.usage.sessionId);
       if (first) state.seen.add(parsed.usage.sessionId);
       out.push({ offset, kind: 'usage', parsed, firstOfSession: first });

@@ -20,7 +20,17 @@ export interface SliceRequest {
 }
 
 export type SliceResult =
-  | { ok: true; to: number; bytes: number; done: boolean; items: TranscriptItem[]; known: string | null; errors: string[] }
+  | {
+      ok: true;
+      to: number;
+      bytes: number;
+      done: boolean;
+      items: TranscriptItem[];
+      known: string | null;
+      /** Each session's latest reply in the slice (ChunkState.latestReply). */
+      latestReply: Array<[string, number]>;
+      errors: string[];
+    }
   | { ok: false; reason: string };
 
 const USAGE = Buffer.from('"usage"');
@@ -93,10 +103,10 @@ function readLines(req: SliceRequest, buf: Buffer, size: number, fd: number): Sl
   const lastNewline = buf.lastIndexOf(NEWLINE);
   if (lastNewline < 0) {
     // No complete line. At the file's end that is a line still being written; otherwise it is longer than any slice.
-    if (from + buf.length >= size) return { ok: true, to: from, bytes: size - from, done: true, items, known: state.known, errors };
+    if (from + buf.length >= size) return { ok: true, to: from, bytes: size - from, done: true, items, known: state.known, latestReply: [...state.latestReply], errors };
     const end = skipLongLine(fd, from + buf.length, size);
     errors.push(`${path}: line at byte ${from} is over the ${MAX_LINE_BYTES / 1e6} MB limit — skipped`);
-    return { ok: true, to: end, bytes: end - from, done: end >= size, items, known: state.known, errors };
+    return { ok: true, to: end, bytes: end - from, done: end >= size, items, known: state.known, latestReply: [...state.latestReply], errors };
   }
   const usage = new Cursor(buf, USAGE);
   const apiError = new Cursor(buf, API_ERROR);
@@ -121,7 +131,7 @@ function readLines(req: SliceRequest, buf: Buffer, size: number, fd: number): Sl
   const to = from + lastNewline + 1;
   const done = from + buf.length >= size;
   // At the end, the bytes after the last complete line count as read (a line being written), as the follower counts them.
-  return { ok: true, to, bytes: done ? size - from : to - from, done, items, known: state.known, errors };
+  return { ok: true, to, bytes: done ? size - from : to - from, done, items, known: state.known, latestReply: [...state.latestReply], errors };
 }
 
 /** The last `"sessionId":"…"` of a line, from its bytes (as sessionIdOf finds it in the text). */

@@ -15,9 +15,9 @@ export class WorkerPool<Req, Res> {
 
   constructor(entry: string, size: number) {
     for (let i = 0; i < Math.max(1, size); i++) {
-      // A small old generation: a worker's garbage is a slice's lines, and left to V8's default limit its heap grew
-      // musher's peak by 60-120 MB on 1 GB. A worker that runs out fails its slice, which is then read on the main thread.
-      const worker = new Worker(entry, { resourceLimits: { maxOldGenerationSizeMb: 48 } });
+      // Small heaps: a worker's garbage is a slice's lines, and left to V8's defaults two workers' heaps grew musher's
+      // peak by 60-120 MB on 1 GB. A worker that runs out fails its slice, which is then read on the main thread.
+      const worker = new Worker(entry, { resourceLimits: { maxOldGenerationSizeMb: 24, maxYoungGenerationSizeMb: 8 } });
       const slot = { worker, pending: new Map<number, { resolve: (r: Res) => void; reject: (e: Error) => void }>() };
       worker.on('message', (m: { id: number; result: Res }) => {
         const p = slot.pending.get(m.id);

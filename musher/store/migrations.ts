@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { keptHookFields } from '../../core/hook-fields.js';
+import { CREATE_DEDUP_INDEX, QUARTER_HOUR_TRIGGERS, SUM_QUARTER_HOURS } from './usage-schema.js';
 
 /**
  * Versioned migrations, applied in order inside one transaction each; PRAGMA user_version holds the
@@ -630,7 +631,46 @@ const MIGRATIONS: ReadonlyArray<Migration> = [
     seat           TEXT
   );
   `,
+  // 35 (issue 16 § 1): usage_records keyed by a unique index rather than its primary key, so a cold backfill loads
+  // without it and builds it once, sorted, at the end (random keys inserted one by one were half its time); and a
+  // session's spend is summed from its index alone again: every session query asks for \`seat IS NULL\` (since 19),
+  // which the index did not hold, so the statusline's "this session" paid a row lookup per reply.
+  rekeyUsageRecords,
 ];
+
+function rekeyUsageRecords(db: Database.Database): void {
+  db.exec(`
+  CREATE TABLE usage_records_rekeyed (
+    dedup_key      TEXT NOT NULL,
+    source         TEXT NOT NULL,
+    session_id     TEXT NOT NULL,
+    model          TEXT NOT NULL,
+    ts             INTEGER NOT NULL,
+    input_tokens   INTEGER NOT NULL,
+    output_tokens  INTEGER NOT NULL,
+    cache_write_5m INTEGER NOT NULL,
+    cache_write_1h INTEGER NOT NULL,
+    cache_read     INTEGER NOT NULL,
+    web_searches   INTEGER NOT NULL,
+    service_tier   TEXT,
+    inference_geo  TEXT,
+    cost_micros    INTEGER,
+    unpriced_reason TEXT,
+    seat           TEXT
+  );
+  INSERT INTO usage_records_rekeyed SELECT dedup_key, source, session_id, model, ts, input_tokens, output_tokens,
+    cache_write_5m, cache_write_1h, cache_read, web_searches, service_tier, inference_geo, cost_micros, unpriced_reason, seat
+    FROM usage_records ORDER BY rowid;
+  DROP TABLE usage_records;
+  ALTER TABLE usage_records_rekeyed RENAME TO usage_records;
+  ${CREATE_DEDUP_INDEX};
+  CREATE INDEX usage_session_cost ON usage_records(session_id, seat, model, cost_micros, ts);
+  CREATE INDEX usage_ts_cost ON usage_records(ts, model, cost_micros);
+  ${SUM_QUARTER_HOURS}
+  `);
+  // Summed again, not kept: a backfill killed before this version left them unsummed, with their triggers dropped.
+  for (const trigger of QUARTER_HOUR_TRIGGERS) db.exec(trigger);
+}
 
 function slimHookEvents(db: Database.Database): void {
   const page = db.prepare(`SELECT rowid AS id, event, payload FROM hook_events WHERE rowid > ? ORDER BY rowid LIMIT 500`);

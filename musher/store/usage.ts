@@ -1,6 +1,9 @@
+import type { Statement } from 'better-sqlite3';
 import type { Db } from './db.js';
 import type { PricedCost, UsageRecord } from '../../core/usage.js';
 import type { UsageRow } from '../../core/report/report.js';
+import { RowsByHash } from './rows-by-hash.js';
+import { CREATE_DEDUP_INDEX, DEDUP_INDEX, QUARTER_HOUR_TRIGGER_NAMES, QUARTER_HOUR_TRIGGERS, SUM_QUARTER_HOURS } from './usage-schema.js';
 
 export interface SpendByModel {
   model: string;
@@ -51,35 +54,16 @@ const KEEP_GREATER_OUTPUT = `ON CONFLICT(dedup_key) DO UPDATE SET
  * 8 s of SQLite, one commit 1.5 s. This bounds what a crash re-reads and how long another writer waits.
  */
 export const BULK_COMMIT_ROWS = 60_000;
+/** SQLite's page cache while a cold backfill loads (negative: KiB), and so its sort when the key index is built. */
+const BULK_CACHE_KIB = -4096;
 
 /**
- * The quarter-hour triggers (migration 19), which a cold backfill drops while it loads and creates again after
- * summing the quarter hours from the rows (tests/integration/backfill-bulk.test.ts holds these to the migrated schema).
+ * One session's own spend (the statusline's "this session", status's sessions): read from usage_session_cost alone,
+ * which holds every column it asks for (migration 35), however many replies the session has.
  */
-export const QUARTER_HOUR_TRIGGERS = [
-  `CREATE TRIGGER usage_quarter_hours_insert AFTER INSERT ON usage_records WHEN NEW.seat IS NULL BEGIN
-    INSERT INTO usage_quarter_hours
-    VALUES (NEW.ts / 900000, NEW.model, COALESCE(NEW.cost_micros, 0), NEW.cost_micros IS NULL, 1,
-      NEW.input_tokens, NEW.output_tokens, NEW.cache_read, NEW.cache_write_5m + NEW.cache_write_1h)
-    ON CONFLICT(bucket, model) DO UPDATE SET cost_micros = cost_micros + excluded.cost_micros,
-      unpriced = unpriced + excluded.unpriced, records = records + 1,
-      input_tokens = input_tokens + excluded.input_tokens, output_tokens = output_tokens + excluded.output_tokens,
-      cache_read = cache_read + excluded.cache_read, cache_write = cache_write + excluded.cache_write;
-  END`,
-  `CREATE TRIGGER usage_quarter_hours_update AFTER UPDATE OF cost_micros, output_tokens ON usage_records WHEN NEW.seat IS NULL BEGIN
-    UPDATE usage_quarter_hours
-    SET cost_micros = cost_micros - COALESCE(OLD.cost_micros, 0) + COALESCE(NEW.cost_micros, 0),
-        unpriced = unpriced - (OLD.cost_micros IS NULL) + (NEW.cost_micros IS NULL),
-        output_tokens = output_tokens - OLD.output_tokens + NEW.output_tokens
-    WHERE bucket = NEW.ts / 900000 AND model = NEW.model;
-  END`,
-];
-const QUARTER_HOUR_TRIGGER_NAMES = ['usage_quarter_hours_insert', 'usage_quarter_hours_update'];
-const SUM_QUARTER_HOURS = `DELETE FROM usage_quarter_hours;
-  INSERT INTO usage_quarter_hours
-    SELECT ts / 900000, model, COALESCE(SUM(cost_micros), 0), SUM(cost_micros IS NULL), COUNT(*),
-      SUM(input_tokens), SUM(output_tokens), SUM(cache_read), SUM(cache_write_5m + cache_write_1h)
-    FROM usage_records WHERE seat IS NULL GROUP BY ts / 900000, model;`;
+export const SESSION_SPEND_SQL = `SELECT COALESCE(SUM(cost_micros), 0) AS cost, SUM(cost_micros IS NULL) AS unpriced, COUNT(*) AS n,
+    GROUP_CONCAT(DISTINCT model) AS models
+  FROM usage_records WHERE session_id = ? AND seat IS NULL`;
 
 /** How a source's large backlog is being written: in bulk (a cold store), staged (a store with records), or not. */
 type BacklogMode = 'bulk' | 'staged' | null;
@@ -130,7 +114,11 @@ export interface SessionSpend {
  * thousands writes each page once. Staged rows count nowhere until merged (musher reports itself backfilling).
  */
 export class UsageStore {
-  private readonly insert;
+  /** The upsert on the dedup key; made when first needed, since it needs the key's index (a cold backfill drops it). */
+  private upsert: Statement | null = null;
+  private readonly append;
+  private readonly rowAt;
+  private readonly raiseOutput;
   private readonly stage;
   private readonly stagedSpan;
   private readonly mergeUpTo;
@@ -140,20 +128,28 @@ export class UsageStore {
   /** How many backfills are loading in bulk now (they share one open transaction); rows since its last commit. */
   private bulkers = 0;
   private bulkRowsSinceCommit = 0;
+  /** While a cold backfill loads without the dedup index: the rows it wrote, by a hash of their key. */
+  private bulkKeys: RowsByHash | null = null;
+  private cacheBeforeBulk = 0;
   private readonly sessionStmt;
   private readonly rangeStmt;
   private readonly totalsStmt;
   private readonly seriesStmt;
   private readonly sessionSeriesStmt;
   private readonly lastCallStmt;
-  constructor(private readonly db: Db) {
+  constructor(
+    private readonly db: Db,
+    private readonly keyHash: (key: string) => number = dedupKeyHash,
+  ) {
     try {
       this.restoreDerived();
     } catch (e) {
       // Another process's cold backfill holds the store (musher's, seen from the engine): that backfill restores them.
       if ((e as { code?: string }).code !== 'SQLITE_BUSY') throw e;
     }
-    this.insert = db.prepare(`INSERT INTO usage_records (${USAGE_COLUMNS}) VALUES (${USAGE_VALUES}) ${KEEP_GREATER_OUTPUT}`);
+    this.append = db.prepare(`INSERT INTO usage_records (${USAGE_COLUMNS}) VALUES (${USAGE_VALUES})`);
+    this.rowAt = db.prepare(`SELECT dedup_key AS key, output_tokens AS output FROM usage_records WHERE rowid = ?`);
+    this.raiseOutput = db.prepare(`UPDATE usage_records SET output_tokens = ?, cost_micros = ? WHERE rowid = ?`);
     this.stage = db.prepare(`INSERT INTO usage_staged (${USAGE_COLUMNS}) VALUES (${USAGE_VALUES})`);
     this.stagedSpan = db.prepare(`SELECT MIN(rowid) AS first, MAX(rowid) AS last FROM usage_staged`);
     // Key order within the chunk (first read first among equal keys), so the first block's fields are the ones kept.
@@ -163,11 +159,7 @@ export class UsageStore {
        ORDER BY dedup_key, rowid ${KEEP_GREATER_OUTPUT}`,
     );
     this.unstageUpTo = db.prepare(`DELETE FROM usage_staged WHERE rowid <= ?`);
-    this.sessionStmt = db.prepare(
-      `SELECT COALESCE(SUM(cost_micros), 0) AS cost, SUM(cost_micros IS NULL) AS unpriced, COUNT(*) AS n,
-              GROUP_CONCAT(DISTINCT model) AS models
-       FROM usage_records WHERE session_id = ? AND seat IS NULL`,
-    );
+    this.sessionStmt = db.prepare(SESSION_SPEND_SQL);
     // usage_quarter_hours is this store's own derived table, kept by triggers (migration 3).
     this.rangeStmt = db.prepare(
       `SELECT model, SUM(cost_micros) AS cost, SUM(unpriced) AS unpriced, SUM(records) AS n
@@ -241,15 +233,30 @@ export class UsageStore {
 
   /** Records a batch (a chunk of a file): a reply's repeated blocks are written once, staged while a backfill stages. */
   recordMany(entries: Iterable<UsageEntry>): void {
-    const into = this.stagers > 0 && this.bulkers === 0 ? this.stage : this.insert;
-    for (const { usage, cost, seat } of mergeRepeatedReplies(entries)) {
-      this.bulkRowsSinceCommit++;
-      into.run(
-        usage.dedupKey, usage.source, usage.sessionId, usage.model, usage.timestampMs, usage.inputTokens, usage.outputTokens,
-        usage.cacheWrite5mTokens, usage.cacheWrite1hTokens, usage.cacheReadTokens, usage.webSearchRequests,
-        usage.serviceTier ?? null, usage.inferenceGeo ?? null, cost.priced ? cost.costMicros : null, cost.priced ? null : cost.reason, seat,
-      );
+    const merged = mergeRepeatedReplies(entries);
+    if (this.bulkKeys !== null) {
+      for (const e of merged) this.recordInBulk(e);
+      return;
     }
+    const into = this.stagers > 0 ? this.stage : (this.upsert ??= this.db.prepare(`INSERT INTO usage_records (${USAGE_COLUMNS}) VALUES (${USAGE_VALUES}) ${KEEP_GREATER_OUTPUT}`));
+    for (const e of merged) into.run(...usageValues(e));
+  }
+
+  /** The upsert, done without the dedup index: a key met before keeps its row, raised to a greater output count. */
+  private recordInBulk(e: UsageEntry): void {
+    const hash = this.keyHash(e.usage.dedupKey);
+    let output = 0;
+    const rowid = this.bulkKeys!.find(hash, (id) => {
+      const row = this.rowAt.get(id) as { key: string; output: number };
+      output = row.output;
+      return row.key === e.usage.dedupKey;
+    });
+    if (rowid !== null) {
+      if (e.usage.outputTokens > output) this.raiseOutput.run(e.usage.outputTokens, e.cost.priced ? e.cost.costMicros : null, rowid);
+      return;
+    }
+    this.bulkRowsSinceCommit++;
+    this.bulkKeys!.add(hash, Number(this.append.run(...usageValues(e)).lastInsertRowid));
   }
 
   /** A large backfill begins: records are staged until as many endStaging calls have come. */
@@ -280,6 +287,11 @@ export class UsageStore {
     if (any.n) return false;
     this.db.exec('BEGIN IMMEDIATE');
     for (const name of QUARTER_HOUR_TRIGGER_NAMES) this.db.exec(`DROP TRIGGER IF EXISTS ${name}`);
+    this.db.exec(`DROP INDEX IF EXISTS ${DEDUP_INDEX}`);
+    this.bulkKeys = new RowsByHash();
+    // Rows appended, and indexes by session and time that grow at a few places: a small cache holds what is touched.
+    this.cacheBeforeBulk = this.db.pragma('cache_size', { simple: true }) as number;
+    this.db.pragma(`cache_size = ${BULK_CACHE_KIB}`);
     this.bulkers = 1;
     this.bulkRowsSinceCommit = 0;
     return true;
@@ -307,21 +319,24 @@ export class UsageStore {
     try {
       this.restoreDerived(true);
     } finally {
-      // Committed whatever happens: rows without their quarter hours are what restoreDerived repairs at the next open.
+      this.bulkKeys = null;
+      this.db.pragma(`cache_size = ${this.cacheBeforeBulk}`);
+      // Committed whatever happens: rows without their index or quarter hours are what restoreDerived repairs at the next open.
       if (this.db.inTransaction) this.db.exec('COMMIT');
     }
   }
 
   /**
-   * Sums the quarter hours from the rows and creates their triggers when a cold backfill dropped them (a crash part
-   * way, or endBulk's own `force`); inside the caller's transaction when there is one.
+   * Builds the dedup index, sums the quarter hours from the rows and creates their triggers when a cold backfill
+   * dropped them (a crash part way, or endBulk's own `force`); inside the caller's transaction when there is one.
    */
   private restoreDerived(force = false): void {
-    if (!force) {
-      const have = this.db.prepare(`SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'trigger' AND name IN (${QUARTER_HOUR_TRIGGER_NAMES.map(() => '?').join(', ')})`).get(...QUARTER_HOUR_TRIGGER_NAMES) as { n: number };
-      if (have.n === QUARTER_HOUR_TRIGGER_NAMES.length) return;
-    }
+    const names = [DEDUP_INDEX, ...QUARTER_HOUR_TRIGGER_NAMES];
+    const have = this.db.prepare(`SELECT name FROM sqlite_master WHERE name IN (${names.map(() => '?').join(', ')})`).all(...names) as Array<{ name: string }>;
+    if (!force && have.length === names.length) return;
     this.db.transaction(() => {
+      // The bulk wrote each key once (its map of keys); sorted, the index is built in one pass.
+      if (!have.some((r) => r.name === DEDUP_INDEX)) this.db.exec(CREATE_DEDUP_INDEX);
       for (const name of QUARTER_HOUR_TRIGGER_NAMES) this.db.exec(`DROP TRIGGER IF EXISTS ${name}`);
       this.db.exec(SUM_QUARTER_HOURS);
       for (const trigger of QUARTER_HOUR_TRIGGERS) this.db.exec(trigger);
@@ -383,4 +398,21 @@ export class UsageStore {
       cacheWriteTokens: r.cacheWrite,
     };
   }
+}
+
+/** A record's columns in USAGE_COLUMNS' order. */
+function usageValues({ usage, cost, seat }: UsageEntry): unknown[] {
+  return [
+    usage.dedupKey, usage.source, usage.sessionId, usage.model, usage.timestampMs, usage.inputTokens, usage.outputTokens,
+    usage.cacheWrite5mTokens, usage.cacheWrite1hTokens, usage.cacheReadTokens, usage.webSearchRequests,
+    usage.serviceTier ?? null, usage.inferenceGeo ?? null, cost.priced ? cost.costMicros : null, cost.priced ? null : cost.reason, seat,
+  ];
+}
+
+/** A 32-bit hash of a dedup key (FNV-1a, its bits mixed once more): the bulk load's record of the keys it wrote. */
+export function dedupKeyHash(key: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  return h ^ (h >>> 13);
 }

@@ -21,7 +21,8 @@ import { openStore, type Db } from '../../musher/store/db.js';
 import { HistoryStore } from '../../musher/store/histories.js';
 import { OffsetStore } from '../../musher/store/offsets.js';
 import { SessionStore } from '../../musher/store/sessions.js';
-import { backlogStaging, QUARTER_HOUR_TRIGGERS, UsageStore } from '../../musher/store/usage.js';
+import { backlogStaging, UsageStore } from '../../musher/store/usage.js';
+import { QUARTER_HOUR_TRIGGERS } from '../../musher/store/usage-schema.js';
 import { WallStore } from '../../musher/store/walls.js';
 import type { UsageRecord } from '../../core/usage.js';
 
@@ -214,8 +215,40 @@ describe('a cold backfill', () => {
     expect(usage.totals()).toMatchObject({ records: 3, costMicros: 30, inputTokens: 3, outputTokens: 6 });
     usage.record(rec('k5', START), { priced: true, costMicros: 5 });
     expect(usage.totals()).toMatchObject({ records: 4, costMicros: 35 });
+    // The key index the load dropped is back: a reply read again is the row it was, not a second one.
+    usage.record(rec('k1', START + 1_000_000), { priced: true, costMicros: 10 });
+    expect(db.prepare(`SELECT COUNT(*) AS n FROM usage_records WHERE dedup_key = 'k1'`).get()).toEqual({ n: 1 });
+    expect(usage.totals()).toMatchObject({ records: 4, costMicros: 35 });
     // Not cold any more: a second large backlog stages rather than loading in bulk over what is there.
     expect(usage.beginBulk()).toBe(false);
+  });
+
+  it('keeps one row per reply without its key index: a reply met again in a later chunk, a greater output, two keys of one hash', () => {
+    for (const keyHash of [undefined, () => 7]) {
+      const db = openStore(join(tempDir(), 'sleds.db'));
+      cleanups.push(() => db.close());
+      const usage = new UsageStore(db, keyHash);
+      const rec = (key: string, output: number): UsageRecord => ({ source: 't', dedupKey: key, sessionId: 's', model: 'opus', timestampMs: START, cwd: null, inputTokens: 1, outputTokens: output, cacheWrite5mTokens: 0, cacheWrite1hTokens: 0, cacheReadTokens: 0, webSearchRequests: 0, serviceTier: null, inferenceGeo: null });
+      const entry = (key: string, output: number, cost: number) => ({ usage: rec(key, output), cost: { priced: true as const, costMicros: cost }, seat: null });
+      expect(usage.beginBulk()).toBe(true);
+      expect(db.prepare(`SELECT COUNT(*) AS n FROM sqlite_master WHERE name = 'usage_dedup'`).get()).toEqual({ n: 0 });
+      usage.recordMany([entry('a', 5, 50), entry('b', 5, 50)]);
+      usage.bulkCheckpoint(1);
+      usage.bulkCheckpoint(1);
+      usage.recordMany([entry('a', 5, 99), entry('b', 9, 90), entry('c', 1, 10)]); // a: the same again; b: its final count
+      usage.recordMany([entry('b', 7, 70)]); // an earlier block of b, late: changes nothing
+      usage.endBulk();
+      expect(db.prepare(`SELECT dedup_key AS key, output_tokens AS output, cost_micros AS cost FROM usage_records ORDER BY dedup_key`).all()).toEqual([
+        { key: 'a', output: 5, cost: 50 },
+        { key: 'b', output: 9, cost: 90 },
+        { key: 'c', output: 1, cost: 10 },
+      ]);
+      expect(usage.totals()).toMatchObject({ records: 3, costMicros: 150, outputTokens: 15 });
+      // After the load, the index is there and the store dedups on it as it always has.
+      usage.record(rec('c', 4), { priced: true, costMicros: 40 });
+      expect(usage.totals()).toMatchObject({ records: 3, costMicros: 180, outputTokens: 18 });
+      expect(db.prepare(`SELECT COUNT(*) AS n FROM sqlite_master WHERE name = 'usage_dedup'`).get()).toEqual({ n: 1 });
+    }
   });
 
   it('lets another process write between two of its commits (the engine does not wait out the whole backfill)', () => {

@@ -2,8 +2,10 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
 import { openStore, type Db } from '../../musher/store/db.js';
-import { backlogStaging, mergeRepeatedReplies, UsageStore } from '../../musher/store/usage.js';
+import { migrate } from '../../musher/store/migrations.js';
+import { backlogStaging, mergeRepeatedReplies, SESSION_SPEND_SQL, UsageStore } from '../../musher/store/usage.js';
 import { FileFollower } from '../../musher/ingest/file-follower.js';
 import { JsonlSource } from '../../musher/ingest/jsonl-source.js';
 import { OffsetStore } from '../../musher/store/offsets.js';
@@ -61,6 +63,50 @@ describe('UsageStore', () => {
       .get() as { cost: number; records: number; unpriced: number; output: number };
     expect(usage.totals()).toMatchObject({ costMicros: all.cost, records: all.records, unpricedRecords: all.unpriced, outputTokens: all.output });
     expect(all.output).toBe(90); // 50 for "a" (its final block) and 10 for each of the other four
+  });
+});
+
+describe("a session's spend", () => {
+  it('is summed from the index alone, not a row lookup per reply (the statusline asks for it on every refresh)', () => {
+    const { db, usage } = store();
+    for (let i = 0; i < 50; i++) usage.record(rec(`k${i}`, i % 2 ? 'opus' : 'sonnet', DAY + i), { priced: true, costMicros: 10 }, i === 7 ? 'other-seat' : null);
+    expect(usage.sessionSpend('s')).toMatchObject({ costMicros: 490, records: 49, models: expect.arrayContaining(['opus', 'sonnet']) });
+    const plan = (db.prepare(`EXPLAIN QUERY PLAN ${SESSION_SPEND_SQL}`).all('s') as Array<{ detail: string }>).map((r) => r.detail);
+    expect(plan.filter((d) => d.includes('usage_records'))).toEqual(['SEARCH usage_records USING COVERING INDEX usage_session_cost (session_id=? AND seat=?)']);
+  });
+});
+
+describe('the usage table keyed by an index (migration 35)', () => {
+  it('keeps every row, total and quarter hour of a store made before it, and dedups the same replies after', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sl-store-'));
+    dirs.push(dir);
+    const file = join(dir, 'sleds.db');
+    const old = new Database(file);
+    migrate(old, 34);
+    const insert = old.prepare(`INSERT INTO usage_records (dedup_key, source, session_id, model, ts, input_tokens, output_tokens, cache_write_5m, cache_write_1h, cache_read, web_searches, service_tier, inference_geo, cost_micros, unpriced_reason, seat) VALUES (?, 't', ?, ?, ?, 1, ?, 0, 0, 0, 0, NULL, NULL, ?, ?, ?)`);
+    insert.run('a', 's', 'opus', DAY + 1, 10, 100, null, null);
+    insert.run('b', 's', 'mystery', DAY + 2, 20, null, 'no price', null);
+    insert.run('c', 'p', 'opus', DAY + 3, 30, 300, null, 'other-seat');
+    const before = {
+      rows: old.prepare(`SELECT * FROM usage_records ORDER BY rowid`).all(),
+      quarterHours: old.prepare(`SELECT * FROM usage_quarter_hours ORDER BY bucket, model`).all(),
+    };
+    old.close();
+
+    const db = openStore(file);
+    dbs.push(db);
+    expect(db.prepare(`SELECT * FROM usage_records ORDER BY rowid`).all()).toEqual(before.rows);
+    expect(db.prepare(`SELECT * FROM usage_quarter_hours ORDER BY bucket, model`).all()).toEqual(before.quarterHours);
+    const usage = new UsageStore(db);
+    usage.record(rec('a', 'opus', DAY + 1, 15), { priced: true, costMicros: 150 }); // a later, larger block of a
+    usage.record(rec('d', 'opus', DAY + 4), { priced: true, costMicros: 1 });
+    expect(usage.spendByModel(DAY, DAY + 86_400_000)).toEqual([
+      { model: 'opus', costMicros: 151, unpricedRecords: 0, records: 2 },
+      { model: 'mystery', costMicros: 0, unpricedRecords: 1, records: 1 },
+    ]);
+    expect(db.prepare(`SELECT COUNT(*) AS n FROM usage_records`).get()).toEqual({ n: 4 });
+    const indexes = (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'usage_records' ORDER BY name`).all() as Array<{ name: string }>).map((r) => r.name);
+    expect(indexes).toEqual(['usage_dedup', 'usage_session_cost', 'usage_ts_cost']);
   });
 });
 

@@ -308,3 +308,76 @@ describe('sessionIdFromTranscriptPath', () => {
     expect(sessionIdFromTranscriptPath(path)).toBe(expected);
   });
 });
+
+describe('parseClaudeTranscriptLine: a record read without its content blocks', () => {
+  /** Every Claude Code line the tests hold: the fixtures here and the ones the end-to-end tests replay. */
+  const corpus = (): string[] => {
+    const files = [SESSION_FILE, VARIANTS_FILE, SUBAGENT_FILE, MALFORMED_FILE];
+    return files.flatMap((f) => lines(f));
+  };
+  const both = (line: string) => ({
+    lean: parseClaudeTranscriptLine(line, { filePath: SESSION_FILE }),
+    whole: parseClaudeTranscriptLine(line, { filePath: SESSION_FILE, wholeLine: true }),
+  });
+  /** A reply as Claude Code writes it (shared/facts/claude-code.md §4: the session's fields after the message). */
+  const reply = (content: string, extra = '', model = 'claude-opus-4-1-20250805') =>
+    `{"parentUuid":null,"isSidechain":false,"message":{"id":"msg_01","type":"message","role":"assistant","model":"${model}","content":${content},"stop_reason":null,"usage":{"input_tokens":3,"cache_creation_input_tokens":10,"cache_read_input_tokens":20,"output_tokens":7,"service_tier":"standard"}},"requestId":"req_01","type":"assistant","uuid":"u1","timestamp":"2026-11-19T03:14:10.370Z"${extra},"cwd":"/p","sessionId":"${S1}","version":"2.1.3"}`;
+
+  it('reads every fixture line as the whole line reads it, and each of their prefixes too', () => {
+    let compared = 0;
+    for (const line of corpus()) {
+      for (const cut of [line.length, ...Array.from({ length: 40 }, (_, i) => Math.floor((line.length * i) / 40))]) {
+        const { lean, whole } = both(line.slice(0, cut));
+        expect(lean).toEqual(whole);
+        compared++;
+      }
+    }
+    expect(compared).toBeGreaterThan(1000);
+  });
+
+  it.each([
+    ['text and tool_use blocks', '[{"type":"text","text":"a \\"quoted\\" \\\\ path"},{"type":"tool_use","id":"t","name":"Bash","input":{"command":"ls","content":[1,{"usage":2}]}}]'],
+    ['a thinking block with escapes of every kind', '[{"type":"thinking","thinking":"\\u00e9\\n\\t\\/\\b\\f\\r end \\\\","signature":"abc"}]'],
+    ['a string content', '"just text"'],
+    ['an empty array', '[]'],
+    ['a text ending in a backslash', '[{"type":"text","text":"ends \\\\\\\\"}]'],
+    ['numbers and literals in a tool input', '[{"type":"tool_use","input":{"n":-1.5e3,"t":true,"f":false,"z":null}}]'],
+  ])('a reply with %s gives the same usage read either way', (_what, content) => {
+    const { lean, whole } = both(reply(content));
+    expect(whole.kind).toBe('usage');
+    expect(lean).toEqual(whole);
+  });
+
+  it.each([
+    ['a raw control character in a string', '[{"type":"text","text":"a\u0001b"}]'],
+    ['an unknown escape', '[{"type":"text","text":"a\\qb"}]'],
+    ['an unclosed string', '[{"type":"text","text":"ab}]'],
+    ['mismatched brackets', '[{"type":"text","text":"ab"]}'],
+    ['a bare word', '[{"type":"text","text":oops}]'],
+  ])('a reply whose content has %s is reported as the whole line reports it', (_what, content) => {
+    const { lean, whole } = both(reply(content));
+    expect(whole.kind).toBe('error');
+    expect(lean).toEqual(whole);
+  });
+
+  it('reads the content where it is needed: a limit record, Claude Code\'s own records, a second message or content key', () => {
+    const limit = reply('[{"type":"text","text":"Claude AI usage limit reached"}]', ',"apiError":"usage_limit_reached","isApiErrorMessage":true,"apiErrorParams":{"rate_limit_info":{"rateLimitType":"five_hour","resetsAt":1764000000}}');
+    const legacy = reply('[{"type":"text","text":"Claude AI usage limit reached|1764000000"}]', ',"isApiErrorMessage":true', '<synthetic>');
+    const twice = reply('[]').replace('"requestId"', '"message":{"id":"msg_02","model":"claude-sonnet-4-5","content":[],"usage":{"output_tokens":99}},"requestId"');
+    const doubled = reply('[{"type":"text","text":"x"}],"content":[{"type":"text","text":"y"}]');
+    const escapedKey = reply('[]').replace('"parentUuid":null', '"x\\"content":[1],"parentUuid":null');
+    for (const line of [limit, legacy, twice, doubled, escapedKey]) {
+      const { lean, whole } = both(line);
+      expect(lean).toEqual(whole);
+    }
+    expect(both(limit).lean).toMatchObject({ kind: 'wall', wall: { window: 'five_hour', message: 'Claude AI usage limit reached' } });
+    expect(both(legacy).lean).toMatchObject({ kind: 'wall', wall: { resetsAtMs: 1764000000000 } });
+    expect(both(twice).lean).toMatchObject({ kind: 'usage', usage: { dedupKey: 'msg_02:req_01', outputTokens: 99 } });
+  });
+
+  it('a content that is not JSON but balances is read past: its usage counts (the one way the two reads differ)', () => {
+    const { lean, whole } = both(reply('[{"type":"text" "text":"no colon"}]'));
+    expect(whole.kind).toBe('error');
+    expect(lean).toMatchObject({ kind: 'usage', usage: { dedupKey: 'msg_01:req_01', outputTokens: 7 } });
+  });
+});
