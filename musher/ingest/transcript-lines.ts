@@ -64,16 +64,21 @@ export function userRecordAlreadyKnown(sessionId: string | null, state: ChunkSta
   return sessionId !== null && (state.seen.has(sessionId) || state.known === sessionId);
 }
 
-/** Reads one line into `out` (nothing for a line that says nothing). */
-export function readTranscriptLine(text: string, offset: number, filePath: string, state: ChunkState, out: TranscriptItem[]): void {
-  if (!text.trimEnd().endsWith('}')) {
-    out.push({ offset, kind: 'malformed', length: text.length });
-    return;
-  }
-  // User records only tell us the session; once it is known, skip them unparsed (most of a history's bytes).
-  if (!mayCarryUsage(text)) {
-    if (!text.includes('"type":"user"')) return;
-    if (userRecordAlreadyKnown(sessionIdOf(text), state)) return;
+/**
+ * Reads one line into `out` (nothing for a line that says nothing). `screened`: the caller has made these tests on the
+ * line's bytes already (a parse worker, transcript-slice.ts) and it passed them, so they are not made again.
+ */
+export function readTranscriptLine(text: string, offset: number, filePath: string, state: ChunkState, out: TranscriptItem[], screened = false): void {
+  if (!screened) {
+    if (!text.trimEnd().endsWith('}')) {
+      out.push({ offset, kind: 'malformed', length: text.length });
+      return;
+    }
+    // User records only tell us the session; once it is known, skip them unparsed (most of a history's bytes).
+    if (!mayCarryUsage(text)) {
+      if (!text.includes('"type":"user"')) return;
+      if (userRecordAlreadyKnown(sessionIdOf(text), state)) return;
+    }
   }
   const parsed = parseClaudeTranscriptLine(text, { filePath });
   switch (parsed.kind) {

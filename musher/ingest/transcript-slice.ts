@@ -120,13 +120,15 @@ function readLines(req: SliceRequest, buf: Buffer, size: number, fd: number): Sl
     }
     let last = end - 1;
     while (last > start && isAsciiSpace(buf[last]!)) last--;
-    // A line that ends in '}' is not malformed; then one that names no usage, no API error and no user is skipped, and a
-    // user record of a session already named too, all without decoding it. Anything else goes to the text test.
-    if (buf[last] === CLOSE_BRACE && !usage.within(start, end) && !apiError.within(start, end)) {
-      if (!user.within(start, end)) continue;
+    // A line that ends in '}' is not malformed; then one that names no usage and no API error is skipped when its
+    // session is already named (a user record says nothing more; any other record nothing at all) or it is no user
+    // record, all without decoding it. Such a line has passed the text tests, so only the rest goes to them.
+    const screened = buf[last] === CLOSE_BRACE;
+    if (screened && !usage.within(start, end) && !apiError.within(start, end)) {
       if (userRecordAlreadyKnown(sessionIdIn(buf, start, end), state)) continue;
+      if (!user.within(start, end)) continue;
     }
-    readTranscriptLine(buf.toString('utf8', start, end), from + start, path, state, items);
+    readTranscriptLine(buf.toString('utf8', start, end), from + start, path, state, items, screened);
   }
   const to = from + lastNewline + 1;
   const done = from + buf.length >= size;
