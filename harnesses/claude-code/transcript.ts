@@ -306,6 +306,62 @@ function stringEnd(line: string, open: number): number {
 }
 
 /**
+ * What blocks of one reply share, for telling a block that only repeats the one before it (shared/facts/claude-code.md
+ * §4: one record per content block, each with the reply's usage) without parsing it: the line with the values blocks
+ * differ in left out (`parentUuid` before the content; the content; the stop fields between it and \`usage\`; \`uuid\`
+ * and \`timestamp\` after it), and the block's timestamp. Two lines of equal \`shared\` parse to the same record but for
+ * its timestamp, as long as each is JSON, which is checked as the lean read checks it: the content balanced with well
+ * formed strings, the left-out values plain strings (or null), the stop fields simple. Null when any of it cannot be
+ * told, and the line is parsed.
+ */
+export interface ReplyBlockShape {
+  shared: string;
+  timestamp: string;
+}
+
+/** The stop fields between a reply's content and its usage: simple keys with strings, numbers, literals. */
+const STOP_FIELDS = /^(?:,"[A-Za-z_]+":(?:"[^"\\\u0000-\u001f]*"|null|true|false|-?[0-9]+))*,$/;
+
+export function replyBlockShape(line: string): ReplyBlockShape | null {
+  const span = contentValueSpan(line);
+  if (span === null) return null;
+  const usage = line.lastIndexOf('"usage":{');
+  if (usage < span.end || !STOP_FIELDS.test(line.slice(span.end, usage))) return null;
+  const head = line.slice(0, span.start);
+  let before = head;
+  const parent = head.indexOf('"parentUuid":');
+  if (parent >= 0) {
+    const value = plainValueEnd(head, parent + '"parentUuid":'.length);
+    if (value < 0) return null;
+    before = `${head.slice(0, parent)}\u0001${head.slice(value)}`;
+  }
+  const uuid = line.lastIndexOf('"uuid":"');
+  const stamp = line.lastIndexOf('"timestamp":"');
+  if (uuid < usage || stamp < usage) return null;
+  const [first, second] = uuid < stamp ? [uuid + '"uuid":'.length, stamp + '"timestamp":'.length] : [stamp + '"timestamp":'.length, uuid + '"uuid":'.length];
+  const firstEnd = plainValueEnd(line, first);
+  const secondEnd = plainValueEnd(line, second);
+  if (firstEnd < 0 || secondEnd < 0 || firstEnd > second) return null;
+  const [stampAt, stampEnd] = uuid < stamp ? [second, secondEnd] : [first, firstEnd];
+  if (line.charCodeAt(stampAt) !== 0x22) return null;
+  const timestamp = line.slice(stampAt + 1, stampEnd - 1);
+  return {
+    shared: `${before}\u0002${line.slice(usage, first)}\u0001${line.slice(firstEnd, second)}\u0001${line.slice(secondEnd)}`,
+    timestamp,
+  };
+}
+
+/** The end of a plain value at `at`: null, or a string with no escape and no control character; -1 for anything else. */
+function plainValueEnd(text: string, at: number): number {
+  if (text.startsWith('null', at)) return at + 4;
+  if (text.charCodeAt(at) !== 0x22) return -1;
+  const close = text.indexOf('"', at + 1);
+  if (close < 0 || PLAIN_STRING_BREAKER.test(text.slice(at + 1, close))) return -1;
+  return close + 1;
+}
+const PLAIN_STRING_BREAKER = /[\\\u0000-\u001f]/;
+
+/**
  * A record read without its (first) content value: most of a line's bytes (a reply's text, thinking and tool inputs; a
  * prompt or a tool's result) and nothing the store keeps. Null when that cannot be done, or when what is left says
  * the content is read after all: a limit record's text, Claude Code's own records. The whole line is parsed then.

@@ -810,6 +810,9 @@ export class Engine {
 
   private async reopen(n: EngineNode): Promise<void> {
     const route = this.route(n);
+    // Pushed again first: a stop between the verification and the push leaves a branch the remote does not have, and
+    // GitHub refuses its PR (422 "head invalid") for as long as it is not pushed. A branch already there is a no-op.
+    if (n.worktree !== null && n.branch !== null) await this.d.worktrees.push(route, n.worktree, n.branch);
     const pr = await this.d.prs.open(route, n, await this.d.packs.prBody(route, n, 'verified'));
     this.d.store.patch(n.routeKey, n.nodeId, n.fencingToken, { prNumber: pr.number, prUrl: pr.url });
   }

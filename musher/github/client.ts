@@ -253,7 +253,23 @@ export class GithubClient {
 }
 
 /** GitHub's `message` of an error answer (Octokit has parsed its JSON), on one line. */
+/**
+ * GitHub's message, with what its `errors` say (a 422's "Validation Failed" says nothing alone: "A pull request
+ * already exists for …" and "head invalid" are there).
+ */
 function messageOf(data: unknown): string | null {
-  const m = typeof data === 'object' && data !== null ? (data as { message?: unknown }).message : undefined;
-  return typeof m === 'string' ? m.replace(/\s+/g, ' ').slice(0, 200) : null;
+  if (typeof data !== 'object' || data === null) return null;
+  const { message, errors } = data as { message?: unknown; errors?: unknown };
+  if (typeof message !== 'string') return null;
+  const details = (Array.isArray(errors) ? errors : [])
+    .map((e) => {
+      if (typeof e === 'string') return e;
+      if (typeof e !== 'object' || e === null) return '';
+      const { message: m, field, code } = e as { message?: unknown; field?: unknown; code?: unknown };
+      if (typeof m === 'string' && m !== '') return m;
+      return [field, code].filter((x) => typeof x === 'string' && x !== '').join(' ');
+    })
+    .filter((d) => d !== '');
+  const text = details.length > 0 ? `${message} (${details.join('; ')})` : message;
+  return text.replace(/\s+/g, ' ').slice(0, 300);
 }

@@ -1,4 +1,5 @@
-import { parseClaudeTranscriptLine, type ParsedTranscriptLine } from '../../harnesses/claude-code/transcript.js';
+import { parseClaudeTranscriptLine, replyBlockShape, type ParsedTranscriptLine } from '../../harnesses/claude-code/transcript.js';
+import { parseTimestamp } from '../../core/record-parse.js';
 import type { UsageRecord } from '../../core/usage.js';
 
 /**
@@ -24,10 +25,43 @@ export interface ChunkState {
   readonly replies: Map<string, { sessionId: string; model: string; outputTokens: number }>;
   /** Each session's latest reply in the chunk, every block counted: it is last seen then, however the file was cut. */
   readonly latestReply: Map<string, number>;
+  /** The last reply block parsed: the next line that only repeats it is not parsed (repeatsTheLastBlock). */
+  lastBlock: { idNeedle: string; shared: string; usage: UsageRecord } | null;
+  readonly skipRepeats: boolean;
+  /** How many lines repeatsTheLastBlock kept from the parser. */
+  repeatsSkipped: number;
 }
 
-export function chunkState(known: string | null): ChunkState {
-  return { seen: new Set(), known, replies: new Map(), latestReply: new Map() };
+/** `skipRepeats`: false parses every line (what the shortcut is held to in tests). */
+export function chunkState(known: string | null, skipRepeats = true): ChunkState {
+  return { seen: new Set(), known, replies: new Map(), latestReply: new Map(), lastBlock: null, skipRepeats, repeatsSkipped: 0 };
+}
+
+/**
+ * Whether a line is a block of the reply parsed just before it and says nothing more: the same line but for the values
+ * blocks differ in (replyBlockShape), so it would parse to that block's record with its own time, which
+ * repeatsAnEarlierBlock would then drop. Then only its time is kept, unparsed: a reply is two or more blocks, and
+ * parsing them was the larger part of a backfill's work.
+ */
+function repeatsTheLastBlock(text: string, state: ChunkState): boolean {
+  const last = state.lastBlock;
+  if (last === null || !text.includes(last.idNeedle)) return false;
+  const shape = replyBlockShape(text);
+  if (shape === null || shape.shared !== last.shared) return false;
+  const at = parseTimestamp(shape.timestamp);
+  const earlier = state.replies.get(last.usage.dedupKey);
+  if (at === null || earlier === undefined || earlier.sessionId !== last.usage.sessionId || earlier.model !== last.usage.model) return false;
+  if (at > (state.latestReply.get(last.usage.sessionId) ?? -Infinity)) state.latestReply.set(last.usage.sessionId, at);
+  state.repeatsSkipped++;
+  return true;
+}
+
+/** Keeps a parsed block's shape for the lines after it (none when it has none: the next line is parsed). */
+function rememberBlock(text: string, usage: UsageRecord, state: ChunkState): void {
+  if (!state.skipRepeats) return;
+  const id = usage.dedupKey.slice(0, usage.dedupKey.lastIndexOf(':'));
+  const shape = replyBlockShape(text);
+  state.lastBlock = shape === null ? null : { idNeedle: `"id":${JSON.stringify(id)}`, shared: shape.shared, usage };
 }
 
 /**
@@ -80,9 +114,11 @@ export function readTranscriptLine(text: string, offset: number, filePath: strin
       if (userRecordAlreadyKnown(sessionIdOf(text), state)) return;
     }
   }
+  if (repeatsTheLastBlock(text, state)) return;
   const parsed = parseClaudeTranscriptLine(text, { filePath });
   switch (parsed.kind) {
     case 'usage': {
+      rememberBlock(text, parsed.usage, state);
       if (repeatsAnEarlierBlock(parsed.usage, state)) return;
       const first = !state.seen.has(parsed.usage.sessionId);
       if (first) state.seen.add(parsed.usage.sessionId);

@@ -88,7 +88,7 @@ export function backlogStaging(usage: UsageStore): { begin(): void; end(): void;
       else if (mode === 'staged') usage.endStaging();
       mode = null;
     },
-    merge: () => usage.mergeStaged(),
+    merge: () => (mode === 'bulk' ? usage.indexBulk() : usage.mergeStaged()),
     progress: () => {
       if (mode === 'bulk') usage.bulkCheckpoint();
     },
@@ -310,6 +310,21 @@ export class UsageStore {
     } else if (this.bulkRowsSinceCommit >= everyRows) {
       this.db.exec('COMMIT');
     }
+  }
+
+  /**
+   * A cold backfill has read its last file: its rows are committed and the key index built, each in a step of its own
+   * with hooks let through between, so the end does not hold musher's thread for all of it at once (endBulk then sums
+   * the quarter hours). Only when this is the last source loading; else endBulk builds it.
+   */
+  async indexBulk(): Promise<void> {
+    if (this.bulkers !== 1 || this.bulkKeys === null) return;
+    if (this.db.inTransaction) this.db.exec('COMMIT');
+    await new Promise((r) => setImmediate(r));
+    if (this.bulkers !== 1) return;
+    const present = this.db.prepare(`SELECT 1 FROM sqlite_master WHERE name = ?`).get(DEDUP_INDEX) !== undefined;
+    if (!present) this.db.transaction(() => this.db.exec(CREATE_DEDUP_INDEX)).immediate();
+    await new Promise((r) => setImmediate(r));
   }
 
   /** A cold backfill's source is done (or stopping): the last one sums the quarter hours, restores their triggers, and commits. */

@@ -278,8 +278,10 @@ describe('a cold backfill', () => {
     const dbFile = join(tempDir(), 'sleds.db');
     const r = reader(dbFile, projects, { parseWorkers: 1 });
     await r.source.start();
-    // Stop once something is recorded (the reading goes on between the source's awaits).
-    for (let i = 0; i < 10_000 && (r.db.prepare(`SELECT COUNT(*) AS n FROM usage_records`).get() as { n: number }).n === 0; i++) await new Promise((res) => setImmediate(res));
+    // Stop once something is recorded (the reading goes on between the source's awaits). Waited for, not counted out:
+    // a count of turns ran out before the worker's first answer on a loaded machine.
+    while ((r.db.prepare(`SELECT COUNT(*) AS n FROM usage_records`).get() as { n: number }).n === 0) await new Promise((res) => setImmediate(res));
+    expect(r.source.progress().backfilling).toBe(true);
     await r.source.stop();
     const rows = (r.db.prepare(`SELECT COUNT(*) AS n FROM usage_records`).get() as { n: number }).n;
     expect(rows).toBeGreaterThan(0);

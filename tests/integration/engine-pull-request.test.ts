@@ -95,7 +95,7 @@ describe("a node's pull request", () => {
   it('a branch the remote does not have is refused with GitHub’s one line', async () => {
     const w = await world();
     await expect(openPullRequest(w.client(), { owner: 'acme', repo: 'shop', head: 'sleds/eng-503/never-pushed', base: 'main', title: 't', body: 'b' })).rejects.toThrow(
-      /GitHub answered 422 while opening the PR of sleds\/eng-503\/never-pushed on acme\/shop: Validation Failed/,
+      /GitHub answered 422 while opening the PR of sleds\/eng-503\/never-pushed on acme\/shop: Validation Failed \(head invalid\)/,
     );
   });
 

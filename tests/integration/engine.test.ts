@@ -76,6 +76,30 @@ nodes:
     expect(w.gh.mergeCalls).toEqual([]);
   });
 
+  it('a node stopped after its verification, before its push and its PR, is pushed and gets its PR when the engine comes back', async () => {
+    const w = await world({
+      route: `title: Large exports by email
+tracker: ENG-503
+nodes:
+  - id: schema
+    title: Export jobs table
+    brief: |
+      @write schema.sql create table export_jobs (id int);
+`,
+    });
+    await w.until(() => w.state('schema') === 'AWAITING_MERGE', 'schema awaiting merge');
+    const first = pullOf(w, 'schema')!;
+    // As a kill between the verification and the push leaves it: no PR on its row, its branch not on the remote.
+    w.gh.closePull(SLUG, first);
+    git(w.bare, 'branch', '-D', 'sleds/eng-503/schema');
+    w.db.prepare(`UPDATE route_nodes SET pr_number = NULL, pr_url = NULL WHERE route_key = 'eng-503' AND node_id = 'schema'`).run();
+    await w.until(() => (pullOf(w, 'schema') ?? first) !== first, 'a new PR for schema');
+    const again = pullOf(w, 'schema')!;
+    expect(w.gh.pull(SLUG, again)).toMatchObject({ state: 'open', head: { ref: 'sleds/eng-503/schema' } });
+    expect(git(w.bare, 'show', 'sleds/eng-503/schema:schema.sql')).toBe('create table export_jobs (id int);');
+    expect(w.log.join('\n')).not.toMatch(/422/);
+  });
+
   it('a failing check sends the node back to its session with the log, and it lands on the second try', async () => {
     const w = await world({
       checks: { check: 'node check.mjs api.ts:export' },
