@@ -306,49 +306,91 @@ function stringEnd(line: string, open: number): number {
 }
 
 /**
- * What blocks of one reply share, for telling a block that only repeats the one before it (shared/facts/claude-code.md
- * §4: one record per content block, each with the reply's usage) without parsing it: the line with the values blocks
- * differ in left out (`parentUuid` before the content; the content; the stop fields between it and \`usage\`; \`uuid\`
- * and \`timestamp\` after it), and the block's timestamp. Two lines of equal \`shared\` parse to the same record but for
- * its timestamp, as long as each is JSON, which is checked as the lean read checks it: the content balanced with well
- * formed strings, the left-out values plain strings (or null), the stop fields simple. Null when any of it cannot be
- * told, and the line is parsed.
+ * A block of a reply already parsed, as repeatedBlockTime compares a later line with it; where its parts lie is worked
+ * out once, when first needed.
  */
-export interface ReplyBlockShape {
-  shared: string;
-  timestamp: string;
+export interface ParsedBlock {
+  readonly line: string;
+  tail?: BlockTail | null;
+  head?: BlockHead | null;
+}
+
+interface BlockTail {
+  usage: number;
+  /** The two values left out after the usage (uuid and timestamp, in the order they come), [start, end) each. */
+  first: number;
+  firstEnd: number;
+  second: number;
+  secondEnd: number;
+  stamp: number;
+}
+
+interface BlockHead {
+  contentStart: number;
+  /** The parentUuid value [start, end), or [-1, -1] when the line has none. */
+  parent: number;
+  parentEnd: number;
+}
+
+/**
+ * The time of a line that is a block of the reply \`previous\` is a block of and says nothing more (shared/facts/
+ * claude-code.md §4: one record per content block, each with the reply's usage): the same line but for the values
+ * blocks differ in (\`parentUuid\`, the content, the stop fields between it and \`usage\`, \`uuid\`, \`timestamp\`), so it
+ * parses to the same record but for its time. It must be JSON as the lean read checks it: the content balanced with
+ * well formed strings, the values left out plain strings (or null), the stop fields simple. Null when any of it does
+ * not hold, and the line is parsed. The usage and what follows are compared first: another reply differs there.
+ */
+export function repeatedBlockTime(line: string, previous: ParsedBlock): string | null {
+  const tail = blockTail(line);
+  if (tail === null) return null;
+  const was = (previous.tail ??= blockTail(previous.line));
+  const before = previous.line;
+  if (was === null) return null;
+  if (
+    line.slice(tail.usage, tail.first) !== before.slice(was.usage, was.first) ||
+    line.slice(tail.firstEnd, tail.second) !== before.slice(was.firstEnd, was.second) ||
+    line.slice(tail.secondEnd) !== before.slice(was.secondEnd)
+  ) {
+    return null;
+  }
+  const head = blockHead(line, tail.usage);
+  const wasHead = (previous.head ??= blockHead(before, was.usage));
+  if (head === null || wasHead === null || line.charCodeAt(tail.stamp) !== 0x22) return null;
+  if (head.parent < 0 !== wasHead.parent < 0) return null;
+  const same =
+    head.parent < 0
+      ? line.slice(0, head.contentStart) === before.slice(0, wasHead.contentStart)
+      : line.slice(0, head.parent) === before.slice(0, wasHead.parent) && line.slice(head.parentEnd, head.contentStart) === before.slice(wasHead.parentEnd, wasHead.contentStart);
+  if (!same) return null;
+  return line.slice(tail.stamp + 1, tail.stamp === tail.first ? tail.firstEnd - 1 : tail.secondEnd - 1);
 }
 
 /** The stop fields between a reply's content and its usage: simple keys with strings, numbers, literals. */
 const STOP_FIELDS = /^(?:,"[A-Za-z_]+":(?:"[^"\\\u0000-\u001f]*"|null|true|false|-?[0-9]+))*,$/;
 
-export function replyBlockShape(line: string): ReplyBlockShape | null {
-  const span = contentValueSpan(line);
-  if (span === null) return null;
+function blockTail(line: string): BlockTail | null {
   const usage = line.lastIndexOf('"usage":{');
-  if (usage < span.end || !STOP_FIELDS.test(line.slice(span.end, usage))) return null;
-  const head = line.slice(0, span.start);
-  let before = head;
-  const parent = head.indexOf('"parentUuid":');
-  if (parent >= 0) {
-    const value = plainValueEnd(head, parent + '"parentUuid":'.length);
-    if (value < 0) return null;
-    before = `${head.slice(0, parent)}\u0001${head.slice(value)}`;
-  }
+  if (usage < 0) return null;
   const uuid = line.lastIndexOf('"uuid":"');
   const stamp = line.lastIndexOf('"timestamp":"');
   if (uuid < usage || stamp < usage) return null;
-  const [first, second] = uuid < stamp ? [uuid + '"uuid":'.length, stamp + '"timestamp":'.length] : [stamp + '"timestamp":'.length, uuid + '"uuid":'.length];
+  const uuidAt = uuid + '"uuid":'.length;
+  const stampAt = stamp + '"timestamp":'.length;
+  const [first, second] = uuidAt < stampAt ? [uuidAt, stampAt] : [stampAt, uuidAt];
   const firstEnd = plainValueEnd(line, first);
   const secondEnd = plainValueEnd(line, second);
   if (firstEnd < 0 || secondEnd < 0 || firstEnd > second) return null;
-  const [stampAt, stampEnd] = uuid < stamp ? [second, secondEnd] : [first, firstEnd];
-  if (line.charCodeAt(stampAt) !== 0x22) return null;
-  const timestamp = line.slice(stampAt + 1, stampEnd - 1);
-  return {
-    shared: `${before}\u0002${line.slice(usage, first)}\u0001${line.slice(firstEnd, second)}\u0001${line.slice(secondEnd)}`,
-    timestamp,
-  };
+  return { usage, first, firstEnd, second, secondEnd, stamp: stampAt };
+}
+
+function blockHead(line: string, usage: number): BlockHead | null {
+  const span = contentValueSpan(line);
+  if (span === null || span.end > usage || !STOP_FIELDS.test(line.slice(span.end, usage))) return null;
+  const key = line.lastIndexOf('"parentUuid":', span.start);
+  if (key < 0) return { contentStart: span.start, parent: -1, parentEnd: -1 };
+  const parent = key + '"parentUuid":'.length;
+  const parentEnd = plainValueEnd(line, parent);
+  return parentEnd < 0 || parentEnd > span.start ? null : { contentStart: span.start, parent, parentEnd };
 }
 
 /** The end of a plain value at `at`: null, or a string with no escape and no control character; -1 for anything else. */

@@ -1,4 +1,4 @@
-import { parseClaudeTranscriptLine, replyBlockShape, type ParsedTranscriptLine } from '../../harnesses/claude-code/transcript.js';
+import { parseClaudeTranscriptLine, repeatedBlockTime, type ParsedBlock, type ParsedTranscriptLine } from '../../harnesses/claude-code/transcript.js';
 import { parseTimestamp } from '../../core/record-parse.js';
 import type { UsageRecord } from '../../core/usage.js';
 
@@ -26,7 +26,7 @@ export interface ChunkState {
   /** Each session's latest reply in the chunk, every block counted: it is last seen then, however the file was cut. */
   readonly latestReply: Map<string, number>;
   /** The last reply block parsed: the next line that only repeats it is not parsed (repeatsTheLastBlock). */
-  lastBlock: { idNeedle: string; shared: string; usage: UsageRecord } | null;
+  lastBlock: { block: ParsedBlock; usage: UsageRecord } | null;
   readonly skipRepeats: boolean;
   /** How many lines repeatsTheLastBlock kept from the parser. */
   repeatsSkipped: number;
@@ -38,17 +38,15 @@ export function chunkState(known: string | null, skipRepeats = true): ChunkState
 }
 
 /**
- * Whether a line is a block of the reply parsed just before it and says nothing more: the same line but for the values
- * blocks differ in (replyBlockShape), so it would parse to that block's record with its own time, which
- * repeatsAnEarlierBlock would then drop. Then only its time is kept, unparsed: a reply is two or more blocks, and
- * parsing them was the larger part of a backfill's work.
+ * Whether a line is a block of the reply parsed just before it and says nothing more (repeatedBlockTime), so it would
+ * parse to that block's record with its own time, which repeatsAnEarlierBlock would then drop. Then only its time is
+ * kept, unparsed: a reply is two or more blocks, and parsing them was the larger part of a backfill's work.
  */
 function repeatsTheLastBlock(text: string, state: ChunkState): boolean {
   const last = state.lastBlock;
-  if (last === null || !text.includes(last.idNeedle)) return false;
-  const shape = replyBlockShape(text);
-  if (shape === null || shape.shared !== last.shared) return false;
-  const at = parseTimestamp(shape.timestamp);
+  if (last === null) return false;
+  const stamp = repeatedBlockTime(text, last.block);
+  const at = stamp === null ? null : parseTimestamp(stamp);
   const earlier = state.replies.get(last.usage.dedupKey);
   if (at === null || earlier === undefined || earlier.sessionId !== last.usage.sessionId || earlier.model !== last.usage.model) return false;
   if (at > (state.latestReply.get(last.usage.sessionId) ?? -Infinity)) state.latestReply.set(last.usage.sessionId, at);
@@ -56,12 +54,9 @@ function repeatsTheLastBlock(text: string, state: ChunkState): boolean {
   return true;
 }
 
-/** Keeps a parsed block's shape for the lines after it (none when it has none: the next line is parsed). */
+/** Keeps a parsed block for the lines after it (its parts are found when a line after it is compared with it). */
 function rememberBlock(text: string, usage: UsageRecord, state: ChunkState): void {
-  if (!state.skipRepeats) return;
-  const id = usage.dedupKey.slice(0, usage.dedupKey.lastIndexOf(':'));
-  const shape = replyBlockShape(text);
-  state.lastBlock = shape === null ? null : { idNeedle: `"id":${JSON.stringify(id)}`, shared: shape.shared, usage };
+  if (state.skipRepeats) state.lastBlock = { block: { line: text }, usage };
 }
 
 /**
