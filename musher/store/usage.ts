@@ -49,9 +49,9 @@ const KEEP_GREATER_OUTPUT = `ON CONFLICT(dedup_key) DO UPDATE SET
   WHERE excluded.output_tokens > usage_records.output_tokens`;
 
 /**
- * Rows a cold backfill writes between two commits. Its commits are what it costs: each rewrites the key index's pages
- * it touched, which for random keys is most of them, so a commit per file (the follower's chunk) made a 1 GB backfill
- * 8 s of SQLite, one commit 1.5 s. This bounds what a crash re-reads and how long another writer waits.
+ * Rows a cold backfill writes between two commits: a commit per file (the follower's chunk) made a 1 GB backfill 8 s of
+ * SQLite, when each commit rewrote the random key index's pages. This bounds what a crash re-reads and how long
+ * another writer waits.
  */
 export const BULK_COMMIT_ROWS = 60_000;
 /** SQLite's page cache while a cold backfill loads (negative: KiB), and so its sort when the key index is built. */
