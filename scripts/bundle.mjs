@@ -23,3 +23,23 @@ for (const [name, entry] of Object.entries(entries)) {
   const nonBuiltin = imports.filter((p) => !p.startsWith('node:'));
   if (nonBuiltin.length) throw new Error(`dist/${name}.cjs imports ${nonBuiltin.join(', ')}: the hot path takes node builtins only`);
 }
+
+// musher, the daemon, as one ESM file in place of tsc's dist/musher/main.js (which `sleds musher run` imports): a start
+// then reads one file rather than resolving and loading some 300 modules, about half a second of every start on this
+// machine. Packages stay external (node_modules as installed); the parse worker stays its own file, which the bundle
+// finds at dist/musher/ingest/ (musher/ingest/worker-pool.ts).
+const daemon = await build({
+  entryPoints: ['musher/main.ts'],
+  outfile: 'dist/musher/main.js',
+  allowOverwrite: true,
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'esm',
+  packages: 'external',
+  metafile: true,
+  logLevel: 'warning',
+  legalComments: 'none',
+});
+const inlinedWorker = Object.keys(daemon.metafile.inputs).filter((p) => p.endsWith('transcript-worker.ts'));
+if (inlinedWorker.length) throw new Error('dist/musher/main.js would hold the parse worker: it must stay its own file');

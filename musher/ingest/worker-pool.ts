@@ -58,11 +58,13 @@ export class WorkerPool<Req, Res> {
 }
 
 /**
- * The built transcript worker: next to this module in dist/, or dist/'s when this runs from the sources (tests run
- * after the build); null when there is none, and the backlog is read on the main thread.
+ * The built transcript worker, dist/musher/ingest/transcript-worker.js: next to this module when it runs compiled file
+ * by file, one folder down from musher's bundle (dist/musher/main.js, scripts/bundle.mjs), or dist's when this runs
+ * from the sources (tests run after the build); null when there is none, and the backlog is read on the main thread.
  */
-export function transcriptWorkerEntry(): string | null {
-  const here = fileURLToPath(import.meta.url);
-  const candidate = here.endsWith('.js') ? join(here, '..', 'transcript-worker.js') : join(here, '..', '..', '..', 'dist', 'musher', 'ingest', 'transcript-worker.js');
-  return existsSync(candidate) ? candidate : null;
+export function transcriptWorkerEntry(here: string = fileURLToPath(import.meta.url)): string | null {
+  const candidates = here.endsWith('.js')
+    ? [join(here, '..', 'transcript-worker.js'), join(here, '..', 'ingest', 'transcript-worker.js')]
+    : [join(here, '..', '..', '..', 'dist', 'musher', 'ingest', 'transcript-worker.js')];
+  return candidates.find((c) => existsSync(c)) ?? null;
 }
