@@ -122,6 +122,12 @@ function cpuTicks(): { steal: number; total: number } | null {
   }
 }
 
+/** The run with the median time (of an odd number), and the range of all their times: "2.60–3.42 s". */
+function medianRun<T>(runs: readonly T[], seconds: (r: T) => number): { median: T; spread: string } {
+  const sorted = [...runs].sort((a, b) => seconds(a) - seconds(b));
+  return { median: sorted[Math.floor(sorted.length / 2)]!, spread: `${seconds(sorted[0]!).toFixed(2)}–${seconds(sorted[sorted.length - 1]!).toFixed(2)} s` };
+}
+
 /** The share of the machine's CPU time its host took between two readings ("" when it cannot be told). */
 function stolenSince(from: ReturnType<typeof cpuTicks>): string {
   const to = cpuTicks();
@@ -204,11 +210,12 @@ async function main(): Promise<void> {
   const peerTicks = cpuTicks();
   if (ccusage) for (let i = 0; i < PEER_RUNS; i++) peerRuns.push(await runCcusage(ccusage.entry, ['daily', '--json', '--offline'], peerEnv));
   const peerStolen = stolenSince(peerTicks);
-  const peer = peerRuns.length > 0 ? [...peerRuns].sort((a, b) => a.ms - b.ms)[Math.floor(peerRuns.length / 2)]! : null;
+  const peerMedian = peerRuns.length > 0 ? medianRun(peerRuns, (r) => r.ms / 1000) : null;
+  const peer = peerMedian?.median ?? null;
   if (peer && ccusage) {
     results.ccusageScanMs = peer.ms;
     results.ccusagePeakMb = peer.peakMb ?? -1;
-    const spread = `${(Math.min(...peerRuns.map((r) => r.ms)) / 1000).toFixed(2)}–${(Math.max(...peerRuns.map((r) => r.ms)) / 1000).toFixed(2)} s`;
+    const spread = peerMedian!.spread;
     say(`ccusage ${ccusage.version} full scan   ${(peer.ms / 1000).toFixed(2)} s, median of ${PEER_RUNS} (${spread}; ${peer.peakMb === null ? 'peak memory not measurable here' : `${peer.peakMb.toFixed(0)} MB peak`}${peerStolen ? `; ${peerStolen}` : ''})`);
   } else say(`ccusage                   not installed — it is a dev dependency (ccusage@${CCUSAGE_VERSION}): npm ci installs it`);
   /** Waits out a cold backfill of the whole history, and checks it counted every reply once. */
@@ -238,10 +245,9 @@ async function main(): Promise<void> {
     }
   }
   const musherStolen = stolenSince(musherTicks);
-  const medianRun = [...musherRuns].sort((a, b) => a.s - b.s)[Math.floor(musherRuns.length / 2)]!;
-  const ingestS = medianRun.s;
-  const musherPeak = medianRun.peakMb;
-  const musherSpread = `${Math.min(...musherRuns.map((r) => r.s)).toFixed(2)}–${Math.max(...musherRuns.map((r) => r.s)).toFixed(2)} s`;
+  const { median: musherMedian, spread: musherSpread } = medianRun(musherRuns, (r) => r.s);
+  const ingestS = musherMedian.s;
+  const musherPeak = musherMedian.peakMb;
   // Hooks while a backfill runs, musher must keep answering: a second cold backfill of the same history (its own store).
   const again: NodeJS.ProcessEnv = { ...big.env, SLEDS_HOME: `${big.env.SLEDS_HOME!}-again` };
   startMusher(again);

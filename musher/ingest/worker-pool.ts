@@ -62,7 +62,8 @@ export class WorkerPool<Req, Res> {
  * by file, one folder down from musher's bundle (dist/musher/main.js, scripts/bundle.mjs), or dist's when this runs
  * from the sources (tests run after the build); null when there is none, and the backlog is read on the main thread.
  */
-export function transcriptWorkerEntry(here: string = fileURLToPath(import.meta.url)): string | null {
+export function transcriptWorkerEntry(): string | null {
+  const here = fileURLToPath(import.meta.url);
   const candidates = here.endsWith('.js')
     ? [join(here, '..', 'transcript-worker.js'), join(here, '..', 'ingest', 'transcript-worker.js')]
     : [join(here, '..', '..', '..', 'dist', 'musher', 'ingest', 'transcript-worker.js')];

@@ -33,7 +33,7 @@ describe('the shipped musher', () => {
     const written = writeHistory({ projectsDir: join(world.claudeDir, 'projects'), targetBytes: 12_000_000, startMs: Date.UTC(2026, 10, 1), linesPerSession: 1500 });
     expect(written.files.length).toBeGreaterThan(2);
     const w = world;
-    // In the foreground, as the bench runs it: its log is its stderr.
+    // In the foreground, so its log is its stderr.
     musher = spawn(process.execPath, [SHIPPED_CLI, 'musher', 'run'], { env: w.env, stdio: ['ignore', 'ignore', 'pipe'] });
     let log = '';
     musher.stderr!.on('data', (d: Buffer) => (log += d.toString()));
