@@ -813,7 +813,13 @@ export class Engine {
     // Pushed again first: a stop between the verification and the push leaves a branch the remote does not have, and
     // GitHub refuses its PR (422 "head invalid") for as long as it is not pushed. A branch already there is a no-op.
     if (n.worktree !== null && n.branch !== null) await this.d.worktrees.push(route, n.worktree, n.branch);
-    const pr = await this.d.prs.open(route, n, await this.d.packs.prBody(route, n, 'verified'));
+    // A stop between the verified step and its receipt leaves none: made now, so the PR carries it.
+    let verified = n;
+    if (n.receipt === null && n.worktree !== null) {
+      const changed = n.baseSha ? await this.d.worktrees.changedFiles(n.worktree, n.baseSha) : [];
+      verified = await this.landReceipt(route, n, changed.length);
+    }
+    const pr = await this.d.prs.open(route, verified, await this.d.packs.prBody(route, verified, 'verified'));
     this.d.store.patch(n.routeKey, n.nodeId, n.fencingToken, { prNumber: pr.number, prUrl: pr.url });
   }
 }

@@ -252,7 +252,9 @@ describe('sleds engine, end to end with the real claude and codex', { timeout: 6
     // Every node landed with its signed receipt (its harness and model named), in its PR and on its row; the route's
     // line sums them.
     for (const n of show.waves.flat()) {
-      expect(n.receipt, n.nodeId).toMatch(n.nodeId === 'api' ? / · seat \S+ · codex · gpt-5\.4 · signed$/ : / · seat \S+ · claude-code · claude-sonnet-5-5 · signed$/);
+      // On a miss, the engine's lines about that node say why (no receipt made, or made and not kept).
+      const said = output.split('\n').filter((l) => l.includes(`eng-503/${n.nodeId}`)).join('\n');
+      expect(n.receipt, `${n.nodeId}:\n${said}`).toEqual(expect.stringMatching(n.nodeId === 'api' ? / · seat \S+ · codex · gpt-5\.4 · signed$/ : / · seat \S+ · claude-code · claude-sonnet-5-5 · signed$/));
       expect(gh.pull(SLUG, store.node('eng-503', n.nodeId)!.prNumber!)!.body, n.nodeId).toContain(n.receipt!);
     }
     const priced = store.nodes('eng-503').map((n) => (n.receipt as { body: { costMicros: number } }).body.costMicros);

@@ -108,6 +108,22 @@ describe('a route node lands with its signed receipt', { timeout: 120_000 }, () 
     expect(w.gh.mergeCalls).toEqual([]);
   });
 
+  it('a node stopped after its verification, before its receipt and its PR, gets both when the engine comes back', async () => {
+    const privateKey = generateKeyPairSync('ed25519').privateKey;
+    const key = { privateKey, publicKey: rawPublicKey(privateKey) };
+    const w = await world({ route: ROUTE, checks: { check: 'node check.mjs schema.sql:export_jobs' }, signingKey: key, seat: 'dana', host: 'host-a' });
+    await w.until(() => w.state('schema') === 'AWAITING_MERGE', 'schema awaiting merge');
+    const first = pullOf(w, 'schema')!;
+    // As a kill -9 right after the verified step leaves it: no receipt and no PR on its row.
+    w.gh.closePull(SLUG, first);
+    w.db.prepare(`UPDATE route_nodes SET receipt = NULL, pr_number = NULL, pr_url = NULL WHERE route_key = 'eng-503' AND node_id = 'schema'`).run();
+    await w.until(() => (pullOf(w, 'schema') ?? first) !== first, 'a new PR for schema');
+    const again = pullOf(w, 'schema')!;
+    expect(verifyReceipt(w.store.node('eng-503', 'schema')!.receipt)).toEqual({ ok: true, signer: key.publicKey });
+    expect(receiptOf(w, 'schema').body).toMatchObject({ taskId: 'eng-503/schema', costMicros: pricedStreams(w, 'schema').micros });
+    expect(receiptLineIn(w.gh.pull(SLUG, again)!.body)).toMatch(new RegExp(`^\\d+ min · \\$0\\.02 · in band · seat dana · plain · ${MODEL} · signed$`));
+  });
+
   it('a seat without keys lands its node with an unsigned receipt that says so', async () => {
     const w = await world({ route: ROUTE, checks: { check: 'node check.mjs schema.sql:export_jobs' } });
     await w.until(() => w.state('schema') === 'AWAITING_MERGE', 'schema awaiting merge');
