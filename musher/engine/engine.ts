@@ -722,7 +722,7 @@ export class Engine {
       if (back) await this.resume(back, { kind: 'verify-failed', text: `The checks failed (${report.summary}). Fix this and finish:\n\n${report.failures}` });
       return;
     }
-    const changed = n.baseSha ? await this.d.worktrees.changedFiles(n.worktree, n.baseSha) : [];
+    const changed = await this.changedFiles(n);
     const said = n.summary?.split('\n\nChanged: ')[0] ?? '';
     const summary = [said, changed.length > 0 ? `Changed: ${changed.slice(0, 30).join(', ')}${changed.length > 30 ? ` and ${changed.length - 30} more` : ''}` : ''].filter(Boolean).join('\n\n') || null;
     const stepped = this.step(n, { type: 'verified', checks: report.summary.slice(0, 500) }, { lastError: null, summary });
@@ -740,6 +740,11 @@ export class Engine {
       this.d.log.info(`${keyOf(n)}: verified (${report.summary}); pull request #${verified.prNumber} updated`);
     }
     await this.d.tracker?.changed(route);
+  }
+
+  /** What the node's branch changed since its base (none known without a worktree and a base). */
+  private changedFiles(n: EngineNode): Promise<string[]> {
+    return n.worktree && n.baseSha ? this.d.worktrees.changedFiles(n.worktree, n.baseSha) : Promise.resolve([]);
   }
 
   /** The node's signed receipt, kept on its row (a fenced patch); a receipt that cannot be made is logged, not fatal. */
@@ -814,11 +819,7 @@ export class Engine {
     // GitHub refuses its PR (422 "head invalid") for as long as it is not pushed. A branch already there is a no-op.
     if (n.worktree !== null && n.branch !== null) await this.d.worktrees.push(route, n.worktree, n.branch);
     // A stop between the verified step and its receipt leaves none: made now, so the PR carries it.
-    let verified = n;
-    if (n.receipt === null && n.worktree !== null) {
-      const changed = n.baseSha ? await this.d.worktrees.changedFiles(n.worktree, n.baseSha) : [];
-      verified = await this.landReceipt(route, n, changed.length);
-    }
+    const verified = n.receipt === null ? await this.landReceipt(route, n, (await this.changedFiles(n)).length) : n;
     const pr = await this.d.prs.open(route, verified, await this.d.packs.prBody(route, verified, 'verified'));
     this.d.store.patch(n.routeKey, n.nodeId, n.fencingToken, { prNumber: pr.number, prUrl: pr.url });
   }
