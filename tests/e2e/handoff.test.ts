@@ -41,7 +41,7 @@ describe('hand-off between two machines', { timeout: 240_000 }, () => {
     for (const k of ['GIT_AUTHOR_NAME', 'GIT_COMMITTER_NAME']) home.env[k] = handle;
     for (const k of ['GIT_AUTHOR_EMAIL', 'GIT_COMMITTER_EMAIL']) home.env[k] = `${handle}@example.com`;
     const keys = await sleds(world, ['keys', 'init', '--name', handle === 'dana' ? 'Dana' : 'Sam', '--json']);
-    expect(keys.code, keys.stderr).toBe(0);
+    expect(keys.code, `${keys.stdout}${keys.stderr}`).toBe(0); // with --json its error is on stdout
     return { home, world, entry: JSON.parse(keys.stdout).entry as Record<string, unknown> };
   }
 

@@ -49,7 +49,7 @@ describe('a pickup a minute after the wall, with the real claude', { timeout: 30
     for (const k of ['GIT_AUTHOR_NAME', 'GIT_COMMITTER_NAME']) home.env[k] = handle;
     for (const k of ['GIT_AUTHOR_EMAIL', 'GIT_COMMITTER_EMAIL']) home.env[k] = `${handle}@example.com`;
     const keys = await sleds(world, ['keys', 'init', '--name', handle === 'dana' ? 'Dana' : 'Sam', '--json']);
-    expect(keys.code, keys.stderr).toBe(0);
+    expect(keys.code, `${keys.stdout}${keys.stderr}`).toBe(0); // with --json its error is on stdout
     return { home, world, entry: JSON.parse(keys.stdout).entry as Record<string, unknown> };
   }
 

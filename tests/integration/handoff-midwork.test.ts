@@ -73,7 +73,7 @@ async function team(danaEnv: NodeJS.ProcessEnv = {}, danaConfig: TestSledsConfig
     cleanups.push(() => disposeWorld(w));
     writeSledsConfig(w, config);
     const keys = await sleds(w, ['keys', 'init', '--name', name, '--json']);
-    expect(keys.code, keys.stderr).toBe(0);
+    expect(keys.code, `${keys.stdout}${keys.stderr}`).toBe(0); // with --json its error is on stdout
     return { w, entry: JSON.parse(keys.stdout).entry as Record<string, unknown> };
   };
   const sam = await seat('sam', 'Sam');

@@ -51,7 +51,7 @@ export async function handoffTeam(specs: [SeatSpec, SeatSpec], cleanups: Array<(
     cleanups.push(() => disposeWorld(w));
     writeSledsConfig(w, s.config ?? {});
     const keys = await sleds(w, ['keys', 'init', '--name', s.name, '--json']);
-    expect(keys.code, keys.stderr).toBe(0);
+    expect(keys.code, `${keys.stdout}${keys.stderr}`).toBe(0); // with --json its error is on stdout
     seats.push(w);
     entries.push({ ...(JSON.parse(keys.stdout).entry as Record<string, unknown>), ...(s.areas ? { areas: s.areas } : {}), ...(s.slack ? { slack: s.slack } : {}) });
   }
